@@ -1,0 +1,369 @@
+//! The API object model: every kind the cluster stores, over `k8s-openapi` (v1.35) types.
+
+use std::fmt;
+
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, PersistentVolume,
+    PersistentVolumeClaim, Pod, ResourceQuota, Secret, Service, ServiceAccount,
+};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::api::scheduling::v1::PriorityClass;
+use k8s_openapi::api::storage::v1::StorageClass;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+/// Declares `Kind` and `Object` together so the two lists can never drift apart.
+macro_rules! kinds {
+    ($( $variant:ident : $ty:ty {
+        group: $group:expr, version: $version:expr, plural: $plural:expr,
+        singular: $singular:expr, short: [$($short:expr),*], namespaced: $ns:expr,
+        etcd: $etcd:expr $(,)?
+    } ),* $(,)?) => {
+        /// A resource kind the apiserver serves.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Kind { $($variant),* }
+
+        /// A stored API object of any kind.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Object { $($variant($ty)),* }
+
+        impl Kind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [Kind] = &[$(Kind::$variant),*];
+
+            /// Static facts about this kind.
+            pub fn info(self) -> &'static KindInfo {
+                match self {
+                    $(Kind::$variant => &KindInfo {
+                        kind: stringify!($variant),
+                        group: $group,
+                        version: $version,
+                        plural: $plural,
+                        singular: $singular,
+                        short_names: &[$($short),*],
+                        namespaced: $ns,
+                        etcd_prefix: $etcd,
+                    }),*
+                }
+            }
+        }
+
+        impl Object {
+            /// The kind of this object.
+            pub fn kind(&self) -> Kind {
+                match self { $(Object::$variant(_) => Kind::$variant),* }
+            }
+
+            /// The object's metadata.
+            pub fn meta(&self) -> &ObjectMeta {
+                match self { $(Object::$variant(o) => &o.metadata),* }
+            }
+
+            /// The object's metadata, mutably.
+            pub fn meta_mut(&mut self) -> &mut ObjectMeta {
+                match self { $(Object::$variant(o) => &mut o.metadata),* }
+            }
+
+            /// Serializes to JSON (with apiVersion and kind).
+            pub fn to_value(&self) -> serde_json::Value {
+                let v = match self { $(Object::$variant(o) => serde_json::to_value(o)),* };
+                // Serializing these types cannot fail: they contain no maps with non-string keys.
+                v.unwrap_or(serde_json::Value::Null)
+            }
+
+            /// Deserializes a JSON value of the given kind. Unknown fields are collected in
+            /// `unknown` (as dotted paths) instead of failing, as the apiserver's strict
+            /// field validation needs to report them all.
+            pub fn from_value(kind: Kind, value: &serde_json::Value, unknown: &mut Vec<String>)
+                -> Result<Object, String>
+            {
+                match kind {
+                    $(Kind::$variant => {
+                        let o: $ty = decode_tracking_unknown(value, unknown)?;
+                        Ok(Object::$variant(o))
+                    }),*
+                }
+            }
+        }
+
+        $(
+            impl From<$ty> for Object {
+                fn from(o: $ty) -> Object { Object::$variant(o) }
+            }
+        )*
+    };
+}
+
+kinds! {
+    Pod: Pod { group: "", version: "v1", plural: "pods", singular: "pod", short: ["po"], namespaced: true, etcd: "pods" },
+    Node: Node { group: "", version: "v1", plural: "nodes", singular: "node", short: ["no"], namespaced: false, etcd: "minions" },
+    Service: Service { group: "", version: "v1", plural: "services", singular: "service", short: ["svc"], namespaced: true, etcd: "services/specs" },
+    Endpoints: Endpoints { group: "", version: "v1", plural: "endpoints", singular: "endpoints", short: ["ep"], namespaced: true, etcd: "services/endpoints" },
+    Namespace: Namespace { group: "", version: "v1", plural: "namespaces", singular: "namespace", short: ["ns"], namespaced: false, etcd: "namespaces" },
+    ConfigMap: ConfigMap { group: "", version: "v1", plural: "configmaps", singular: "configmap", short: ["cm"], namespaced: true, etcd: "configmaps" },
+    Secret: Secret { group: "", version: "v1", plural: "secrets", singular: "secret", short: [], namespaced: true, etcd: "secrets" },
+    ServiceAccount: ServiceAccount { group: "", version: "v1", plural: "serviceaccounts", singular: "serviceaccount", short: ["sa"], namespaced: true, etcd: "serviceaccounts" },
+    Event: Event { group: "", version: "v1", plural: "events", singular: "event", short: ["ev"], namespaced: true, etcd: "events" },
+    PersistentVolumeClaim: PersistentVolumeClaim { group: "", version: "v1", plural: "persistentvolumeclaims", singular: "persistentvolumeclaim", short: ["pvc"], namespaced: true, etcd: "persistentvolumeclaims" },
+    PersistentVolume: PersistentVolume { group: "", version: "v1", plural: "persistentvolumes", singular: "persistentvolume", short: ["pv"], namespaced: false, etcd: "persistentvolumes" },
+    ResourceQuota: ResourceQuota { group: "", version: "v1", plural: "resourcequotas", singular: "resourcequota", short: ["quota"], namespaced: true, etcd: "resourcequotas" },
+    LimitRange: LimitRange { group: "", version: "v1", plural: "limitranges", singular: "limitrange", short: ["limits"], namespaced: true, etcd: "limitranges" },
+    Deployment: Deployment { group: "apps", version: "v1", plural: "deployments", singular: "deployment", short: ["deploy"], namespaced: true, etcd: "deployments" },
+    ReplicaSet: ReplicaSet { group: "apps", version: "v1", plural: "replicasets", singular: "replicaset", short: ["rs"], namespaced: true, etcd: "replicasets" },
+    DaemonSet: DaemonSet { group: "apps", version: "v1", plural: "daemonsets", singular: "daemonset", short: ["ds"], namespaced: true, etcd: "daemonsets" },
+    StatefulSet: StatefulSet { group: "apps", version: "v1", plural: "statefulsets", singular: "statefulset", short: ["sts"], namespaced: true, etcd: "statefulsets" },
+    Job: Job { group: "batch", version: "v1", plural: "jobs", singular: "job", short: [], namespaced: true, etcd: "jobs" },
+    EndpointSlice: EndpointSlice { group: "discovery.k8s.io", version: "v1", plural: "endpointslices", singular: "endpointslice", short: [], namespaced: true, etcd: "endpointslices" },
+    Lease: Lease { group: "coordination.k8s.io", version: "v1", plural: "leases", singular: "lease", short: [], namespaced: true, etcd: "leases" },
+    Role: Role { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", singular: "role", short: [], namespaced: true, etcd: "roles" },
+    RoleBinding: RoleBinding { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", singular: "rolebinding", short: [], namespaced: true, etcd: "rolebindings" },
+    ClusterRole: ClusterRole { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles", singular: "clusterrole", short: [], namespaced: false, etcd: "clusterroles" },
+    ClusterRoleBinding: ClusterRoleBinding { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", singular: "clusterrolebinding", short: [], namespaced: false, etcd: "clusterrolebindings" },
+    PriorityClass: PriorityClass { group: "scheduling.k8s.io", version: "v1", plural: "priorityclasses", singular: "priorityclass", short: ["pc"], namespaced: false, etcd: "priorityclasses" },
+    StorageClass: StorageClass { group: "storage.k8s.io", version: "v1", plural: "storageclasses", singular: "storageclass", short: ["sc"], namespaced: false, etcd: "storageclasses" },
+}
+
+/// Static facts about a kind: its names, group/version, scope and etcd key prefix.
+#[derive(Debug)]
+pub struct KindInfo {
+    /// `Pod`, `Deployment`, …
+    pub kind: &'static str,
+    /// API group, empty for the core group.
+    pub group: &'static str,
+    /// API version within the group.
+    pub version: &'static str,
+    /// Resource name: `pods`.
+    pub plural: &'static str,
+    /// Singular resource name: `pod`.
+    pub singular: &'static str,
+    /// kubectl short names: `po`.
+    pub short_names: &'static [&'static str],
+    /// Whether objects live in a namespace.
+    pub namespaced: bool,
+    /// The segment after `/registry/` in etcd keys (`minions` for nodes, as upstream).
+    pub etcd_prefix: &'static str,
+}
+
+impl KindInfo {
+    /// `apps/v1`, or `v1` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `deployments.apps`, or `pods` for the core group: how kubectl names a resource.
+    pub fn group_resource(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.to_string()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+}
+
+impl Kind {
+    /// Resolves what a user types after `kubectl get`: plural, singular, short name or
+    /// kind, optionally qualified with the group (`deployments.apps`), case-insensitive.
+    pub fn from_resource_arg(arg: &str) -> Option<Kind> {
+        let lower = arg.to_ascii_lowercase();
+        let (name, group) = match lower.split_once('.') {
+            Some((n, g)) => (n.to_string(), Some(g.to_string())),
+            None => (lower.clone(), None),
+        };
+        Kind::ALL.iter().copied().find(|k| {
+            let i = k.info();
+            let name_ok = i.plural == name
+                || i.singular == name
+                || i.kind.eq_ignore_ascii_case(&name)
+                || i.short_names.contains(&name.as_str());
+            let group_ok = match &group {
+                None => true,
+                Some(g) => i.group == g || format!("{}.{}", i.version, i.group) == *g,
+            };
+            name_ok && group_ok
+        })
+    }
+
+    /// Resolves `apiVersion` + `kind` from a manifest.
+    pub fn from_api_version_kind(api_version: &str, kind: &str) -> Option<Kind> {
+        Kind::ALL.iter().copied().find(|k| {
+            let i = k.info();
+            i.kind == kind && i.api_version() == api_version
+        })
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.info().kind)
+    }
+}
+
+/// Identifies one object: kind, namespace (empty for cluster-scoped) and name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectKey {
+    /// The kind.
+    pub kind: Kind,
+    /// Namespace; empty for cluster-scoped kinds.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+}
+
+impl ObjectKey {
+    /// A key for a namespaced or cluster-scoped object.
+    pub fn new(kind: Kind, namespace: &str, name: &str) -> ObjectKey {
+        let namespace = if kind.info().namespaced {
+            namespace.to_string()
+        } else {
+            String::new()
+        };
+        ObjectKey {
+            kind,
+            namespace,
+            name: name.to_string(),
+        }
+    }
+
+    /// The etcd key, following upstream's layout (`/registry/pods/default/nginx-…`).
+    pub fn etcd_key(&self) -> String {
+        let prefix = self.kind.info().etcd_prefix;
+        if self.namespace.is_empty() {
+            format!("/registry/{}/{}", prefix, self.name)
+        } else {
+            format!("/registry/{}/{}/{}", prefix, self.namespace, self.name)
+        }
+    }
+}
+
+impl Object {
+    /// The key of this object.
+    pub fn key(&self) -> ObjectKey {
+        let m = self.meta();
+        ObjectKey::new(
+            self.kind(),
+            m.namespace.as_deref().unwrap_or(""),
+            m.name.as_deref().unwrap_or(""),
+        )
+    }
+
+    /// The object's name, or "" if unset.
+    pub fn name(&self) -> &str {
+        self.meta().name.as_deref().unwrap_or("")
+    }
+
+    /// The object's namespace, or "" if unset or cluster-scoped.
+    pub fn namespace(&self) -> &str {
+        self.meta().namespace.as_deref().unwrap_or("")
+    }
+
+    /// The resourceVersion as a number (0 if unset or not numeric).
+    pub fn resource_version(&self) -> u64 {
+        self.meta()
+            .resource_version
+            .as_deref()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+/// Deserializes `value` into `T`, recording every field `T` ignored as a dotted path
+/// (`spec.replica`, `spec.template.spec.containers[0].imagee`).
+pub fn decode_tracking_unknown<T: serde::de::DeserializeOwned>(
+    value: &serde_json::Value,
+    unknown: &mut Vec<String>,
+) -> Result<T, String> {
+    let mut found = Vec::new();
+    let result = serde_ignored::deserialize(value, |path| found.push(path_to_field(&path)));
+    unknown.extend(found);
+    result.map_err(|e| e.to_string())
+}
+
+/// Turns a serde_ignored path (`spec.template.spec.containers.0.imagee`) into the form
+/// upstream's strict decoder prints (`spec.template.spec.containers[0].imagee`).
+fn path_to_field(path: &serde_ignored::Path<'_>) -> String {
+    let raw = path.to_string();
+    let mut out = String::new();
+    for part in raw.split('.') {
+        if part.is_empty() || part == "?" {
+            continue;
+        }
+        if part.chars().all(|c| c.is_ascii_digit()) {
+            out.push('[');
+            out.push_str(part);
+            out.push(']');
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_args_resolve_like_kubectl() {
+        assert_eq!(Kind::from_resource_arg("po"), Some(Kind::Pod));
+        assert_eq!(Kind::from_resource_arg("Pods"), Some(Kind::Pod));
+        assert_eq!(Kind::from_resource_arg("deploy"), Some(Kind::Deployment));
+        assert_eq!(
+            Kind::from_resource_arg("deployments.apps"),
+            Some(Kind::Deployment)
+        );
+        assert_eq!(
+            Kind::from_resource_arg("deployments.v1.apps"),
+            Some(Kind::Deployment)
+        );
+        assert_eq!(Kind::from_resource_arg("rs"), Some(Kind::ReplicaSet));
+        assert_eq!(
+            Kind::from_resource_arg("endpointslices"),
+            Some(Kind::EndpointSlice)
+        );
+        assert_eq!(Kind::from_resource_arg("svc"), Some(Kind::Service));
+        assert_eq!(Kind::from_resource_arg("pods.apps"), None);
+        assert_eq!(Kind::from_resource_arg("widgets"), None);
+    }
+
+    #[test]
+    fn etcd_keys_follow_upstream_layout() {
+        assert_eq!(
+            ObjectKey::new(Kind::Deployment, "default", "nginx").etcd_key(),
+            "/registry/deployments/default/nginx"
+        );
+        assert_eq!(
+            ObjectKey::new(Kind::Node, "ignored", "node-1").etcd_key(),
+            "/registry/minions/node-1"
+        );
+        assert_eq!(
+            ObjectKey::new(Kind::Service, "default", "web").etcd_key(),
+            "/registry/services/specs/default/web"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_reported_with_their_paths() {
+        let v = serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "x"},
+            "spec": {"replica": 3, "selector": {}, "template": {"spec": {"containers": [{"name": "a", "imagee": "nginx"}]}}}
+        });
+        let mut unknown = Vec::new();
+        let o = Object::from_value(Kind::Deployment, &v, &mut unknown).unwrap();
+        assert_eq!(o.kind(), Kind::Deployment);
+        assert_eq!(
+            unknown,
+            vec!["spec.replica", "spec.template.spec.containers[0].imagee"]
+        );
+    }
+}
