@@ -3,6 +3,27 @@
 //! Pure Rust: no browser dependency, so every behaviour is tested natively with `cargo test`
 //! and the same code runs in the page compiled to wasm32.
 
+pub mod api;
+pub mod apiserver;
+pub mod client;
+pub mod cluster;
+pub mod cmd;
+pub mod controllers;
+pub mod etcd;
+pub mod kube_scheduler;
+pub mod kubectl;
+pub mod manifest;
+pub mod node;
 pub mod object;
+pub mod process;
+pub mod quantity;
+pub mod rbac_bootstrap;
 pub mod rng;
+pub mod scenario;
+pub mod selector;
+pub mod share;
 pub mod time;
+pub mod world;
+pub mod yamlpos;
+
+pub use world::{Actor, World};

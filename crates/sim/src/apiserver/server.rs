@@ -1,0 +1,519 @@
+//! The kube-apiserver actor: the request pipeline (authn → authz → admission → validation
+//! → etcd), consistent reads, watches from its cache, and its own etcd watch.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use crate::api::{ApiRequest, ApiResponse, ApiResult, Status, Verb};
+use crate::apiserver::authz::{self, Attributes, UserInfo};
+use crate::apiserver::watch::{with_rv, CacheEvent, WatchCache, Watcher, Watchers};
+use crate::apiserver::write::{self, WriteOp};
+use crate::cluster::ClusterConfig;
+use crate::etcd::{EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, Expect, KeyValue};
+use crate::object::{Kind, Object};
+use crate::rng::Rng;
+use crate::time::{Time, MINUTE, SECOND};
+use crate::world::{Actor, Ctx, Payload};
+
+/// How many requests the audit log keeps for the UI.
+const AUDIT_CAPACITY: usize = 2000;
+/// How often the apiserver compacts etcd (`--etcd-compaction-interval`).
+const COMPACTION_INTERVAL: Time = 5 * MINUTE;
+/// How many times a write is retried after losing an optimistic-concurrency race.
+const MAX_WRITE_ATTEMPTS: u32 = 8;
+
+const TIMER_RESYNC: u64 = 1;
+const TIMER_COMPACT: u64 = 2;
+
+/// One pipeline stage of a request, with virtual timestamps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// Stage name (`authentication`, `authorization`, `admission`, `validation`, `etcd`).
+    pub stage: &'static str,
+    /// Start (ms).
+    pub start: Time,
+    /// End (ms).
+    pub end: Time,
+}
+
+/// One served request (the apiserver's audit log).
+#[derive(Clone, Debug)]
+pub struct AuditEntry {
+    /// When it arrived.
+    pub received: Time,
+    /// Who sent it.
+    pub client: Actor,
+    /// User name ("" if anonymous).
+    pub user: String,
+    /// Verb.
+    pub verb: Verb,
+    /// Request path.
+    pub path: String,
+    /// HTTP status code.
+    pub code: u16,
+    /// Pipeline spans.
+    pub spans: Vec<Span>,
+}
+
+#[derive(Debug)]
+enum Pending {
+    /// Initial (or re-) list of everything, to fill the cache.
+    Load,
+    /// The etcd watch request.
+    Watch,
+    /// A consistent read waiting for etcd's current revision.
+    ReadRevision(Request),
+    /// A GET served from etcd.
+    Get(Request),
+    /// A write in flight.
+    Write(Request, WriteOp),
+    /// A compaction.
+    Compact,
+}
+
+/// A request being served, with what the pipeline learned so far.
+#[derive(Debug)]
+pub(crate) struct Request {
+    pub client: Actor,
+    pub req: ApiRequest,
+    pub user: UserInfo,
+    pub received: Time,
+    pub attempt: u32,
+    pub spans: Vec<Span>,
+}
+
+/// kube-apiserver.
+pub struct ApiServer {
+    pub(crate) rng: Rng,
+    pub(crate) cache: WatchCache,
+    ready: bool,
+    watchers: Watchers,
+    next_etcd: u64,
+    etcd_watch: Option<u64>,
+    pending: BTreeMap<u64, Pending>,
+    waiting_for_cache: Vec<(u64, Request)>,
+    not_ready_queue: Vec<(Actor, ApiRequest, Time)>,
+    audit: VecDeque<AuditEntry>,
+    served: u64,
+    compact_candidate: u64,
+}
+
+impl ApiServer {
+    /// A freshly started apiserver (empty cache until it has listed etcd).
+    pub fn new(config: &ClusterConfig) -> ApiServer {
+        ApiServer {
+            rng: Rng::stream(config.seed, "kube-apiserver"),
+            cache: WatchCache::default(),
+            ready: false,
+            watchers: Watchers::default(),
+            next_etcd: 1,
+            etcd_watch: None,
+            pending: BTreeMap::new(),
+            waiting_for_cache: Vec::new(),
+            not_ready_queue: Vec::new(),
+            audit: VecDeque::new(),
+            served: 0,
+            compact_candidate: 0,
+        }
+    }
+
+    /// Starts: list etcd to fill the watch cache, then watch it.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.load(ctx);
+        ctx.timer(COMPACTION_INTERVAL, TIMER_COMPACT);
+    }
+
+    /// Whether the cache is filled and requests are served.
+    pub fn is_ready(&self) -> bool {
+        self.ready
+    }
+
+    /// The watch cache (what the apiserver believes is in etcd).
+    pub fn cache(&self) -> &WatchCache {
+        &self.cache
+    }
+
+    /// The most recent requests, oldest first.
+    pub fn audit(&self) -> impl Iterator<Item = &AuditEntry> {
+        self.audit.iter()
+    }
+
+    /// Number of requests answered so far.
+    pub fn served(&self) -> u64 {
+        self.served
+    }
+
+    /// Number of open client watches.
+    pub fn watch_count(&self) -> usize {
+        self.watchers.len()
+    }
+
+    fn etcd(&mut self, ctx: &mut Ctx, op: EtcdOp, p: Pending) -> u64 {
+        let id = self.next_etcd;
+        self.next_etcd += 1;
+        self.pending.insert(id, p);
+        ctx.send(Actor::Etcd, Payload::Etcd(EtcdRequest { id, op }));
+        id
+    }
+
+    fn load(&mut self, ctx: &mut Ctx) {
+        self.etcd(ctx, EtcdOp::Range { key: "/registry/".into(), prefix: true, limit: 0 }, Pending::Load);
+    }
+
+    /// Handles a message.
+    pub fn handle(&mut self, ctx: &mut Ctx, from: Actor, payload: Payload) {
+        match payload {
+            Payload::Api(req) => {
+                if self.ready {
+                    self.serve(ctx, from, req);
+                } else {
+                    self.not_ready_queue.push((from, req, ctx.now));
+                }
+            }
+            Payload::EtcdResp(resp) => self.on_etcd(ctx, resp),
+            Payload::EtcdWatch(batch) => self.on_etcd_watch(ctx, batch),
+            Payload::ClientGone(client) => self.watchers.remove_client(client),
+            Payload::ConnectionLost => {
+                // etcd went away: the watch is gone; in-flight etcd requests fail.
+                self.etcd_watch = None;
+                let ids: Vec<u64> = self.pending.keys().copied().collect();
+                for id in ids {
+                    self.on_etcd(ctx, EtcdResponse { id, result: Err("connection refused".into()) });
+                }
+                ctx.timer(SECOND, TIMER_RESYNC);
+            }
+            Payload::Timer(TIMER_RESYNC) => {
+                if self.etcd_watch.is_none() && !self.pending.values().any(|p| matches!(p, Pending::Load | Pending::Watch))
+                {
+                    self.load(ctx);
+                }
+            }
+            Payload::Timer(TIMER_COMPACT) => {
+                if self.compact_candidate > 0 {
+                    self.etcd(ctx, EtcdOp::Compact { revision: self.compact_candidate }, Pending::Compact);
+                }
+                self.compact_candidate = self.cache.revision();
+                ctx.timer(COMPACTION_INTERVAL, TIMER_COMPACT);
+            }
+            _ => {}
+        }
+    }
+
+    fn respond(&mut self, ctx: &mut Ctx, r: Request, result: Result<ApiResult, Status>) {
+        let code = match &result {
+            Ok(_) if r.req.verb == Verb::Create => 201,
+            Ok(_) => 200,
+            Err(s) => s.code,
+        };
+        let mut spans = r.spans;
+        if let Some(last) = spans.last() {
+            if last.end < ctx.now {
+                spans.push(Span { stage: "response", start: last.end, end: ctx.now });
+            }
+        }
+        self.served += 1;
+        self.audit.push_back(AuditEntry {
+            received: r.received,
+            client: r.client,
+            user: r.user.name.clone(),
+            verb: r.req.verb,
+            path: r.req.path(),
+            code,
+            spans,
+        });
+        if self.audit.len() > AUDIT_CAPACITY {
+            self.audit.pop_front();
+        }
+        ctx.send(r.client, Payload::ApiResp(ApiResponse { id: r.req.id, result }));
+    }
+
+    fn serve(&mut self, ctx: &mut Ctx, client: Actor, req: ApiRequest) {
+        let now = ctx.now;
+        let user = match authz::authenticate(&req, &self.cache) {
+            Ok(u) => u,
+            Err(s) => {
+                let user = UserInfo { name: String::new(), groups: Vec::new() };
+                let r = Request { client, req, user, received: now, attempt: 0, spans: vec![span("authentication", now)] };
+                return self.respond(ctx, r, Err(s));
+            }
+        };
+        let mut r = Request { client, req, user, received: now, attempt: 0, spans: vec![span("authentication", now)] };
+        let attrs = Attributes::of(&r.req);
+        r.spans.push(span("authorization", now));
+        if !authz::authorize(&r.user, &attrs, &self.cache) {
+            let s = authz::forbidden(&r.user, &attrs);
+            return self.respond(ctx, r, Err(s));
+        }
+        match r.req.verb {
+            Verb::Get => {
+                let key = crate::object::ObjectKey::new(r.req.kind, &r.req.namespace, &r.req.name).etcd_key();
+                r.spans.push(Span { stage: "etcd", start: now, end: now });
+                self.etcd(ctx, EtcdOp::Range { key, prefix: false, limit: 0 }, Pending::Get(r));
+            }
+            Verb::List => {
+                // Consistent read from cache: learn etcd's revision, wait for the cache.
+                r.spans.push(Span { stage: "etcd", start: now, end: now });
+                let key = format!("/registry/{}/", r.req.kind.info().etcd_prefix);
+                self.etcd(ctx, EtcdOp::Range { key, prefix: true, limit: 1 }, Pending::ReadRevision(r));
+            }
+            Verb::Watch => self.start_watch(ctx, r),
+            _ => self.write(ctx, r, None),
+        }
+    }
+
+    /// Computes a write against `current` (the cache's copy, or etcd's after a lost race)
+    /// and sends its transaction.
+    fn write(&mut self, ctx: &mut Ctx, mut r: Request, fresh: Option<Arc<Object>>) {
+        let now = ctx.now;
+        let current = match fresh {
+            Some(o) => Some(o),
+            None => self.cache.get(r.req.kind, &r.req.namespace, &r.req.name).cloned(),
+        };
+        r.spans.push(span("admission", now));
+        let computed = write::compute(self, &r, current, now);
+        r.spans.push(span("validation", now));
+        match computed {
+            Err(s) => self.respond(ctx, r, Err(s)),
+            Ok(WriteOp::Respond(result)) => self.respond(ctx, r, Ok(result)),
+            Ok(op) => {
+                let (key, expect, txn) = op.txn();
+                r.spans.push(Span { stage: "etcd", start: now, end: now });
+                self.etcd(ctx, EtcdOp::Txn { key, expect, op: txn }, Pending::Write(r, op));
+            }
+        }
+    }
+
+    fn on_etcd(&mut self, ctx: &mut Ctx, resp: EtcdResponse) {
+        let Some(p) = self.pending.remove(&resp.id) else { return };
+        match p {
+            Pending::Load => match resp.result {
+                Ok(EtcdResult::Range { kvs, revision, .. }) => {
+                    let was_ready = self.ready;
+                    self.cache.load(kvs, revision);
+                    if was_ready {
+                        self.expire_all_watches(ctx);
+                    }
+                    let id = self.etcd(
+                        ctx,
+                        EtcdOp::Watch { prefix: "/registry/".into(), start_revision: revision + 1 },
+                        Pending::Watch,
+                    );
+                    self.etcd_watch = Some(id);
+                    self.ready = true;
+                    for (client, req, _) in std::mem::take(&mut self.not_ready_queue) {
+                        self.serve(ctx, client, req);
+                    }
+                }
+                _ => ctx.timer(SECOND, TIMER_RESYNC),
+            },
+            Pending::Watch => {
+                if resp.result.is_err() {
+                    self.etcd_watch = None;
+                    ctx.timer(SECOND, TIMER_RESYNC);
+                }
+            }
+            Pending::Compact => {}
+            Pending::ReadRevision(mut r) => match resp.result {
+                Ok(EtcdResult::Range { revision, .. }) => {
+                    close_span(&mut r, ctx.now);
+                    if self.cache.revision() >= revision {
+                        self.finish_list(ctx, r);
+                    } else {
+                        self.waiting_for_cache.push((revision, r));
+                    }
+                }
+                Ok(_) => self.respond(ctx, r, Err(Status::internal("unexpected etcd response"))),
+                Err(e) => {
+                    let s = etcd_error(&e);
+                    self.respond(ctx, r, Err(s));
+                }
+            },
+            Pending::Get(mut r) => {
+                close_span(&mut r, ctx.now);
+                match resp.result {
+                    Ok(EtcdResult::Range { kvs, .. }) => match kvs.into_iter().next() {
+                        Some(kv) => {
+                            let o = with_rv(&kv.value, kv.mod_revision);
+                            self.respond(ctx, r, Ok(ApiResult::Object(o)));
+                        }
+                        None => {
+                            let s = Status::not_found(r.req.kind, &r.req.name);
+                            self.respond(ctx, r, Err(s));
+                        }
+                    },
+                    Ok(_) => self.respond(ctx, r, Err(Status::internal("unexpected etcd response"))),
+                    Err(e) => {
+                        let s = etcd_error(&e);
+                        self.respond(ctx, r, Err(s));
+                    }
+                }
+            }
+            Pending::Write(mut r, op) => {
+                close_span(&mut r, ctx.now);
+                match resp.result {
+                    Ok(EtcdResult::Txn { succeeded: true, revision, kv, prev }) => {
+                        let result = op.success(revision, kv, prev);
+                        self.respond(ctx, r, Ok(result));
+                    }
+                    Ok(EtcdResult::Txn { succeeded: false, kv, .. }) => self.lost_race(ctx, r, op, kv),
+                    Ok(_) => self.respond(ctx, r, Err(Status::internal("unexpected etcd response"))),
+                    Err(e) => {
+                        let s = etcd_error(&e);
+                        self.respond(ctx, r, Err(s));
+                    }
+                }
+            }
+        }
+    }
+
+    /// A transaction's compare failed: report the conflict, or retry on the fresh value.
+    fn lost_race(&mut self, ctx: &mut Ctx, mut r: Request, op: WriteOp, current: Option<KeyValue>) {
+        if let Some(s) = op.conflict_status(&r.req, current.is_some()) {
+            return self.respond(ctx, r, Err(s));
+        }
+        r.attempt += 1;
+        if r.attempt >= MAX_WRITE_ATTEMPTS {
+            let s = Status::conflict(r.req.kind, &r.req.name);
+            return self.respond(ctx, r, Err(s));
+        }
+        let fresh = current.map(|kv| with_rv(&kv.value, kv.mod_revision));
+        match fresh {
+            Some(o) => self.write(ctx, r, Some(o)),
+            None => {
+                let s = Status::not_found(r.req.kind, &r.req.name);
+                self.respond(ctx, r, Err(s));
+            }
+        }
+    }
+
+    fn on_etcd_watch(&mut self, ctx: &mut Ctx, batch: EtcdWatchBatch) {
+        if Some(batch.watch_id) != self.etcd_watch {
+            return;
+        }
+        match batch.events {
+            Ok(events) => {
+                for ev in &events {
+                    let ce = self.cache.apply(ev);
+                    self.watchers.fan_out(ctx, &ce);
+                }
+                self.release_waiting(ctx);
+            }
+            Err(_) => {
+                self.etcd_watch = None;
+                self.load(ctx);
+            }
+        }
+    }
+
+    fn release_waiting(&mut self, ctx: &mut Ctx) {
+        if self.waiting_for_cache.is_empty() {
+            return;
+        }
+        let rev = self.cache.revision();
+        let (ready, wait): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.waiting_for_cache).into_iter().partition(|(r, _)| *r <= rev);
+        self.waiting_for_cache = wait;
+        for (_, r) in ready {
+            self.finish_list(ctx, r);
+        }
+    }
+
+    fn finish_list(&mut self, ctx: &mut Ctx, r: Request) {
+        let w = watcher_of(&r.req);
+        let items: Vec<Arc<Object>> = if r.req.kind == Kind::Pod && node_filter(&w).is_some() {
+            let node = node_filter(&w).unwrap_or_default();
+            self.cache.pods_on_node(&node).into_iter().filter(|o| matches_watcher(&w, o)).collect()
+        } else {
+            self.cache.list(r.req.kind, &r.req.namespace).into_iter().filter(|o| matches_watcher(&w, o)).collect()
+        };
+        let resource_version = self.cache.revision();
+        self.respond(ctx, r, Ok(ApiResult::List { items, resource_version }));
+    }
+
+    fn start_watch(&mut self, ctx: &mut Ctx, r: Request) {
+        let w = watcher_of(&r.req);
+        let id = r.req.id;
+        let client = r.client;
+        let rv = r.req.options.resource_version.unwrap_or(0);
+        let backlog: Vec<CacheEvent> = if rv == 0 {
+            // "Get state and start at most recent": synthetic ADDED for what exists now.
+            self.cache
+                .list(r.req.kind, &r.req.namespace)
+                .into_iter()
+                .map(|o| CacheEvent { revision: o.resource_version(), object: o, prev: None, deleted: false })
+                .collect()
+        } else {
+            match self.cache.events_after(rv) {
+                Some(evs) => evs,
+                None => {
+                    self.respond(ctx, r, Ok(ApiResult::WatchStarted));
+                    let oldest = self.cache.revision();
+                    self.watchers.expire(ctx, client, id, rv, oldest);
+                    return;
+                }
+            }
+        };
+        self.respond(ctx, r, Ok(ApiResult::WatchStarted));
+        for ev in &backlog {
+            if let Some(e) = w.translate(ev) {
+                ctx.send(client, Payload::Watch(crate::api::WatchEvent { watch_id: id, event: Ok(e) }));
+            }
+        }
+        self.watchers.add(client, id, w);
+    }
+
+    fn expire_all_watches(&mut self, ctx: &mut Ctx) {
+        let rv = self.cache.revision();
+        self.watchers.expire_all(ctx, rv);
+    }
+
+    /// Draws the 5-character suffix `names.SimpleNameGenerator` appends to generateName.
+    pub(crate) fn random_suffix(&mut self) -> String {
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        (0..5).map(|_| ALPHABET[self.rng.intn(ALPHABET.len() as u64) as usize] as char).collect()
+    }
+}
+
+fn span(stage: &'static str, now: Time) -> Span {
+    Span { stage, start: now, end: now }
+}
+
+fn close_span(r: &mut Request, now: Time) {
+    if let Some(s) = r.spans.iter_mut().rev().find(|s| s.stage == "etcd") {
+        s.end = now;
+    }
+}
+
+fn watcher_of(req: &ApiRequest) -> Watcher {
+    Watcher {
+        kind: req.kind,
+        namespace: if req.kind.info().namespaced { req.namespace.clone() } else { String::new() },
+        labels: req.options.label_selector.clone(),
+        fields: req.options.field_selector.clone(),
+    }
+}
+
+fn node_filter(w: &Watcher) -> Option<String> {
+    w.fields.as_ref()?.required_value("spec.nodeName").filter(|n| !n.is_empty()).map(str::to_string)
+}
+
+fn matches_watcher(w: &Watcher, o: &Object) -> bool {
+    w.matches(o)
+}
+
+/// How the apiserver reports an etcd failure to its client.
+fn etcd_error(e: &str) -> Status {
+    if e.contains("connection refused") || e.contains("deadline") {
+        Status::internal("etcdserver: request timed out")
+    } else {
+        Status::internal(e.to_string())
+    }
+}
+
+/// Expect helper re-exported for the write module.
+pub(crate) fn expect_for(current: Option<&Arc<Object>>) -> Expect {
+    match current {
+        Some(o) => Expect::ModRevision(o.resource_version()),
+        None => Expect::Absent,
+    }
+}

@@ -1,0 +1,155 @@
+//! Per-kind REST strategies: what create and update reset, keep or bump (status,
+//! generation, immutable metadata), as each kind's upstream `strategy.go` does.
+
+use k8s_openapi::api::apps::v1::{DaemonSetStatus, DeploymentStatus, ReplicaSetStatus, StatefulSetStatus};
+use k8s_openapi::api::core::v1::{NamespaceStatus, Pod, PodStatus};
+
+use crate::object::{Kind, Object};
+
+/// Kinds whose status is written only through the `status` subresource.
+pub fn has_status_subresource(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Pod
+            | Kind::Node
+            | Kind::Service
+            | Kind::Namespace
+            | Kind::PersistentVolumeClaim
+            | Kind::PersistentVolume
+            | Kind::ResourceQuota
+            | Kind::Deployment
+            | Kind::ReplicaSet
+            | Kind::DaemonSet
+            | Kind::StatefulSet
+            | Kind::Job
+    )
+}
+
+/// Kinds that track `metadata.generation` for spec changes.
+fn tracks_generation(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::StatefulSet | Kind::Job | Kind::Pod
+    )
+}
+
+/// Resets what a create may not set (status of most kinds) and sets generation 1.
+pub fn prepare_for_create(o: &mut Object) {
+    if tracks_generation(o.kind()) {
+        o.meta_mut().generation = Some(1);
+    }
+    match o {
+        Object::Pod(p) => {
+            let qos = qos_class(p).to_string();
+            p.status = Some(PodStatus { phase: Some("Pending".into()), qos_class: Some(qos), ..PodStatus::default() });
+        }
+        Object::Deployment(d) => d.status = Some(DeploymentStatus::default()),
+        Object::ReplicaSet(r) => r.status = Some(ReplicaSetStatus { replicas: 0, ..ReplicaSetStatus::default() }),
+        Object::StatefulSet(s) => s.status = Some(StatefulSetStatus::default()),
+        Object::DaemonSet(d) => d.status = Some(DaemonSetStatus::default()),
+        Object::Service(s) => s.status = Some(Default::default()),
+        Object::Namespace(n) => {
+            n.status = Some(NamespaceStatus { phase: Some("Active".into()), ..NamespaceStatus::default() });
+            let spec = n.spec.get_or_insert_with(Default::default);
+            spec.finalizers = Some(vec!["kubernetes".into()]);
+        }
+        _ => {}
+    }
+}
+
+fn spec_value(o: &Object) -> serde_json::Value {
+    let mut v = o.to_value();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("metadata");
+        m.remove("status");
+    }
+    v
+}
+
+/// Makes `new` a valid main-resource update of `old`: status kept from old (for kinds with
+/// a status subresource), system metadata kept, generation bumped when the spec changed.
+pub fn prepare_for_update(new: &mut Object, old: &Object) {
+    keep_system_metadata(new, old);
+    if has_status_subresource(new.kind()) {
+        copy_status(new, old);
+    }
+    if tracks_generation(new.kind()) {
+        let g = old.meta().generation.unwrap_or(1);
+        let changed = spec_value(new) != spec_value(old);
+        new.meta_mut().generation = Some(if changed { g + 1 } else { g });
+    }
+}
+
+/// Makes `new` a status update of `old`: everything but status comes from old.
+pub fn prepare_for_status_update(new: &mut Object, old: &Object) {
+    let mut merged = old.clone();
+    copy_status(&mut merged, new);
+    // Status writers may touch annotations/labels only through the main resource.
+    *new = merged;
+}
+
+fn keep_system_metadata(new: &mut Object, old: &Object) {
+    let o = old.meta();
+    let n = new.meta_mut();
+    n.uid = o.uid.clone();
+    n.creation_timestamp = o.creation_timestamp.clone();
+    n.deletion_timestamp = o.deletion_timestamp.clone();
+    n.deletion_grace_period_seconds = o.deletion_grace_period_seconds;
+    n.generation = o.generation;
+    n.namespace = o.namespace.clone();
+    n.name = o.name.clone();
+    if n.generate_name.is_none() {
+        n.generate_name = o.generate_name.clone();
+    }
+}
+
+/// Copies `from`'s status onto `to` (same kind).
+fn copy_status(to: &mut Object, from: &Object) {
+    macro_rules! cp {
+        ($($v:ident),*) => {
+            match (to, from) {
+                $((Object::$v(t), Object::$v(f)) => t.status = f.status.clone(),)*
+                _ => {}
+            }
+        };
+    }
+    cp!(Pod, Node, Service, Namespace, PersistentVolumeClaim, PersistentVolume, ResourceQuota, Deployment, ReplicaSet, DaemonSet, StatefulSet, Job);
+}
+
+/// The pod's QoS class (`Guaranteed`, `Burstable`, `BestEffort`), as `qos.GetPodQOS`.
+pub fn qos_class(p: &Pod) -> &'static str {
+    let Some(spec) = &p.spec else { return "BestEffort" };
+    let containers: Vec<_> = spec.containers.iter().chain(spec.init_containers.iter().flatten()).collect();
+    let mut any = false;
+    let mut guaranteed = true;
+    for c in &containers {
+        let req = c.resources.as_ref().and_then(|r| r.requests.as_ref());
+        let lim = c.resources.as_ref().and_then(|r| r.limits.as_ref());
+        for res in ["cpu", "memory"] {
+            let r = req.and_then(|m| m.get(res)).map(|q| q.0.as_str());
+            let l = lim.and_then(|m| m.get(res)).map(|q| q.0.as_str());
+            if r.is_some() || l.is_some() {
+                any = true;
+            }
+            match (r, l) {
+                (_, None) => guaranteed = false,
+                (Some(r), Some(l)) if !same_quantity(r, l) => guaranteed = false,
+                _ => {}
+            }
+        }
+    }
+    if !any {
+        "BestEffort"
+    } else if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+fn same_quantity(a: &str, b: &str) -> bool {
+    match (crate::quantity::parse(a), crate::quantity::parse(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}

@@ -1,0 +1,294 @@
+//! The apiserver's watch cache (fed by its etcd watch) and the client watches it serves.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+
+use crate::api::{ReqId, Status, StatusReason, WatchEvent, WatchEventType};
+use crate::etcd::EtcdEvent;
+use crate::object::{Kind, Object};
+use crate::selector::{FieldSelector, LabelSelector};
+use crate::world::{Actor, Ctx, Payload};
+
+/// How many events the cache keeps for watches that resume from a resourceVersion.
+pub const HISTORY_CAPACITY: usize = 100_000;
+
+/// One change seen by the cache.
+#[derive(Clone, Debug)]
+pub struct CacheEvent {
+    /// etcd revision.
+    pub revision: u64,
+    /// The object after the change (for deletes: the last state).
+    pub object: Arc<Object>,
+    /// The object before, if it existed.
+    pub prev: Option<Arc<Object>>,
+    /// Whether this was a delete.
+    pub deleted: bool,
+}
+
+/// The objects as of `revision`, by kind then (namespace, name).
+#[derive(Debug, Default)]
+pub struct WatchCache {
+    objects: BTreeMap<Kind, BTreeMap<(String, String), Arc<Object>>>,
+    revision: u64,
+    history: VecDeque<CacheEvent>,
+    /// Pods by `spec.nodeName`, for the kubelets' watches.
+    pods_by_node: BTreeMap<String, BTreeSet<(String, String)>>,
+}
+
+impl WatchCache {
+    /// The revision the cache has caught up to.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// One object.
+    pub fn get(&self, kind: Kind, namespace: &str, name: &str) -> Option<&Arc<Object>> {
+        self.objects.get(&kind)?.get(&(namespace.to_string(), name.to_string()))
+    }
+
+    /// All objects of a kind (optionally one namespace), sorted by namespace and name.
+    pub fn list(&self, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
+        let Some(m) = self.objects.get(&kind) else { return Vec::new() };
+        if namespace.is_empty() {
+            m.values().cloned().collect()
+        } else {
+            m.range((namespace.to_string(), String::new())..)
+                .take_while(|((ns, _), _)| ns == namespace)
+                .map(|(_, o)| o.clone())
+                .collect()
+        }
+    }
+
+    /// Iterates objects of a kind without cloning.
+    pub fn iter(&self, kind: Kind) -> impl Iterator<Item = &Arc<Object>> {
+        self.objects.get(&kind).into_iter().flat_map(|m| m.values())
+    }
+
+    /// Pods bound to a node.
+    pub fn pods_on_node(&self, node: &str) -> Vec<Arc<Object>> {
+        self.pods_by_node
+            .get(node)
+            .into_iter()
+            .flatten()
+            .filter_map(|(ns, n)| self.get(Kind::Pod, ns, n).cloned())
+            .collect()
+    }
+
+    /// Loads the initial state from an etcd range (at startup).
+    pub fn load(&mut self, kvs: Vec<crate::etcd::KeyValue>, revision: u64) {
+        self.objects.clear();
+        self.pods_by_node.clear();
+        self.history.clear();
+        for kv in kvs {
+            let o = with_rv(&kv.value, kv.mod_revision);
+            self.index(&o, true);
+            self.objects.entry(o.kind()).or_default().insert(ns_name(&o), o);
+        }
+        self.revision = revision;
+    }
+
+    /// Applies an etcd event; returns the cache event.
+    pub fn apply(&mut self, ev: &EtcdEvent) -> CacheEvent {
+        let object = with_rv(&ev.kv.value, ev.kv.mod_revision);
+        let kind = object.kind();
+        let key = ns_name(&object);
+        let map = self.objects.entry(kind).or_default();
+        let prev = if ev.deleted { map.remove(&key) } else { map.insert(key, object.clone()) };
+        if let Some(p) = &prev {
+            self.index(p, false);
+        }
+        if !ev.deleted {
+            self.index(&object, true);
+        }
+        self.revision = self.revision.max(ev.revision);
+        let ce = CacheEvent { revision: ev.revision, object, prev, deleted: ev.deleted };
+        self.history.push_back(ce.clone());
+        if self.history.len() > HISTORY_CAPACITY {
+            self.history.pop_front();
+        }
+        ce
+    }
+
+    fn index(&mut self, o: &Object, add: bool) {
+        if let Object::Pod(p) = o {
+            if let Some(node) = p.spec.as_ref().and_then(|s| s.node_name.as_ref()) {
+                let set = self.pods_by_node.entry(node.clone()).or_default();
+                if add {
+                    set.insert(ns_name(o));
+                } else {
+                    set.remove(&ns_name(o));
+                }
+            }
+        }
+    }
+
+    /// Events after `rv`, or None if the history no longer reaches back that far.
+    pub fn events_after(&self, rv: u64) -> Option<Vec<CacheEvent>> {
+        let oldest = self.history.front().map_or(self.revision + 1, |e| e.revision);
+        if rv + 1 < oldest && rv < self.revision {
+            return None;
+        }
+        let start = self.history.partition_point(|e| e.revision <= rv);
+        Some(self.history.iter().skip(start).cloned().collect())
+    }
+}
+
+fn ns_name(o: &Object) -> (String, String) {
+    (o.namespace().to_string(), o.name().to_string())
+}
+
+/// A copy of `o` carrying `resourceVersion: rv`.
+pub fn with_rv(o: &Arc<Object>, rv: u64) -> Arc<Object> {
+    let mut c = (**o).clone();
+    c.meta_mut().resource_version = Some(rv.to_string());
+    Arc::new(c)
+}
+
+/// A client's watch.
+#[derive(Debug)]
+pub struct Watcher {
+    /// Kind watched.
+    pub kind: Kind,
+    /// Namespace ("" = all).
+    pub namespace: String,
+    /// Label selector.
+    pub labels: Option<LabelSelector>,
+    /// Field selector.
+    pub fields: Option<FieldSelector>,
+}
+
+impl Watcher {
+    /// Whether the object is in this watch's scope (namespace and selectors).
+    pub fn matches(&self, o: &Object) -> bool {
+        (self.namespace.is_empty() || o.namespace() == self.namespace)
+            && self.labels.as_ref().is_none_or(|l| l.matches_object(o))
+            && self.fields.as_ref().is_none_or(|f| f.matches(o))
+    }
+
+    /// The event this watcher sees for a cache event, if any.
+    pub fn translate(&self, ev: &CacheEvent) -> Option<(WatchEventType, Arc<Object>)> {
+        let now = !ev.deleted && self.matches(&ev.object);
+        let before = match &ev.prev {
+            Some(p) => self.matches(p),
+            None => false,
+        };
+        match (before, now) {
+            (true, true) => Some((WatchEventType::Modified, ev.object.clone())),
+            (false, true) => Some((WatchEventType::Added, ev.object.clone())),
+            (true, false) => {
+                // A delete, or an object that stopped matching the selector: DELETED with
+                // the last state the watcher was entitled to, at the event's revision.
+                let last = ev.prev.as_ref().filter(|_| !ev.deleted).unwrap_or(&ev.object);
+                Some((WatchEventType::Deleted, with_rv(last, ev.revision)))
+            }
+            (false, false) => None,
+        }
+    }
+}
+
+/// Every open client watch, indexed by kind (and pods by node for kubelets).
+#[derive(Debug, Default)]
+pub struct Watchers {
+    all: BTreeMap<(Actor, ReqId), Watcher>,
+    by_kind: BTreeMap<Kind, BTreeSet<(Actor, ReqId)>>,
+    pods_by_node: BTreeMap<String, BTreeSet<(Actor, ReqId)>>,
+}
+
+impl Watchers {
+    /// Registers a watch.
+    pub fn add(&mut self, client: Actor, id: ReqId, w: Watcher) {
+        let key = (client, id);
+        match node_of(&w) {
+            Some(node) => {
+                self.pods_by_node.entry(node).or_default().insert(key);
+            }
+            None => {
+                self.by_kind.entry(w.kind).or_default().insert(key);
+            }
+        }
+        self.all.insert(key, w);
+    }
+
+    /// Drops every watch of a client.
+    pub fn remove_client(&mut self, client: Actor) {
+        let keys: Vec<(Actor, ReqId)> = self.all.range((client, 0)..=(client, ReqId::MAX)).map(|(k, _)| *k).collect();
+        for k in keys {
+            self.remove(k);
+        }
+    }
+
+    fn remove(&mut self, key: (Actor, ReqId)) {
+        if let Some(w) = self.all.remove(&key) {
+            match node_of(&w) {
+                Some(node) => {
+                    if let Some(s) = self.pods_by_node.get_mut(&node) {
+                        s.remove(&key);
+                    }
+                }
+                None => {
+                    if let Some(s) = self.by_kind.get_mut(&w.kind) {
+                        s.remove(&key);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Number of open watches.
+    pub fn len(&self) -> usize {
+        self.all.len()
+    }
+
+    /// Whether no watch is open.
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty()
+    }
+
+    /// Sends a cache event to every watcher it concerns.
+    pub fn fan_out(&self, ctx: &mut Ctx, ev: &CacheEvent) {
+        let kind = ev.object.kind();
+        let mut targets: Vec<(Actor, ReqId)> = self.by_kind.get(&kind).into_iter().flatten().copied().collect();
+        if kind == Kind::Pod {
+            let mut nodes = BTreeSet::new();
+            for o in std::iter::once(&ev.object).chain(ev.prev.iter()) {
+                if let Object::Pod(p) = &**o {
+                    if let Some(n) = p.spec.as_ref().and_then(|s| s.node_name.as_ref()) {
+                        nodes.insert(n.clone());
+                    }
+                }
+            }
+            for n in nodes {
+                targets.extend(self.pods_by_node.get(&n).into_iter().flatten().copied());
+            }
+        }
+        for (client, id) in targets {
+            let Some(w) = self.all.get(&(client, id)) else { continue };
+            if let Some(e) = w.translate(ev) {
+                ctx.send(client, Payload::Watch(WatchEvent { watch_id: id, event: Ok(e) }));
+            }
+        }
+    }
+
+    /// Ends every watch with 410 Gone (the cache was rebuilt): clients relist.
+    pub fn expire_all(&mut self, ctx: &mut Ctx, rv: u64) {
+        let keys: Vec<(Actor, ReqId)> = self.all.keys().copied().collect();
+        for (client, id) in keys {
+            self.expire(ctx, client, id, rv, rv);
+        }
+    }
+
+    /// Ends a watch with an error event (e.g. 410 Gone).
+    pub fn expire(&mut self, ctx: &mut Ctx, client: Actor, id: ReqId, rv: u64, oldest: u64) {
+        let s = Status::new(410, StatusReason::Gone, format!("too old resource version: {rv} ({oldest})"));
+        ctx.send(client, Payload::Watch(WatchEvent { watch_id: id, event: Err(s) }));
+        self.remove((client, id));
+    }
+}
+
+/// The node a pod watch is restricted to by `spec.nodeName=…`, if that is its only filter.
+fn node_of(w: &Watcher) -> Option<String> {
+    if w.kind != Kind::Pod {
+        return None;
+    }
+    w.fields.as_ref()?.required_value("spec.nodeName").filter(|n| !n.is_empty()).map(str::to_string)
+}

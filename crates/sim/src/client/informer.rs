@@ -1,0 +1,252 @@
+//! An informer: list, then watch from the list's resourceVersion, keeping a local cache;
+//! relists after a broken or expired watch with backoff, like client-go's reflector.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::api::{ApiRequest, ApiResponse, ApiResult, ReqId, Verb, WatchEvent, WatchEventType};
+use crate::client::Client;
+use crate::object::{Kind, Object};
+use crate::selector::{FieldSelector, LabelSelector};
+use crate::time::{Time, SECOND};
+use crate::world::Ctx;
+
+/// A change delivered to event handlers.
+#[derive(Clone, Debug)]
+pub enum Change {
+    /// A new object.
+    Added(Arc<Object>),
+    /// An object changed (old, new).
+    Updated(Arc<Object>, Arc<Object>),
+    /// An object is gone (last known state).
+    Deleted(Arc<Object>),
+}
+
+impl Change {
+    /// The object after the change (or the last state for deletes).
+    pub fn object(&self) -> &Arc<Object> {
+        match self {
+            Change::Added(o) | Change::Deleted(o) | Change::Updated(_, o) => o,
+        }
+    }
+
+    /// The object before the change, if any.
+    pub fn old(&self) -> Option<&Arc<Object>> {
+        match self {
+            Change::Updated(o, _) => Some(o),
+            Change::Deleted(o) => Some(o),
+            Change::Added(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    Listing(ReqId),
+    Watching(ReqId),
+    Backoff,
+}
+
+const BACKOFF_INITIAL: Time = 800;
+const BACKOFF_MAX: Time = 30 * SECOND;
+
+/// A list+watch cache of one kind.
+#[derive(Debug)]
+pub struct Informer {
+    /// The kind.
+    pub kind: Kind,
+    namespace: String,
+    fields: Option<FieldSelector>,
+    labels: Option<LabelSelector>,
+    store: BTreeMap<(String, String), Arc<Object>>,
+    state: State,
+    rv: u64,
+    synced: bool,
+    failures: u32,
+    timer_token: u64,
+}
+
+impl Informer {
+    /// An informer of every object of `kind`; `timer_token` is the token its backoff timer uses.
+    pub fn new(kind: Kind, timer_token: u64) -> Informer {
+        Informer {
+            kind,
+            namespace: String::new(),
+            fields: None,
+            labels: None,
+            store: BTreeMap::new(),
+            state: State::Idle,
+            rv: 0,
+            synced: false,
+            failures: 0,
+            timer_token,
+        }
+    }
+
+    /// Restricts to objects matching a field selector.
+    pub fn with_fields(mut self, f: FieldSelector) -> Informer {
+        self.fields = Some(f);
+        self
+    }
+
+    /// Restricts to one namespace.
+    pub fn in_namespace(mut self, ns: &str) -> Informer {
+        self.namespace = ns.to_string();
+        self
+    }
+
+    /// Whether the first list has arrived.
+    pub fn has_synced(&self) -> bool {
+        self.synced
+    }
+
+    /// The cached object.
+    pub fn get(&self, namespace: &str, name: &str) -> Option<&Arc<Object>> {
+        self.store.get(&(namespace.to_string(), name.to_string()))
+    }
+
+    /// Every cached object, sorted by namespace and name.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Object>> {
+        self.store.values()
+    }
+
+    /// Cached objects of one namespace.
+    pub fn iter_ns<'a>(&'a self, ns: &'a str) -> impl Iterator<Item = &'a Arc<Object>> + 'a {
+        self.store.range((ns.to_string(), String::new())..).take_while(move |((n, _), _)| n == ns).map(|(_, o)| o)
+    }
+
+    /// Number of cached objects.
+    pub fn len(&self) -> usize {
+        self.store.len()
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.store.is_empty()
+    }
+
+    /// Starts (or restarts) with a list.
+    pub fn start(&mut self, ctx: &mut Ctx, client: &mut Client) {
+        let mut req = ApiRequest::new(Verb::List, self.kind, &self.namespace, "");
+        req.options.field_selector = self.fields.clone();
+        req.options.label_selector = self.labels.clone();
+        let id = client.send(ctx, req);
+        self.state = State::Listing(id);
+    }
+
+    fn watch(&mut self, ctx: &mut Ctx, client: &mut Client) {
+        let mut req = ApiRequest::new(Verb::Watch, self.kind, &self.namespace, "");
+        req.options.field_selector = self.fields.clone();
+        req.options.label_selector = self.labels.clone();
+        req.options.resource_version = Some(self.rv);
+        let id = client.send(ctx, req);
+        self.state = State::Watching(id);
+    }
+
+    fn backoff(&mut self, ctx: &mut Ctx) {
+        let delay = (BACKOFF_INITIAL << self.failures.min(6)).min(BACKOFF_MAX);
+        self.failures += 1;
+        self.state = State::Backoff;
+        ctx.timer(delay, self.timer_token);
+    }
+
+    /// Handles a response if it belongs to this informer.
+    pub fn on_response(&mut self, ctx: &mut Ctx, client: &mut Client, resp: &ApiResponse) -> Option<Vec<Change>> {
+        match self.state {
+            State::Listing(id) if id == resp.id => match &resp.result {
+                Ok(ApiResult::List { items, resource_version }) => {
+                    let changes = self.replace(items);
+                    self.rv = *resource_version;
+                    self.synced = true;
+                    self.failures = 0;
+                    self.watch(ctx, client);
+                    Some(changes)
+                }
+                _ => {
+                    self.backoff(ctx);
+                    Some(Vec::new())
+                }
+            },
+            State::Watching(id) if id == resp.id => {
+                if resp.result.is_err() {
+                    self.backoff(ctx);
+                }
+                Some(Vec::new())
+            }
+            _ => None,
+        }
+    }
+
+    /// Replaces the cache with a list result; returns the implied changes.
+    fn replace(&mut self, items: &[Arc<Object>]) -> Vec<Change> {
+        let mut fresh = BTreeMap::new();
+        let mut changes = Vec::new();
+        for o in items {
+            let k = (o.namespace().to_string(), o.name().to_string());
+            match self.store.get(&k) {
+                None => changes.push(Change::Added(o.clone())),
+                Some(old) if old.resource_version() != o.resource_version() => {
+                    changes.push(Change::Updated(old.clone(), o.clone()))
+                }
+                Some(_) => {}
+            }
+            fresh.insert(k, o.clone());
+        }
+        for (k, old) in &self.store {
+            if !fresh.contains_key(k) {
+                changes.push(Change::Deleted(old.clone()));
+            }
+        }
+        self.store = fresh;
+        changes
+    }
+
+    /// Handles a watch event if it belongs to this informer.
+    pub fn on_watch(&mut self, ctx: &mut Ctx, client: &mut Client, ev: &WatchEvent) -> Option<Vec<Change>> {
+        if self.state != State::Watching(ev.watch_id) {
+            return None;
+        }
+        match &ev.event {
+            Ok((t, o)) => {
+                self.rv = self.rv.max(o.resource_version());
+                let k = (o.namespace().to_string(), o.name().to_string());
+                let change = match t {
+                    WatchEventType::Added | WatchEventType::Modified => match self.store.insert(k, o.clone()) {
+                        Some(old) => Change::Updated(old, o.clone()),
+                        None => Change::Added(o.clone()),
+                    },
+                    WatchEventType::Deleted => {
+                        let last = self.store.remove(&k).unwrap_or_else(|| o.clone());
+                        Change::Deleted(last)
+                    }
+                    WatchEventType::Bookmark => return Some(Vec::new()),
+                };
+                Some(vec![change])
+            }
+            Err(_) => {
+                // 410 Gone: the resourceVersion is too old; relist now.
+                self.start(ctx, client);
+                Some(Vec::new())
+            }
+        }
+    }
+
+    /// The connection to the apiserver broke: retry after a backoff.
+    pub fn on_connection_lost(&mut self, ctx: &mut Ctx) {
+        if self.state != State::Backoff {
+            self.backoff(ctx);
+        }
+    }
+
+    /// Handles this informer's backoff timer.
+    pub fn on_timer(&mut self, ctx: &mut Ctx, client: &mut Client, token: u64) -> bool {
+        if token != self.timer_token {
+            return false;
+        }
+        if self.state == State::Backoff || self.state == State::Idle {
+            self.start(ctx, client);
+        }
+        true
+    }
+}

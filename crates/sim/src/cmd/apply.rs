@@ -1,0 +1,370 @@
+//! `kubectl apply|create|replace|delete`: manifests from files, client-side apply with the
+//! last-applied-configuration three-way merge, and deletion with cascade and wait.
+
+use serde_json::{Map, Value};
+
+use crate::api::{ApiRequest, ApiResult, Body, PatchType, Propagation, Status, StatusReason, Verb};
+use crate::cmd::kubectl::{kind_name, kind_quoted, resolve_kind, Kubectl};
+use crate::manifest::{parse_manifests, Manifest};
+use crate::object::Kind;
+use crate::selector::LabelSelector;
+
+/// The annotation client-side apply keeps the applied configuration in.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// Reads and parses the manifests of every `-f`.
+fn manifests(k: &Kubectl) -> Result<Vec<(String, Manifest)>, i32> {
+    let files = k.flags.all("filename");
+    if files.is_empty() {
+        return Err(k.error("must specify one of -f and -k"));
+    }
+    let mut out = Vec::new();
+    for f in files {
+        let Some(text) = k.sys.files.get(&f) else {
+            return Err(k.error(&format!("the path \"{f}\" does not exist")));
+        };
+        match parse_manifests(text, &f) {
+            Ok(ms) => out.extend(ms.into_iter().map(|m| (f.clone(), m))),
+            Err(e) => {
+                k.sys.err(&format!("{e}\n"));
+                return Err(1);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The kind and namespace of a manifest, or kubectl's error.
+fn target(k: &Kubectl, file: &str, m: &Manifest) -> Result<(Kind, String), String> {
+    let Some(kind) = m.kind else {
+        return Err(format!(
+            "resource mapping not found for name: \"{}\" namespace: \"{}\" from \"{file}\": no matches for kind \"{}\" in version \"{}\"\nensure CRDs are installed first",
+            m.name,
+            m.namespace.clone().unwrap_or_default(),
+            m.value.get("kind").and_then(Value::as_str).unwrap_or(""),
+            m.api_version
+        ));
+    };
+    if !kind.info().namespaced {
+        return Ok((kind, String::new()));
+    }
+    let flag_ns = k.flags.get("namespace");
+    match (&m.namespace, flag_ns) {
+        (Some(ns), Some(f)) if ns != f => Err(format!(
+            "the namespace from the provided object \"{ns}\" does not match the namespace \"{f}\". You must pass '--namespace={ns}' to perform this operation."
+        )),
+        (Some(ns), _) => Ok((kind, ns.clone())),
+        (None, _) => Ok((kind, k.namespace())),
+    }
+}
+
+/// Wraps a server error with the file it came from, as kubectl does (Invalid errors keep
+/// their own format).
+fn file_error(k: &Kubectl, s: Status, verb: &str, file: &str) -> i32 {
+    let mut s = s;
+    if s.transport == crate::api::Transport::Server && s.reason != StatusReason::Invalid {
+        s.message = format!("error when {verb} \"{file}\": {}", s.message);
+    }
+    k.status_error(&s)
+}
+
+fn with_last_applied(v: &Value) -> Value {
+    let mut applied = v.clone();
+    // The annotation holds the configuration without itself.
+    if let Some(a) = applied.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
+        a.remove(LAST_APPLIED);
+        if a.is_empty() {
+            if let Some(m) = applied.pointer_mut("/metadata").and_then(Value::as_object_mut) {
+                m.remove("annotations");
+            }
+        }
+    }
+    let text = format!("{}\n", serde_json::to_string(&applied).unwrap_or_default());
+    let mut out = v.clone();
+    let meta = out.as_object_mut().map(|o| o.entry("metadata").or_insert_with(|| Value::Object(Map::new())));
+    if let Some(Value::Object(m)) = meta {
+        let ann = m.entry("annotations").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(a) = ann {
+            a.insert(LAST_APPLIED.into(), Value::String(text));
+        }
+    }
+    out
+}
+
+/// Client-side apply's three-way merge: changes from `modified` that differ from `current`,
+/// and deletions (null) of fields `original` had that `modified` dropped.
+pub fn three_way(original: Option<&Value>, modified: &Value, current: &Value) -> Value {
+    let mut patch = Map::new();
+    if let Value::Object(m) = modified {
+        for (key, mv) in m {
+            let cv = current.get(key).unwrap_or(&Value::Null);
+            let ov = original.and_then(|o| o.get(key));
+            match (mv, cv) {
+                (Value::Object(_), Value::Object(_)) => {
+                    let sub = three_way(ov, mv, cv);
+                    if sub.as_object().is_some_and(|s| !s.is_empty()) {
+                        patch.insert(key.clone(), sub);
+                    }
+                }
+                _ if !subset(mv, cv) => {
+                    patch.insert(key.clone(), mv.clone());
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some(Value::Object(o)) = original {
+        for key in o.keys() {
+            if modified.get(key).is_none() && current.get(key).is_some() {
+                patch.insert(key.clone(), Value::Null);
+            }
+        }
+    }
+    Value::Object(patch)
+}
+
+/// Whether every field of `a` is present with the same value in `b` (arrays element-wise),
+/// so server-side defaults in `b` do not count as differences.
+fn subset(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => x.iter().all(|(k, v)| y.get(k).is_some_and(|w| subset(v, w))),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| subset(v, w)),
+        _ => a == b,
+    }
+}
+
+/// `kubectl apply -f`.
+pub async fn apply(k: Kubectl) -> i32 {
+    let ms = match manifests(&k) {
+        Ok(m) => m,
+        Err(c) => return c,
+    };
+    let mut code = 0;
+    for (file, m) in ms {
+        let (kind, ns) = match target(&k, &file, &m) {
+            Ok(t) => t,
+            Err(e) => {
+                code = k.error(&e);
+                continue;
+            }
+        };
+        let modified = with_last_applied(&m.value);
+        match k.sys.api(ApiRequest::new(Verb::Get, kind, &ns, &m.name)).await {
+            Err(s) if s.is_not_found() => {
+                let req = ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
+                match k.sys.api(req).await {
+                    Ok(_) => k.sys.out(&format!("{} created\n", kind_name(kind, &m.name))),
+                    Err(s) => code = file_error(&k, s, "creating", &file),
+                }
+            }
+            Err(s) => return file_error(&k, s, "retrieving current configuration of", &file),
+            Ok(ApiResult::Object(live)) => {
+                let current = live.to_value();
+                let original: Option<Value> = live
+                    .meta()
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(LAST_APPLIED))
+                    .and_then(|s| serde_json::from_str(s).ok());
+                let patch = three_way(original.as_ref(), &modified, &current);
+                if patch.as_object().is_none_or(|p| p.is_empty()) {
+                    k.sys.out(&format!("{} unchanged\n", kind_name(kind, &m.name)));
+                    continue;
+                }
+                let req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name).with_body(Body::Patch(PatchType::Merge, patch));
+                match k.sys.api(req).await {
+                    Ok(_) => k.sys.out(&format!("{} configured\n", kind_name(kind, &m.name))),
+                    Err(s) => code = file_error(&k, s, "patching", &file),
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+    code
+}
+
+/// `kubectl create -f`.
+pub async fn create(k: Kubectl) -> i32 {
+    let ms = match manifests(&k) {
+        Ok(m) => m,
+        Err(c) => return c,
+    };
+    let mut code = 0;
+    for (file, m) in ms {
+        let (kind, ns) = match target(&k, &file, &m) {
+            Ok(t) => t,
+            Err(e) => {
+                code = k.error(&e);
+                continue;
+            }
+        };
+        let value = if k.flags.bool("save-config") { with_last_applied(&m.value) } else { m.value.clone() };
+        match k.sys.api(ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(value))).await {
+            Ok(ApiResult::Object(o)) => k.sys.out(&format!("{} created\n", kind_name(kind, o.name()))),
+            Ok(_) => k.sys.out(&format!("{} created\n", kind_name(kind, &m.name))),
+            Err(s) => code = file_error(&k, s, "creating", &file),
+        }
+    }
+    code
+}
+
+/// `kubectl replace -f`.
+pub async fn replace(k: Kubectl) -> i32 {
+    let ms = match manifests(&k) {
+        Ok(m) => m,
+        Err(c) => return c,
+    };
+    let mut code = 0;
+    for (file, m) in ms {
+        let (kind, ns) = match target(&k, &file, &m) {
+            Ok(t) => t,
+            Err(e) => {
+                code = k.error(&e);
+                continue;
+            }
+        };
+        match k.sys.api(ApiRequest::new(Verb::Update, kind, &ns, &m.name).with_body(Body::Raw(m.value.clone()))).await {
+            Ok(_) => k.sys.out(&format!("{} replaced\n", kind_name(kind, &m.name))),
+            Err(s) => code = file_error(&k, s, "replacing", &file),
+        }
+    }
+    code
+}
+
+fn propagation(k: &Kubectl) -> Result<Option<Propagation>, String> {
+    match k.flags.get("cascade") {
+        None => Ok(None),
+        Some("background") | Some("true") => Ok(Some(Propagation::Background)),
+        Some("foreground") => Ok(Some(Propagation::Foreground)),
+        Some("orphan") | Some("false") => Ok(Some(Propagation::Orphan)),
+        Some(v) => Err(format!("invalid cascade value ({v}). Must be \"background\", \"foreground\", or \"orphan\"")),
+    }
+}
+
+/// `kubectl delete -f FILE` or `kubectl delete TYPE NAME…|--all|-l`.
+pub async fn delete(k: Kubectl) -> i32 {
+    let prop = match propagation(&k) {
+        Ok(p) => p,
+        Err(e) => return k.error(&e),
+    };
+    let force = k.flags.bool("force");
+    let grace: Option<i64> = match k.flags.get("grace-period").map(str::parse::<i64>) {
+        None if k.flags.bool("now") => Some(1),
+        None if force => Some(0),
+        None => None,
+        Some(Ok(g)) if g < 0 => None,
+        Some(Ok(g)) => Some(if g == 0 && !force { 1 } else { g }),
+        Some(Err(_)) => return k.error("invalid argument for --grace-period"),
+    };
+    // (kind, namespace, name, file)
+    let mut targets: Vec<(Kind, String, String, Option<String>)> = Vec::new();
+    if k.flags.has("filename") {
+        let ms = match manifests(&k) {
+            Ok(m) => m,
+            Err(c) => return c,
+        };
+        for (file, m) in ms {
+            match target(&k, &file, &m) {
+                Ok((kind, ns)) => targets.push((kind, ns, m.name.clone(), Some(file))),
+                Err(e) => return k.error(&e),
+            }
+        }
+    } else {
+        let args = &k.flags.args;
+        let Some(first) = args.first() else {
+            return k.error("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'");
+        };
+        let ns = k.namespace();
+        if first.contains('/') {
+            for a in args {
+                let (t, n) = a.split_once('/').unwrap_or((a, ""));
+                match resolve_kind(t) {
+                    Ok(kind) => targets.push((kind, if kind.info().namespaced { ns.clone() } else { String::new() }, n.to_string(), None)),
+                    Err(e) => return k.error(&e),
+                }
+            }
+        } else {
+            let kind = match resolve_kind(first) {
+                Ok(kd) => kd,
+                Err(e) => return k.error(&e),
+            };
+            let tns = if kind.info().namespaced { ns.clone() } else { String::new() };
+            if k.flags.bool("all") || k.flags.has("selector") {
+                let mut req = ApiRequest::new(Verb::List, kind, &tns, "");
+                if let Some(l) = k.flags.get("selector") {
+                    match LabelSelector::parse(l) {
+                        Ok(s) => req.options.label_selector = Some(s),
+                        Err(e) => return k.error(&e),
+                    }
+                }
+                match k.sys.api(req).await {
+                    Ok(ApiResult::List { items, .. }) => {
+                        if items.is_empty() {
+                            k.sys.err(&crate::kubectl::printers::no_resources_message(if kind.info().namespaced { Some(ns.as_str()) } else { None }));
+                        }
+                        targets.extend(items.iter().map(|o| (kind, tns.clone(), o.name().to_string(), None)));
+                    }
+                    Ok(_) => {}
+                    Err(s) => return k.status_error(&s),
+                }
+            } else if args.len() < 2 {
+                return k.error(&format!("resource(s) were provided, but no name was specified"));
+            } else {
+                targets.extend(args[1..].iter().map(|n| (kind, tns.clone(), n.clone(), None)));
+            }
+        }
+    }
+    if force && grace == Some(0) {
+        k.sys.err("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
+    }
+    let mut code = 0;
+    let mut deleted = Vec::new();
+    for (kind, ns, name, file) in targets {
+        let mut req = ApiRequest::new(Verb::Delete, kind, &ns, &name);
+        req.options.propagation = prop;
+        req.options.grace_period_seconds = grace;
+        match k.sys.api(req).await {
+            Ok(_) => {
+                let verb = if force && grace == Some(0) { "force deleted" } else { "deleted" };
+                let from = if ns.is_empty() { String::new() } else { format!(" from {ns} namespace") };
+                k.sys.out(&format!("{} {verb}{from}\n", kind_quoted(kind, &name)));
+                deleted.push((kind, ns, name));
+            }
+            Err(s) if s.is_not_found() && k.flags.bool("ignore-not-found") => {}
+            Err(s) => {
+                code = match &file {
+                    Some(f) => file_error(&k, s, "deleting", f),
+                    None => k.status_error(&s),
+                };
+            }
+        }
+    }
+    let wait = k.flags.get("wait").is_none_or(|w| w != "false") && !(force && grace == Some(0));
+    if wait {
+        for (kind, ns, name) in deleted {
+            loop {
+                match k.sys.api(ApiRequest::new(Verb::Get, kind, &ns, &name)).await {
+                    Err(s) if s.is_not_found() => break,
+                    Err(s) if s.transport != crate::api::Transport::Server => return k.status_error(&s),
+                    _ => k.sys.sleep(500).await,
+                }
+            }
+        }
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn three_way_removes_fields_dropped_from_the_file() {
+        let original = json!({"spec": {"replicas": 3, "paused": false}, "metadata": {"labels": {"a": "1"}}});
+        let modified = json!({"spec": {"replicas": 5}, "metadata": {"labels": {"a": "1"}}});
+        let current = json!({"spec": {"replicas": 3, "paused": false, "revisionHistoryLimit": 10}, "metadata": {"labels": {"a": "1"}, "uid": "x"}});
+        assert_eq!(three_way(Some(&original), &modified, &current), json!({"spec": {"replicas": 5, "paused": null}}));
+        assert_eq!(three_way(Some(&modified), &modified, &current.clone()), json!({"spec": {"replicas": 5}}));
+    }
+}

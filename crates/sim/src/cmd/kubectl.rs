@@ -1,0 +1,215 @@
+//! `kubectl`: global flags, subcommand dispatch, and what every subcommand shares
+//! (resource resolution, namespaces, error printing as kubectl prints it).
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use crate::api::Status;
+use crate::cluster::APISERVER_HOST;
+use crate::cmd::flags::{self, flag, Flag, Parsed};
+use crate::object::Kind;
+use crate::process::{Io, Output, Process, Sys};
+
+/// The admin identity in the terminal's kubeconfig (kubeadm's `kubernetes-admin`).
+pub const ADMIN_USER: &str = "kubernetes-admin";
+/// Its groups.
+pub const ADMIN_GROUPS: &[&str] = &["kubeadm:cluster-admins"];
+
+/// Flags every kubectl command accepts.
+pub const GLOBAL: &[Flag] = &[
+    flag("namespace", Some('n'), true),
+    flag("as", None, true),
+    flag("as-group", None, true),
+    flag("kubeconfig", None, true),
+    flag("context", None, true),
+    flag("cluster", None, true),
+    flag("user", None, true),
+    flag("server", Some('s'), true),
+    flag("request-timeout", None, true),
+    flag("v", Some('v'), true),
+    flag("help", Some('h'), false),
+];
+
+/// A boxed command task.
+pub type Task = Pin<Box<dyn Future<Output = i32>>>;
+
+const SUBCOMMANDS: &[&str] = &[
+    "annotate", "api-resources", "apply", "auth", "cluster-info", "cordon", "create", "delete", "describe", "drain",
+    "edit", "exec", "explain", "expose", "get", "label", "logs", "patch", "replace", "rollout", "run", "scale", "set",
+    "taint", "top", "uncordon", "version", "wait",
+];
+
+fn fail(stderr: String) -> Output {
+    Output { exit_code: 1, stdout: String::new(), stderr }
+}
+
+/// Parses a kubectl command line into a task, or the immediate error output.
+pub fn task(args: &[String], files: Rc<BTreeMap<String, String>>) -> Result<(Rc<RefCell<Io>>, Task), Output> {
+    // The subcommand is the first word that is not a global flag or its value.
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        let takes_value = GLOBAL.iter().any(|f| f.value && (args[i] == format!("--{}", f.long) || f.short.is_some_and(|c| args[i] == format!("-{c}"))));
+        i += if takes_value { 2 } else { 1 };
+    }
+    let Some(sub) = args.get(i) else {
+        return Err(Output { exit_code: 0, stdout: "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n".into(), stderr: String::new() });
+    };
+    let rest: Vec<String> = args[..i].iter().chain(args[i + 1..].iter()).cloned().collect();
+    let sub = sub.as_str();
+    if !SUBCOMMANDS.contains(&sub) {
+        let suggestion = SUBCOMMANDS.iter().find(|c| crate::cmd::sim::close(sub, c));
+        let hint = suggestion.map_or(String::new(), |s| format!("\n\nDid you mean this?\n\t{s}\n"));
+        return Err(fail(format!("error: unknown command \"{sub}\" for \"kubectl\"{hint}\nRun 'kubectl --help' for usage.\n")));
+    }
+    let spec: Vec<Flag> = GLOBAL.iter().chain(sub_flags(sub)).copied().collect();
+    let parsed = flags::parse(&rest, &spec, &format!("kubectl {sub}")).map_err(fail)?;
+    let impersonate = parsed.get("as").map(str::to_string);
+    let (io, sys) = Process::sys(ADMIN_USER, ADMIN_GROUPS, impersonate, files);
+    let ctx = Kubectl { sys, flags: parsed };
+    let task: Task = match sub {
+        "get" => Box::pin(crate::cmd::get::get(ctx)),
+        "apply" => Box::pin(crate::cmd::apply::apply(ctx)),
+        "create" => Box::pin(crate::cmd::apply::create(ctx)),
+        "replace" => Box::pin(crate::cmd::apply::replace(ctx)),
+        "delete" => Box::pin(crate::cmd::apply::delete(ctx)),
+        "expose" => Box::pin(crate::cmd::expose::expose(ctx)),
+        "scale" => Box::pin(crate::cmd::expose::scale(ctx)),
+        "describe" => Box::pin(crate::cmd::get::describe(ctx)),
+        "rollout" => Box::pin(crate::cmd::rollout::rollout(ctx)),
+        "version" => Box::pin(version(ctx)),
+        other => {
+            let other = other.to_string();
+            Box::pin(async move {
+                ctx.sys.err(&format!("error: \"kubectl {other}\" is not available in kubeloop yet\n"));
+                1
+            })
+        }
+    };
+    Ok((io, task))
+}
+
+fn sub_flags(sub: &str) -> &'static [Flag] {
+    match sub {
+        "get" => &[
+            flag("output", Some('o'), true),
+            flag("selector", Some('l'), true),
+            flag("field-selector", None, true),
+            flag("all-namespaces", Some('A'), false),
+            flag("watch", Some('w'), false),
+            flag("watch-only", None, false),
+            flag("show-labels", None, false),
+            flag("no-headers", None, false),
+            flag("label-columns", Some('L'), true),
+            flag("chunk-size", None, true),
+            flag("ignore-not-found", None, false),
+            flag("show-kind", None, false),
+        ],
+        "apply" | "create" | "replace" | "delete" => &[
+            flag("filename", Some('f'), true),
+            flag("recursive", Some('R'), false),
+            flag("dry-run", None, true),
+            flag("cascade", None, true),
+            flag("grace-period", None, true),
+            flag("force", None, false),
+            flag("wait", None, true),
+            flag("all", None, false),
+            flag("selector", Some('l'), true),
+            flag("now", None, false),
+            flag("ignore-not-found", None, false),
+            flag("output", Some('o'), true),
+            flag("all-namespaces", Some('A'), false),
+            flag("server-side", None, false),
+            flag("validate", None, true),
+            flag("save-config", None, false),
+        ],
+        "expose" => &[
+            flag("port", None, true),
+            flag("target-port", None, true),
+            flag("type", None, true),
+            flag("name", None, true),
+            flag("protocol", None, true),
+            flag("selector", None, true),
+            flag("labels", Some('l'), true),
+            flag("cluster-ip", None, true),
+            flag("external-ip", None, true),
+            flag("session-affinity", None, true),
+            flag("output", Some('o'), true),
+            flag("dry-run", None, true),
+            flag("filename", Some('f'), true),
+        ],
+        "scale" => &[flag("replicas", None, true), flag("current-replicas", None, true), flag("filename", Some('f'), true), flag("selector", Some('l'), true), flag("all", None, false)],
+        "describe" => &[flag("selector", Some('l'), true), flag("all-namespaces", Some('A'), false), flag("show-events", None, true), flag("filename", Some('f'), true)],
+        "rollout" => &[flag("watch", Some('w'), true), flag("timeout", None, true), flag("revision", None, true), flag("to-revision", None, true), flag("selector", Some('l'), true), flag("output", Some('o'), true)],
+        "version" => &[flag("client", None, false), flag("output", Some('o'), true)],
+        _ => &[],
+    }
+}
+
+/// A running kubectl: its I/O and parsed flags.
+pub struct Kubectl {
+    /// I/O.
+    pub sys: Sys,
+    /// Flags and positional arguments.
+    pub flags: Parsed,
+}
+
+impl Kubectl {
+    /// The request namespace (`-n` or `default`).
+    pub fn namespace(&self) -> String {
+        self.flags.get("namespace").unwrap_or("default").to_string()
+    }
+
+    /// Prints an API error as kubectl does; returns the exit code 1.
+    pub fn status_error(&self, s: &Status) -> i32 {
+        self.sys.err(&format!("{}\n", s.kubectl_message(APISERVER_HOST)));
+        1
+    }
+
+    /// Prints `error: …`; returns 1.
+    pub fn error(&self, msg: &str) -> i32 {
+        self.sys.err(&format!("error: {msg}\n"));
+        1
+    }
+}
+
+/// Resolves a resource word or `error: the server doesn't have a resource type "x"`.
+pub fn resolve_kind(word: &str) -> Result<Kind, String> {
+    Kind::from_resource_arg(word).ok_or_else(|| format!("the server doesn't have a resource type \"{word}\""))
+}
+
+/// `kind.group/name` as kubectl prints it in `created`/`configured` lines.
+pub fn kind_name(kind: Kind, name: &str) -> String {
+    let info = kind.info();
+    if info.group.is_empty() {
+        format!("{}/{}", info.singular, name)
+    } else {
+        format!("{}.{}/{}", info.singular, info.group, name)
+    }
+}
+
+/// `kind.group "name"` as kubectl prints it in `deleted` lines.
+pub fn kind_quoted(kind: Kind, name: &str) -> String {
+    let info = kind.info();
+    if info.group.is_empty() {
+        format!("{} \"{}\"", info.singular, name)
+    } else {
+        format!("{}.{} \"{}\"", info.singular, info.group, name)
+    }
+}
+
+async fn version(k: Kubectl) -> i32 {
+    k.sys.out(&format!("Client Version: {v}\nKustomize Version: v5.7.1\n", v = crate::cluster::KUBERNETES_VERSION));
+    if !k.flags.bool("client") {
+        let req = crate::api::ApiRequest::new(crate::api::Verb::Get, Kind::Namespace, "", "default");
+        if let Err(s) = k.sys.api(req).await {
+            if s.transport != crate::api::Transport::Server {
+                return k.status_error(&s);
+            }
+        }
+        k.sys.out(&format!("Server Version: {}\n", crate::cluster::KUBERNETES_VERSION));
+    }
+    0
+}

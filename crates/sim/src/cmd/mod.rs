@@ -1,0 +1,156 @@
+//! The terminal's command language (design §3.2): shell-style tokenizing and dispatch to
+//! kubectl, etcdctl, ssh and sim.
+
+pub mod apply;
+pub mod etcdctl;
+pub mod expose;
+pub mod flags;
+pub mod get;
+pub mod kubectl;
+pub mod rollout;
+pub mod sim;
+pub mod ssh;
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use crate::process::{Output, Process};
+use crate::world::World;
+
+/// Splits a command line like a POSIX shell: whitespace separates words, single quotes
+/// keep everything, double quotes keep spaces, backslash escapes.
+pub fn tokenize(line: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(x) => cur.push(x),
+                        None => return Err("unexpected EOF while looking for matching `''".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => {
+                            if let Some(x) = chars.next() {
+                                cur.push(x);
+                            }
+                        }
+                        Some(x) => cur.push(x),
+                        None => return Err("unexpected EOF while looking for matching `\"'".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(x) = chars.next() {
+                    cur.push(x);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            '#' if !in_word => break,
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+/// A command started in the terminal.
+#[derive(Debug)]
+pub enum Started {
+    /// Finished at once (sim, ssh, parse errors).
+    Done(Output),
+    /// Running as terminal process `id`.
+    Running(u32),
+}
+
+fn done(code: i32, stdout: impl Into<String>, stderr: impl Into<String>) -> Started {
+    Started::Done(Output { exit_code: code, stdout: stdout.into(), stderr: stderr.into() })
+}
+
+/// Starts a command line in the world's terminal, with `files` as the working directory.
+pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) -> Started {
+    let words = match tokenize(line) {
+        Ok(w) => w,
+        Err(e) => return done(2, "", format!("bash: {e}\n")),
+    };
+    let Some(cmd) = words.first() else { return done(0, "", "") };
+    let args = &words[1..];
+    match cmd.as_str() {
+        "kubectl" | "k" => match kubectl::task(args, Rc::new(files.clone())) {
+            Ok((io, task)) => Started::Running(world.spawn(Process::new(line, io, task, world.now()))),
+            Err(out) => Started::Done(out),
+        },
+        "etcdctl" => match etcdctl::task(args) {
+            Ok((io, task)) => Started::Running(world.spawn(Process::new(line, io, task, world.now()))),
+            Err(out) => Started::Done(out),
+        },
+        "sim" => Started::Done(sim::run(world, args)),
+        "ssh" => Started::Done(ssh::run(world, args)),
+        "" => done(0, "", ""),
+        other => done(127, "", format!("bash: {other}: command not found\n")),
+    }
+}
+
+/// Runs a command to completion, advancing the world (at most `limit` ms of virtual time;
+/// a command still running then is interrupted like Ctrl-C).
+pub fn run(world: &mut World, line: &str, files: &BTreeMap<String, String>, limit: crate::time::Time) -> Output {
+    match start(world, line, files) {
+        Started::Done(o) => o,
+        Started::Running(id) => {
+            let deadline = world.now() + limit;
+            loop {
+                if let Some(o) = world.processes.get(&id).and_then(|p| p.output()) {
+                    world.processes.remove(&id);
+                    return o;
+                }
+                match world.next_event_time() {
+                    Some(t) if t <= deadline => {
+                        world.step();
+                    }
+                    _ => {
+                        world.run_until(deadline);
+                        let mut p = world.processes.remove(&id).expect("process");
+                        p.interrupt();
+                        return p.output().unwrap_or_default();
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokenizes_like_a_shell() {
+        assert_eq!(tokenize("kubectl get pods -o wide").unwrap(), ["kubectl", "get", "pods", "-o", "wide"]);
+        assert_eq!(tokenize("a 'b c' \"d \\\"e\" f\\ g").unwrap(), ["a", "b c", "d \"e", "f g"]);
+        assert_eq!(tokenize("kubectl get pods # comment").unwrap(), ["kubectl", "get", "pods"]);
+        assert!(tokenize("echo 'oops").is_err());
+        assert_eq!(tokenize("x -o jsonpath='{.items[*].metadata.name}'").unwrap()[2], "jsonpath={.items[*].metadata.name}");
+    }
+}

@@ -1,0 +1,333 @@
+//! The ReplicaSet controller: keeps the number of active pods at spec.replicas, with
+//! expectations, slow-start creation batches, the burst limit and upstream's deletion
+//! ranking, and keeps the ReplicaSet's status.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
+use k8s_openapi::api::core::v1::Pod;
+
+use crate::api::{ApiRequest, ApiResponse, Body, Subresource, Verb};
+use crate::client::recorder::{NORMAL, WARNING};
+use crate::client::{Change, Recorder, WorkQueue};
+use crate::controllers::util::{controller_ref, controlled_by, is_pod_active, is_pod_available, is_pod_ready, key_of, pod_from_template, split_key};
+use crate::controllers::{Controller, Env, Informers};
+use crate::object::{Kind, Object};
+use crate::selector::LabelSelector;
+use crate::time::{Time, MINUTE};
+
+/// At most this many creates or deletes per sync (`BurstReplicas`).
+pub const BURST_REPLICAS: usize = 500;
+/// Expectations older than this are considered satisfied (`ExpectationsTimeout`).
+const EXPECTATIONS_TIMEOUT: Time = 5 * MINUTE;
+
+#[derive(Debug, Default)]
+struct Expectation {
+    adds: i64,
+    dels: BTreeSet<String>,
+    set_at: Time,
+}
+
+/// A slow-start batch sequence in progress for one ReplicaSet.
+#[derive(Debug)]
+struct Batches {
+    remaining: usize,
+    batch: usize,
+    outstanding: usize,
+    failed: bool,
+    pod: Pod,
+    rs: Arc<Object>,
+}
+
+const TAG_CREATE: u64 = 1 << 40;
+const TAG_STATUS: u64 = 2 << 40;
+const TAG_DELETE: u64 = 3 << 40;
+
+/// The ReplicaSet controller.
+#[derive(Default)]
+pub struct ReplicaSetController {
+    queue: WorkQueue<String>,
+    expectations: BTreeMap<String, Expectation>,
+    batches: BTreeMap<String, Batches>,
+    tags: BTreeMap<u64, String>,
+    next_tag: u64,
+    recorder: Option<Recorder>,
+}
+
+impl ReplicaSetController {
+    fn tag(&mut self, kind: u64, key: &str) -> u64 {
+        self.next_tag += 1;
+        let t = kind | self.next_tag;
+        self.tags.insert(t, key.to_string());
+        t
+    }
+
+    fn satisfied(&self, key: &str, now: Time) -> bool {
+        match self.expectations.get(key) {
+            None => true,
+            Some(e) => (e.adds <= 0 && e.dels.is_empty()) || now.saturating_sub(e.set_at) > EXPECTATIONS_TIMEOUT,
+        }
+    }
+
+    fn owner_key(pod: &Object, inf: &Informers) -> Option<String> {
+        let r = controller_ref(pod)?;
+        if r.kind != "ReplicaSet" {
+            return None;
+        }
+        let rs = inf.replicasets.get(pod.namespace(), &r.name)?;
+        (rs.meta().uid.as_deref() == Some(r.uid.as_str())).then(|| key_of(rs))
+    }
+
+    fn send_batch(&mut self, key: &str, env: &mut Env) {
+        let Some(b) = self.batches.get_mut(key) else { return };
+        let n = b.batch.min(b.remaining);
+        b.remaining -= n;
+        b.outstanding += n;
+        let pod = b.pod.clone();
+        let ns = b.rs.namespace().to_string();
+        for _ in 0..n {
+            let tag = self.tag(TAG_CREATE, key);
+            let req = ApiRequest::new(Verb::Create, Kind::Pod, &ns, "").with_body(Body::Object(pod.clone().into()));
+            env.send(req, tag);
+        }
+    }
+
+    fn manage(&mut self, key: &str, rs: &Arc<Object>, r: &ReplicaSet, pods: &[&Arc<Object>], related: &[&Arc<Object>], env: &mut Env) {
+        let want = r.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1).max(0) as usize;
+        let have = pods.len();
+        let now = env.now();
+        if have < want {
+            let n = (want - have).min(BURST_REPLICAS);
+            let Some(template) = r.spec.as_ref().and_then(|s| s.template.clone()) else { return };
+            let pod = pod_from_template(&template, rs, &format!("{}-", rs.name()));
+            self.expectations.insert(key.to_string(), Expectation { adds: n as i64, dels: BTreeSet::new(), set_at: now });
+            self.batches.insert(key.to_string(), Batches { remaining: n, batch: 1, outstanding: 0, failed: false, pod, rs: rs.clone() });
+            self.send_batch(key, env);
+        } else if have > want {
+            let n = (have - want).min(BURST_REPLICAS);
+            let victims = pods_to_delete(pods, related, n, now);
+            let dels: BTreeSet<String> = victims.iter().map(|p| key_of(p)).collect();
+            self.expectations.insert(key.to_string(), Expectation { adds: 0, dels, set_at: now });
+            for v in victims {
+                let tag = self.tag(TAG_DELETE, key);
+                env.send(ApiRequest::new(Verb::Delete, Kind::Pod, v.namespace(), v.name()), tag);
+            }
+        }
+    }
+}
+
+impl Controller for ReplicaSetController {
+    fn name(&self) -> &'static str {
+        "replicaset-controller"
+    }
+
+    fn queue(&mut self) -> &mut WorkQueue<String> {
+        &mut self.queue
+    }
+
+    fn on_change(&mut self, kind: Kind, change: &Change, inf: &Informers, _now: Time) {
+        match kind {
+            Kind::ReplicaSet => self.queue.add(key_of(change.object())),
+            Kind::Pod => {
+                let pod = change.object();
+                let Some(key) = Self::owner_key(pod, inf) else { return };
+                match change {
+                    Change::Added(_) => {
+                        if let Some(e) = self.expectations.get_mut(&key) {
+                            e.adds -= 1;
+                        }
+                    }
+                    Change::Deleted(_) => {
+                        if let Some(e) = self.expectations.get_mut(&key) {
+                            e.dels.remove(&key_of(pod));
+                        }
+                    }
+                    Change::Updated(old, new) => {
+                        // A pod that started terminating counts as deleted for expectations.
+                        if old.meta().deletion_timestamp.is_none() && new.meta().deletion_timestamp.is_some() {
+                            if let Some(e) = self.expectations.get_mut(&key) {
+                                e.dels.remove(&key_of(pod));
+                            }
+                        }
+                    }
+                }
+                self.queue.add(key);
+            }
+            _ => {}
+        }
+    }
+
+    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
+        let (ns, name) = split_key(key);
+        let Some(rs) = inf.replicasets.get(ns, name).cloned() else {
+            self.expectations.remove(key);
+            self.batches.remove(key);
+            return Ok(());
+        };
+        let Object::ReplicaSet(r) = &*rs else { return Ok(()) };
+        let uid = rs.meta().uid.clone().unwrap_or_default();
+        let selector = LabelSelector::from_k8s(r.spec.as_ref().map(|s| &s.selector)).map_err(|_| ())?;
+        let owned: Vec<&Arc<Object>> = inf
+            .pods
+            .iter_ns(ns)
+            .filter(|p| controlled_by(p, &uid) && selector.matches_object(p))
+            .collect();
+        let active: Vec<&Arc<Object>> =
+            owned.iter().copied().filter(|p| matches!(&***p, Object::Pod(pod) if is_pod_active(pod))).collect();
+        let now = env.now();
+        let in_batches = self.batches.get(key).is_some_and(|b| b.outstanding > 0 || b.remaining > 0);
+        if self.satisfied(key, now) && rs.meta().deletion_timestamp.is_none() && !in_batches {
+            let related = related_pods(&rs, inf);
+            let related: Vec<&Arc<Object>> = related.iter().collect();
+            self.manage(key, &rs, r, &active, &related, env);
+        }
+        let min_ready = r.spec.as_ref().and_then(|s| s.min_ready_seconds).unwrap_or(0);
+        let status = compute_status(r, &owned, &active, min_ready, now);
+        if r.status.as_ref() != Some(&status) {
+            let mut updated = r.clone();
+            updated.status = Some(status.clone());
+            let tag = self.tag(TAG_STATUS, key);
+            let req = ApiRequest::new(Verb::Update, Kind::ReplicaSet, ns, name)
+                .with_subresource(Subresource::Status)
+                .with_body(Body::Object(updated.into()));
+            env.send(req, tag);
+        }
+        // Pods that are ready but not yet available need another look later.
+        if min_ready > 0 && status.ready_replicas.unwrap_or(0) > status.available_replicas.unwrap_or(0) {
+            self.queue.add_after(key.to_string(), now + 1000);
+        }
+        Ok(())
+    }
+
+    fn on_response(&mut self, tag: u64, resp: &ApiResponse, env: &mut Env, inf: &Informers) {
+        let Some(key) = self.tags.remove(&tag) else { return };
+        let kind = tag & (0xff << 40);
+        if kind == TAG_CREATE {
+            let mut next = false;
+            let mut failure = None;
+            if let Some(b) = self.batches.get_mut(&key) {
+                b.outstanding = b.outstanding.saturating_sub(1);
+                if let Err(s) = &resp.result {
+                    b.failed = true;
+                    failure = Some((b.rs.clone(), s.message.clone()));
+                    if let Some(e) = self.expectations.get_mut(&key) {
+                        e.adds -= 1;
+                    }
+                }
+                if b.outstanding == 0 {
+                    if b.failed || b.remaining == 0 {
+                        // Skipped creations are no longer expected.
+                        if let Some(e) = self.expectations.get_mut(&key) {
+                            e.adds -= b.remaining as i64;
+                        }
+                        self.batches.remove(&key);
+                        self.queue.add(key.clone());
+                    } else {
+                        let b = self.batches.get_mut(&key).expect("present");
+                        b.batch = (b.batch * 2).min(b.remaining);
+                        next = true;
+                    }
+                }
+            }
+            if let Some((rs, msg)) = failure {
+                let rec = self.recorder.get_or_insert_with(|| Recorder::new("replicaset-controller", None));
+                env.event(rec, &rs, WARNING, "FailedCreate", &format!("Error creating: {msg}"));
+            } else if let Ok(crate::api::ApiResult::Object(pod)) = &resp.result {
+                if let Some(rs) = inf.replicasets.get(pod.namespace(), split_key(&key).1) {
+                    let rec = self.recorder.get_or_insert_with(|| Recorder::new("replicaset-controller", None));
+                    env.event(rec, rs, NORMAL, "SuccessfulCreate", &format!("Created pod: {}", pod.name()));
+                }
+            }
+            if next {
+                self.send_batch(&key, env);
+            }
+        } else if kind == TAG_DELETE {
+            match &resp.result {
+                Ok(crate::api::ApiResult::Object(pod)) => {
+                    if let Some(rs) = inf.replicasets.get(pod.namespace(), split_key(&key).1) {
+                        let rec = self.recorder.get_or_insert_with(|| Recorder::new("replicaset-controller", None));
+                        env.event(rec, rs, NORMAL, "SuccessfulDelete", &format!("Deleted pod: {}", pod.name()));
+                    }
+                }
+                Err(s) if s.is_not_found() => {}
+                _ => {
+                    // The pod was not deleted: stop expecting it and retry.
+                    self.expectations.remove(&key);
+                    self.queue.add_rate_limited(key, env.now());
+                }
+                _ => {}
+            }
+        } else if resp.result.is_err() {
+            self.queue.add_rate_limited(key, env.now());
+        }
+    }
+}
+
+/// Pods of every ReplicaSet controlled by the same owner as `rs` (for co-location ranks).
+fn related_pods(rs: &Arc<Object>, inf: &Informers) -> Vec<Arc<Object>> {
+    let owner = controller_ref(rs).map(|r| r.uid.clone());
+    let rs_uids: BTreeSet<String> = match &owner {
+        Some(o) => inf
+            .replicasets
+            .iter_ns(rs.namespace())
+            .filter(|r| controller_ref(r).is_some_and(|c| &c.uid == o))
+            .filter_map(|r| r.meta().uid.clone())
+            .collect(),
+        None => rs.meta().uid.iter().cloned().collect(),
+    };
+    inf.pods
+        .iter_ns(rs.namespace())
+        .filter(|p| controller_ref(p).is_some_and(|c| rs_uids.contains(&c.uid)))
+        .filter(|p| matches!(&***p, Object::Pod(pod) if is_pod_active(pod)))
+        .cloned()
+        .collect()
+}
+
+fn compute_status(r: &ReplicaSet, owned: &[&Arc<Object>], active: &[&Arc<Object>], min_ready: i32, now: Time) -> ReplicaSetStatus {
+    let template_labels = r.spec.as_ref().and_then(|s| s.template.as_ref()).and_then(|t| t.metadata.as_ref()).and_then(|m| m.labels.clone());
+    let mut ready = 0;
+    let mut available = 0;
+    let mut fully_labeled = 0;
+    for p in active {
+        let Object::Pod(pod) = &***p else { continue };
+        if is_pod_ready(pod) {
+            ready += 1;
+            if is_pod_available(pod, min_ready, now) {
+                available += 1;
+            }
+        }
+        let labels = pod.metadata.labels.as_ref();
+        if template_labels.iter().flatten().all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v)) {
+            fully_labeled += 1;
+        }
+    }
+    let _ = owned;
+    let old = r.status.clone().unwrap_or_default();
+    ReplicaSetStatus {
+        replicas: active.len() as i32,
+        fully_labeled_replicas: Some(fully_labeled),
+        ready_replicas: Some(ready),
+        available_replicas: Some(available),
+        terminating_replicas: None,
+        observed_generation: r.metadata.generation,
+        conditions: old.conditions,
+    }
+}
+
+/// The `diff` pods to delete, in upstream's `ActivePodsWithRanks` order.
+pub fn pods_to_delete<'a>(pods: &[&'a Arc<Object>], related: &[&Arc<Object>], diff: usize, now: Time) -> Vec<&'a Arc<Object>> {
+    let mut per_node: BTreeMap<String, i32> = BTreeMap::new();
+    for p in related {
+        if let Object::Pod(pod) = &***p {
+            if let Some(n) = pod.spec.as_ref().and_then(|s| s.node_name.clone()) {
+                *per_node.entry(n).or_insert(0) += 1;
+            }
+        }
+    }
+    let mut ranked: Vec<&'a Arc<Object>> = pods.to_vec();
+    if diff < pods.len() {
+        ranked.sort_by(|a, b| crate::controllers::ranking::compare_for_deletion(a, b, &per_node, now));
+    }
+    ranked.into_iter().take(diff).collect()
+}

@@ -1,0 +1,137 @@
+//! kube-proxy: watches Services and EndpointSlices and resyncs the node's rules, no more
+//! often than minSyncPeriod.
+
+use std::sync::Arc;
+
+use crate::client::{Client, Informer};
+use crate::cluster::{ClusterConfig, ProxyMode};
+use crate::object::{Kind, Object};
+use crate::time::{Time, SECOND};
+use crate::world::{Actor, Ctx, Payload};
+
+/// `minSyncPeriod`.
+pub const MIN_SYNC_PERIOD: Time = SECOND;
+/// `syncPeriod` (iptables).
+pub const SYNC_PERIOD: Time = 30 * SECOND;
+
+const TIMER_SYNC: u64 = 1;
+const TIMER_SVC: u64 = 2;
+const TIMER_SLICES: u64 = 3;
+
+/// kube-proxy on one node.
+pub struct KubeProxy {
+    /// Node name.
+    pub node_name: String,
+    /// Node IP.
+    pub node_ip: String,
+    /// Node podCIDR.
+    pub pod_cidr: String,
+    /// Mode.
+    pub mode: ProxyMode,
+    client: Client,
+    services: Informer,
+    slices: Informer,
+    last_sync: Option<Time>,
+    sync_scheduled: bool,
+    dirty: bool,
+    /// How many times the rules were rewritten.
+    pub syncs: u64,
+    /// Services as of the last sync.
+    pub synced_services: Vec<Arc<Object>>,
+    /// EndpointSlices as of the last sync.
+    pub synced_slices: Vec<Arc<Object>>,
+}
+
+impl KubeProxy {
+    /// kube-proxy for node `n`.
+    pub fn new(_n: u32, name: &str, ip: &str, pod_cidr: &str, config: &ClusterConfig) -> KubeProxy {
+        KubeProxy {
+            node_name: name.to_string(),
+            node_ip: ip.to_string(),
+            pod_cidr: pod_cidr.to_string(),
+            mode: config.proxy_mode,
+            client: Client::new("system:kube-proxy", &[]),
+            services: Informer::new(Kind::Service, TIMER_SVC),
+            slices: Informer::new(Kind::EndpointSlice, TIMER_SLICES),
+            last_sync: None,
+            sync_scheduled: false,
+            dirty: false,
+            syncs: 0,
+            synced_services: Vec::new(),
+            synced_slices: Vec::new(),
+        }
+    }
+
+    /// Starts the informers.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.services.start(ctx, &mut self.client);
+        self.slices.start(ctx, &mut self.client);
+        ctx.timer(SYNC_PERIOD, TIMER_SYNC + 10);
+    }
+
+    /// Handles a message.
+    pub fn handle(&mut self, ctx: &mut Ctx, _from: Actor, payload: Payload) {
+        let changed = match payload {
+            Payload::ApiResp(r) => {
+                let a = self.services.on_response(ctx, &mut self.client, &r);
+                let b = if a.is_none() { self.slices.on_response(ctx, &mut self.client, &r) } else { None };
+                a.or(b).is_some_and(|c| !c.is_empty())
+            }
+            Payload::Watch(ev) => {
+                let a = self.services.on_watch(ctx, &mut self.client, &ev);
+                let b = if a.is_none() { self.slices.on_watch(ctx, &mut self.client, &ev) } else { None };
+                a.or(b).is_some_and(|c| !c.is_empty())
+            }
+            Payload::ConnectionLost => {
+                self.services.on_connection_lost(ctx);
+                self.slices.on_connection_lost(ctx);
+                false
+            }
+            Payload::Timer(TIMER_SYNC) => {
+                self.sync_scheduled = false;
+                self.sync(ctx);
+                false
+            }
+            Payload::Timer(t) if t == TIMER_SYNC + 10 => {
+                ctx.timer(SYNC_PERIOD, TIMER_SYNC + 10);
+                true
+            }
+            Payload::Timer(t) => {
+                if !self.services.on_timer(ctx, &mut self.client, t) {
+                    self.slices.on_timer(ctx, &mut self.client, t);
+                }
+                false
+            }
+            _ => false,
+        };
+        if changed {
+            self.dirty = true;
+            self.request_sync(ctx);
+        }
+    }
+
+    fn request_sync(&mut self, ctx: &mut Ctx) {
+        if self.sync_scheduled || !(self.services.has_synced() && self.slices.has_synced()) {
+            return;
+        }
+        let earliest = self.last_sync.map_or(ctx.now, |t| t + MIN_SYNC_PERIOD);
+        self.sync_scheduled = true;
+        ctx.timer(earliest.saturating_sub(ctx.now), TIMER_SYNC);
+    }
+
+    fn sync(&mut self, ctx: &mut Ctx) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        self.last_sync = Some(ctx.now);
+        self.syncs += 1;
+        self.synced_services = self.services.iter().cloned().collect();
+        self.synced_slices = self.slices.iter().cloned().collect();
+    }
+
+    /// When the rules were last written.
+    pub fn last_sync(&self) -> Option<Time> {
+        self.last_sync
+    }
+}
