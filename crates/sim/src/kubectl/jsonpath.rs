@@ -453,7 +453,9 @@ pub fn go_sprint(v: &Value) -> String {
     match v {
         Value::Null => "<nil>".into(),
         Value::Bool(b) => b.to_string(),
-        Value::Number(n) if n.is_f64() => super::yaml::go_format_g(n.as_f64().unwrap_or(0.0)),
+        Value::Number(n) if n.is_f64() => {
+            super::yaml_resolve::go_format_g(n.as_f64().unwrap_or(0.0))
+        }
         Value::Number(n) => n.to_string(),
         Value::String(s) => s.clone(),
         Value::Array(a) => format!(

@@ -6,3 +6,4 @@ pub mod output;
 // pub mod printers;
 pub mod tabwriter;
 pub mod yaml;
+pub mod yaml_resolve;
