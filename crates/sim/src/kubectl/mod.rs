@@ -3,7 +3,7 @@
 // pub mod describe;
 pub mod jsonpath;
 pub mod output;
-// pub mod printers;
+pub mod printers;
 pub mod tabwriter;
 pub mod yaml;
 pub mod yaml_resolve;
