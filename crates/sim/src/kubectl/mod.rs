@@ -1,6 +1,6 @@
 //! kubectl's output formatting as pure functions: tables, describe, and -o formats.
 
-// pub mod describe;
+pub mod describe;
 pub mod jsonpath;
 pub mod output;
 pub mod printers;
