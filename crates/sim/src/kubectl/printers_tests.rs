@@ -453,3 +453,31 @@ fn other_kinds_have_their_upstream_columns() {
         );
     }
 }
+
+#[test]
+fn bare_objects_of_every_kind_print_without_panicking() {
+    for &kind in Kind::ALL {
+        let v = json!({"metadata": {"name": "x", "namespace": "default"}});
+        let mut unknown = Vec::new();
+        let Ok(o) = Object::from_value(kind, &v, &mut unknown) else {
+            continue;
+        };
+        let o = Arc::new(o);
+        let all = PrintOptions {
+            wide: true,
+            all_namespaces: true,
+            show_labels: true,
+            ..opts()
+        };
+        assert!(
+            print_table(kind, &[o.clone()], &all, 0).starts_with(|c: char| c.is_ascii_uppercase())
+        );
+        let _ = crate::kubectl::describe::describe(&o, &Default::default(), 0);
+        let _ = crate::kubectl::output::print_objects(
+            &[o],
+            &crate::kubectl::output::OutputFormat::Yaml,
+            true,
+            false,
+        );
+    }
+}
