@@ -79,14 +79,18 @@ fn template_matches(d: &Deployment, rs: &ReplicaSet) -> bool {
     if let Some(l) = rt.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
         l.remove("pod-template-hash");
         if l.is_empty() {
-            rt.metadata.as_mut().map(|m| m.labels = None);
+            if let Some(m) = rt.metadata.as_mut() {
+                m.labels = None;
+            }
         }
     }
     let mut dt = dt.clone();
     if let Some(l) = dt.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
         l.remove("pod-template-hash");
         if l.is_empty() {
-            dt.metadata.as_mut().map(|m| m.labels = None);
+            if let Some(m) = dt.metadata.as_mut() {
+                m.labels = None;
+            }
         }
     }
     rt == dt
