@@ -6,3 +6,4 @@
 pub mod object;
 pub mod rng;
 pub mod time;
+pub mod yamlpos;
