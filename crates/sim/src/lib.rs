@@ -6,5 +6,6 @@
 pub mod manifest;
 pub mod object;
 pub mod rng;
+pub mod scenario;
 pub mod time;
 pub mod yamlpos;

@@ -443,7 +443,7 @@ impl SyntaxError {
     /// the line before the problem (upstream's long-standing quirk). A problem on the
     /// first line falls back to the context's 0-based line.
     pub fn go_line(&self) -> usize {
-        let problem0 = self.problem_pos.map_or(0, |p| p.line - 1);
+        let problem0 = self.problem_pos.map_or(0, |p| p.line.saturating_sub(1));
         if problem0 != 0 {
             if self.scanner {
                 problem0 + 1
@@ -451,7 +451,7 @@ impl SyntaxError {
                 problem0
             }
         } else {
-            self.context_pos.map_or(0, |p| p.line - 1)
+            self.context_pos.map_or(0, |p| p.line.saturating_sub(1))
         }
     }
 
@@ -492,9 +492,18 @@ pub fn syntax_error(err: &serde_yaml::Error) -> Option<SyntaxError> {
             .to_string()
     });
     let problem = quoted_after(rest, "problem: ")?;
-    let problem_pos = field_after(rest, "problem_mark: ").and_then(mark_pos);
+    let problem_pos = field_after(rest, "problem_mark: ")
+        .and_then(mark_pos)
+        .or_else(|| {
+            field_after(rest, "problem_offset: ")
+                .is_none()
+                .then_some(Pos::START)
+        });
     let context = quoted_after(rest, "context: ");
-    let context_pos = field_after(rest, "context_mark: ").and_then(mark_pos);
+    // serde_yaml leaves out a mark at the very start of the text.
+    let context_pos = field_after(rest, "context_mark: ")
+        .and_then(mark_pos)
+        .or(context.as_ref().map(|_| Pos::START));
     let scanner = match kind.as_deref() {
         Some("SCANNER") => true,
         Some("PARSER") => false,
