@@ -7,5 +7,6 @@ pub mod manifest;
 pub mod object;
 pub mod rng;
 pub mod scenario;
+pub mod share;
 pub mod time;
 pub mod yamlpos;
