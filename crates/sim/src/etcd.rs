@@ -106,6 +106,22 @@ pub struct EtcdRequest {
     pub op: EtcdOp,
 }
 
+impl EtcdRequest {
+    /// A label for traces: the gRPC call and key.
+    pub fn op_label(&self) -> String {
+        match &self.op {
+            EtcdOp::Range { key, prefix: true, .. } => format!("Range {key}*"),
+            EtcdOp::Range { key, .. } => format!("Range {key}"),
+            EtcdOp::Txn { key, op: TxnOp::Put(_), .. } => format!("Txn Put {key}"),
+            EtcdOp::Txn { key, op: TxnOp::Delete, .. } => format!("Txn Delete {key}"),
+            EtcdOp::Watch { prefix, .. } => format!("Watch {prefix}"),
+            EtcdOp::CancelWatch { .. } => "CancelWatch".into(),
+            EtcdOp::Compact { revision } => format!("Compact {revision}"),
+            EtcdOp::Status => "Status".into(),
+        }
+    }
+}
+
 /// Successful results.
 #[derive(Clone, Debug)]
 pub enum EtcdResult {

@@ -44,7 +44,7 @@ pub struct KubeScheduler {
     unschedulable: BTreeSet<String>,
     attempts: BTreeMap<String, u32>,
     assumed: BTreeMap<String, (String, Arc<Object>)>,
-    binding: BTreeMap<u64, String>,
+    binding: BTreeMap<u64, (String, String, Arc<Object>)>,
     cycle_scheduled: bool,
     annotations: bool,
     /// Scheduling cycles run.
@@ -119,7 +119,7 @@ impl KubeScheduler {
             Payload::ConnectionLost => {
                 self.pods.on_connection_lost(ctx);
                 self.nodes.on_connection_lost(ctx);
-                for (_, key) in std::mem::take(&mut self.binding) {
+                for (_, (key, _, _)) in std::mem::take(&mut self.binding) {
                     self.assumed.remove(&key);
                     self.enqueue(key);
                 }
@@ -234,7 +234,7 @@ impl KubeScheduler {
                     .with_subresource(Subresource::Binding)
                     .with_body(Body::Binding { node: node.clone(), annotations });
                 let id = self.client.send(ctx, req);
-                self.binding.insert(id, key);
+                self.binding.insert(id, (key, node, pod_obj.clone()));
             }
             Err(msg) => {
                 self.recorder.event(ctx, &mut self.client, &pod_obj, WARNING, "FailedScheduling", &msg);
@@ -256,15 +256,12 @@ impl KubeScheduler {
     }
 
     fn on_bind_response(&mut self, ctx: &mut Ctx, resp: ApiResponse) {
-        let Some(key) = self.binding.remove(&resp.id) else { return };
+        let Some((key, node, pod)) = self.binding.remove(&resp.id) else { return };
         match resp.result {
             Ok(_) => {
-                let node = self.assumed.get(&key).map(|(n, _)| n.clone()).unwrap_or_default();
                 self.attempts.remove(&key);
-                if let Some((_, pod)) = self.assumed.get(&key).cloned() {
-                    let msg = format!("Successfully assigned {key} to {node}");
-                    self.recorder.event(ctx, &mut self.client, &pod, NORMAL, "Scheduled", &msg);
-                }
+                let msg = format!("Successfully assigned {key} to {node}");
+                self.recorder.event(ctx, &mut self.client, &pod, NORMAL, "Scheduled", &msg);
             }
             Err(_) => {
                 self.assumed.remove(&key);

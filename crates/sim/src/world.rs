@@ -731,3 +731,40 @@ impl World {
         id
     }
 }
+
+/// Simulator-only interventions on running processes.
+impl World {
+    /// Crashes a container of a pod (`sim crash`): its process exits with `code`.
+    /// Returns the container's name.
+    pub fn crash_container(&mut self, ns: &str, pod: &str, container: Option<&str>, code: i32) -> Result<String, String> {
+        for (i, host) in self.nodes.iter_mut().enumerate() {
+            let Some(sb) = host.runtime.sandboxes.values().find(|s| s.namespace == ns && s.name == pod && s.ready).cloned() else {
+                continue;
+            };
+            let running: Vec<(String, String)> = host
+                .runtime
+                .containers
+                .values()
+                .filter(|c| c.sandbox == sb.id && c.state == crate::node::runtime::ContainerState::Running)
+                .map(|c| (c.id.clone(), c.name.clone()))
+                .collect();
+            let target = match container {
+                Some(name) => running.iter().find(|(_, n)| n == name).cloned(),
+                None => running.first().cloned(),
+            };
+            let Some((id, name)) = target else {
+                return Err(match container {
+                    Some(c) => format!("container \"{c}\" is not running in pod {ns}/{pod}"),
+                    None => format!("pod {ns}/{pod} has no running container"),
+                });
+            };
+            let me = Actor::Runtime(i as u32);
+            let mut out = Vec::new();
+            let mut ctx = Ctx { now: self.now, me, out: &mut out };
+            host.runtime.crash(&mut ctx, &id, code);
+            self.flush(me, out);
+            return Ok(name);
+        }
+        Err(format!("pod {ns}/{pod} is not running on any node"))
+    }
+}

@@ -9,7 +9,7 @@ use crate::apiserver::authz::{self, Attributes, UserInfo};
 use crate::apiserver::watch::{with_rv, CacheEvent, WatchCache, Watcher, Watchers};
 use crate::apiserver::write::{self, WriteOp};
 use crate::cluster::ClusterConfig;
-use crate::etcd::{EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, Expect, KeyValue};
+use crate::etcd::{EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, KeyValue};
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::time::{Time, MINUTE, SECOND};
@@ -507,13 +507,5 @@ fn etcd_error(e: &str) -> Status {
         Status::internal("etcdserver: request timed out")
     } else {
         Status::internal(e.to_string())
-    }
-}
-
-/// Expect helper re-exported for the write module.
-pub(crate) fn expect_for(current: Option<&Arc<Object>>) -> Expect {
-    match current {
-        Some(o) => Expect::ModRevision(o.resource_version()),
-        None => Expect::Absent,
     }
 }

@@ -87,7 +87,7 @@ impl WriteOp {
 }
 
 /// Computes the write for a request against the current object.
-pub fn compute(s: &mut ApiServer, r: &Request, current: Option<Arc<Object>>, now: Time) -> Result<WriteOp, Status> {
+pub(crate) fn compute(s: &mut ApiServer, r: &Request, current: Option<Arc<Object>>, now: Time) -> Result<WriteOp, Status> {
     let req = &r.req;
     match (req.verb, req.subresource) {
         (Verb::Create, None) => create(s, req, now),
@@ -223,7 +223,7 @@ fn namespace_lifecycle(s: &ApiServer, ns: &str) -> Result<(), Status> {
 
 fn update(
     s: &mut ApiServer,
-    req: &ApiRequest,
+    _req: &ApiRequest,
     sub: Option<Subresource>,
     mut new: Object,
     current: &Arc<Object>,

@@ -23,12 +23,13 @@ pub struct Recorder {
     component: String,
     host: Option<String>,
     seen: BTreeMap<(String, String, String), (String, String, i32)>,
+    counter: u64,
 }
 
 impl Recorder {
     /// A recorder for `component` (e.g. `deployment-controller`), optionally on a host.
     pub fn new(component: &str, host: Option<&str>) -> Recorder {
-        Recorder { component: component.to_string(), host: host.map(str::to_string), seen: BTreeMap::new() }
+        Recorder { component: component.to_string(), host: host.map(str::to_string), seen: BTreeMap::new(), counter: 0 }
     }
 
     /// Records an event about `obj`.
@@ -71,7 +72,12 @@ impl Recorder {
             client.send(ctx, req);
             return;
         }
-        let name = format!("{}.{:x}", r.name.as_deref().unwrap_or("unknown"), unix_nanos(ctx.now));
+        // Upstream names events `<object>.<unix nanos in hex>`; the sub-millisecond part
+        // is a per-recorder counter so events in the same virtual millisecond stay distinct.
+        self.counter += 1;
+        let source = crate::rng::fnv1a(format!("{}/{}", self.component, self.host.as_deref().unwrap_or("")).as_bytes());
+        let sub_ms = (source % 1000) * 1000 + self.counter % 1000;
+        let name = format!("{}.{:x}", r.name.as_deref().unwrap_or("unknown"), unix_nanos(ctx.now, sub_ms));
         let ev = Event {
             metadata: ObjectMeta { name: Some(name.clone()), namespace: Some(ns.clone()), ..ObjectMeta::default() },
             involved_object: r,
@@ -92,8 +98,8 @@ impl Recorder {
     }
 }
 
-fn unix_nanos(t: Time) -> u128 {
-    (EPOCH_UNIX_MS as u128 + u128::from(t)) * 1_000_000 + u128::from(t % 997) * 1_003
+fn unix_nanos(t: Time, counter: u64) -> u128 {
+    (EPOCH_UNIX_MS as u128 + u128::from(t)) * 1_000_000 + u128::from(counter % 1_000_000)
 }
 
 /// An ObjectReference to `o` (optionally to one of its containers).

@@ -5,56 +5,67 @@ use serde_json::{Map, Value};
 
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Propagation, Status, StatusReason, Verb};
 use crate::cmd::kubectl::{kind_name, kind_quoted, resolve_kind, Kubectl};
-use crate::manifest::{parse_manifests, Manifest};
+use crate::manifest::{parse_manifest_stream, Manifest};
 use crate::object::Kind;
 use crate::selector::LabelSelector;
 
 /// The annotation client-side apply keeps the applied configuration in.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+/// The manifests of every `-f` that kubectl could read, and the errors it reports after
+/// acting on them (unserved kinds, a syntax error that stopped reading a file).
+struct Files {
+    manifests: Vec<(String, Manifest)>,
+    errors: Vec<String>,
+}
+
+impl Files {
+    /// Prints the deferred errors; returns the exit code so far.
+    fn finish(&self, k: &Kubectl, code: i32) -> i32 {
+        for e in &self.errors {
+            k.sys.err(&format!("{e}\n"));
+        }
+        if self.errors.is_empty() {
+            code
+        } else {
+            1
+        }
+    }
+}
+
 /// Reads and parses the manifests of every `-f`.
-fn manifests(k: &Kubectl) -> Result<Vec<(String, Manifest)>, i32> {
+fn manifests(k: &Kubectl) -> Result<Files, i32> {
     let files = k.flags.all("filename");
     if files.is_empty() {
         return Err(k.error("must specify one of -f and -k"));
     }
-    let mut out = Vec::new();
+    let mut out = Files { manifests: Vec::new(), errors: Vec::new() };
     for f in files {
         let Some(text) = k.sys.files.get(&f) else {
             return Err(k.error(&format!("the path \"{f}\" does not exist")));
         };
-        match parse_manifests(text, &f) {
-            Ok(ms) => out.extend(ms.into_iter().map(|m| (f.clone(), m))),
-            Err(e) => {
-                k.sys.err(&format!("{e}\n"));
-                return Err(1);
-            }
-        }
+        let stream = parse_manifest_stream(text, &f);
+        out.manifests.extend(stream.manifests.into_iter().filter(|m| m.kind.is_some()).map(|m| (f.clone(), m)));
+        out.errors.extend(stream.errors.iter().map(|e| e.to_string()));
     }
     Ok(out)
 }
 
 /// The kind and namespace of a manifest, or kubectl's error.
-fn target(k: &Kubectl, file: &str, m: &Manifest) -> Result<(Kind, String), String> {
+fn target(k: &Kubectl, _file: &str, m: &Manifest) -> Result<(Kind, String), String> {
     let Some(kind) = m.kind else {
-        return Err(format!(
-            "resource mapping not found for name: \"{}\" namespace: \"{}\" from \"{file}\": no matches for kind \"{}\" in version \"{}\"\nensure CRDs are installed first",
-            m.name,
-            m.namespace.clone().unwrap_or_default(),
-            m.value.get("kind").and_then(Value::as_str).unwrap_or(""),
-            m.api_version
-        ));
+        return Err(format!("no matches for kind \"{}\" in version \"{}\"", m.kind_name, m.api_version));
     };
     if !kind.info().namespaced {
         return Ok((kind, String::new()));
     }
     let flag_ns = k.flags.get("namespace");
-    match (&m.namespace, flag_ns) {
-        (Some(ns), Some(f)) if ns != f => Err(format!(
+    match (m.namespace.as_str(), flag_ns) {
+        (ns, Some(f)) if !ns.is_empty() && ns != f => Err(format!(
             "the namespace from the provided object \"{ns}\" does not match the namespace \"{f}\". You must pass '--namespace={ns}' to perform this operation."
         )),
-        (Some(ns), _) => Ok((kind, ns.clone())),
-        (None, _) => Ok((kind, k.namespace())),
+        ("", _) => Ok((kind, k.namespace())),
+        (ns, _) => Ok((kind, ns.to_string())),
     }
 }
 
@@ -135,12 +146,12 @@ fn subset(a: &Value, b: &Value) -> bool {
 
 /// `kubectl apply -f`.
 pub async fn apply(k: Kubectl) -> i32 {
-    let ms = match manifests(&k) {
+    let files = match manifests(&k) {
         Ok(m) => m,
         Err(c) => return c,
     };
     let mut code = 0;
-    for (file, m) in ms {
+    for (file, m) in files.manifests.clone() {
         let (kind, ns) = match target(&k, &file, &m) {
             Ok(t) => t,
             Err(e) => {
@@ -180,17 +191,17 @@ pub async fn apply(k: Kubectl) -> i32 {
             Ok(_) => {}
         }
     }
-    code
+    files.finish(&k, code)
 }
 
 /// `kubectl create -f`.
 pub async fn create(k: Kubectl) -> i32 {
-    let ms = match manifests(&k) {
+    let files = match manifests(&k) {
         Ok(m) => m,
         Err(c) => return c,
     };
     let mut code = 0;
-    for (file, m) in ms {
+    for (file, m) in files.manifests.clone() {
         let (kind, ns) = match target(&k, &file, &m) {
             Ok(t) => t,
             Err(e) => {
@@ -205,17 +216,17 @@ pub async fn create(k: Kubectl) -> i32 {
             Err(s) => code = file_error(&k, s, "creating", &file),
         }
     }
-    code
+    files.finish(&k, code)
 }
 
 /// `kubectl replace -f`.
 pub async fn replace(k: Kubectl) -> i32 {
-    let ms = match manifests(&k) {
+    let files = match manifests(&k) {
         Ok(m) => m,
         Err(c) => return c,
     };
     let mut code = 0;
-    for (file, m) in ms {
+    for (file, m) in files.manifests.clone() {
         let (kind, ns) = match target(&k, &file, &m) {
             Ok(t) => t,
             Err(e) => {
@@ -228,7 +239,7 @@ pub async fn replace(k: Kubectl) -> i32 {
             Err(s) => code = file_error(&k, s, "replacing", &file),
         }
     }
-    code
+    files.finish(&k, code)
 }
 
 fn propagation(k: &Kubectl) -> Result<Option<Propagation>, String> {
@@ -258,12 +269,13 @@ pub async fn delete(k: Kubectl) -> i32 {
     };
     // (kind, namespace, name, file)
     let mut targets: Vec<(Kind, String, String, Option<String>)> = Vec::new();
+    let mut deferred = Files { manifests: Vec::new(), errors: Vec::new() };
     if k.flags.has("filename") {
-        let ms = match manifests(&k) {
+        deferred = match manifests(&k) {
             Ok(m) => m,
             Err(c) => return c,
         };
-        for (file, m) in ms {
+        for (file, m) in deferred.manifests.clone() {
             match target(&k, &file, &m) {
                 Ok((kind, ns)) => targets.push((kind, ns, m.name.clone(), Some(file))),
                 Err(e) => return k.error(&e),
@@ -339,6 +351,7 @@ pub async fn delete(k: Kubectl) -> i32 {
             }
         }
     }
+    let code = deferred.finish(&k, code);
     let wait = k.flags.get("wait").is_none_or(|w| w != "false") && !(force && grace == Some(0));
     if wait {
         for (kind, ns, name) in deleted {

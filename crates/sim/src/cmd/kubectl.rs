@@ -91,9 +91,7 @@ pub fn task(args: &[String], files: Rc<BTreeMap<String, String>>) -> Result<(Rc<
     Ok((io, task))
 }
 
-fn sub_flags(sub: &str) -> &'static [Flag] {
-    match sub {
-        "get" => &[
+const GET_FLAGS: &[Flag] = &[
             flag("output", Some('o'), true),
             flag("selector", Some('l'), true),
             flag("field-selector", None, true),
@@ -106,8 +104,8 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
             flag("chunk-size", None, true),
             flag("ignore-not-found", None, false),
             flag("show-kind", None, false),
-        ],
-        "apply" | "create" | "replace" | "delete" => &[
+];
+const WRITE_FLAGS: &[Flag] = &[
             flag("filename", Some('f'), true),
             flag("recursive", Some('R'), false),
             flag("dry-run", None, true),
@@ -124,8 +122,8 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
             flag("server-side", None, false),
             flag("validate", None, true),
             flag("save-config", None, false),
-        ],
-        "expose" => &[
+];
+const EXPOSE_FLAGS: &[Flag] = &[
             flag("port", None, true),
             flag("target-port", None, true),
             flag("type", None, true),
@@ -139,11 +137,21 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
             flag("output", Some('o'), true),
             flag("dry-run", None, true),
             flag("filename", Some('f'), true),
-        ],
-        "scale" => &[flag("replicas", None, true), flag("current-replicas", None, true), flag("filename", Some('f'), true), flag("selector", Some('l'), true), flag("all", None, false)],
-        "describe" => &[flag("selector", Some('l'), true), flag("all-namespaces", Some('A'), false), flag("show-events", None, true), flag("filename", Some('f'), true)],
-        "rollout" => &[flag("watch", Some('w'), true), flag("timeout", None, true), flag("revision", None, true), flag("to-revision", None, true), flag("selector", Some('l'), true), flag("output", Some('o'), true)],
-        "version" => &[flag("client", None, false), flag("output", Some('o'), true)],
+];
+const SCALE_FLAGS: &[Flag] = &[flag("replicas", None, true), flag("current-replicas", None, true), flag("filename", Some('f'), true), flag("selector", Some('l'), true), flag("all", None, false)];
+const DESCRIBE_FLAGS: &[Flag] = &[flag("selector", Some('l'), true), flag("all-namespaces", Some('A'), false), flag("show-events", None, true), flag("filename", Some('f'), true)];
+const ROLLOUT_FLAGS: &[Flag] = &[flag("watch", Some('w'), true), flag("timeout", None, true), flag("revision", None, true), flag("to-revision", None, true), flag("selector", Some('l'), true), flag("output", Some('o'), true)];
+const VERSION_FLAGS: &[Flag] = &[flag("client", None, false), flag("output", Some('o'), true)];
+
+fn sub_flags(sub: &str) -> &'static [Flag] {
+    match sub {
+        "get" => GET_FLAGS,
+        "apply" | "create" | "replace" | "delete" => WRITE_FLAGS,
+        "expose" => EXPOSE_FLAGS,
+        "scale" => SCALE_FLAGS,
+        "describe" => DESCRIBE_FLAGS,
+        "rollout" => ROLLOUT_FLAGS,
+        "version" => VERSION_FLAGS,
         _ => &[],
     }
 }

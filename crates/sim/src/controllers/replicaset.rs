@@ -256,7 +256,6 @@ impl Controller for ReplicaSetController {
                     self.expectations.remove(&key);
                     self.queue.add_rate_limited(key, env.now());
                 }
-                _ => {}
             }
         } else if resp.result.is_err() {
             self.queue.add_rate_limited(key, env.now());

@@ -135,3 +135,9 @@ impl KubeProxy {
         self.last_sync
     }
 }
+
+impl std::fmt::Debug for KubeProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubeProxy").finish_non_exhaustive()
+    }
+}

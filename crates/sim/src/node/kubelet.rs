@@ -241,13 +241,16 @@ impl Kubelet {
                 }
             }
             let Some(op) = w.cri_op(&action) else { continue };
+            let pull_image = match &action {
+                Action::Pull { container } => w.container_spec(container).and_then(|c| c.image.clone()),
+                _ => None,
+            };
             if let Action::Kill { name, .. } = &action {
                 let msg = format!("Stopping container {name}");
                 let name = name.clone();
                 self.container_event(ctx, uid, &name, NORMAL, "Killing", &msg);
             }
-            if let Action::Pull { container } = &action {
-                let image = w.container_spec(container).and_then(|c| c.image.clone()).unwrap_or_default();
+            if let (Action::Pull { container }, Some(image)) = (&action, pull_image) {
                 let container = container.clone();
                 self.container_event(ctx, uid, &container, NORMAL, "Pulling", &format!("Pulling image \"{image}\""));
             }
@@ -312,8 +315,8 @@ impl Kubelet {
                 let backoff_wake = w.crash_backoff.values().map(|b| b.until).filter(|u| *u > now).min();
                 let crashloops: Vec<String> = w.waiting.iter().filter(|(_, v)| v.reason == "CrashLoopBackOff").map(|(k, _)| k.clone()).collect();
                 w.actions = actions;
+                let pod = w.pod().map(pod_ref).unwrap_or_default();
                 for name in crashloops {
-                    let pod = w.pod().map(pod_ref).unwrap_or_default();
                     self.container_event(ctx, uid, &name, WARNING, "BackOff", &format!("Back-off restarting failed container {name} in pod {pod}"));
                 }
                 if let Some(t) = backoff_wake {
@@ -566,5 +569,11 @@ pub fn default_pull_policy(image: &str) -> String {
         "Always".into()
     } else {
         "IfNotPresent".into()
+    }
+}
+
+impl std::fmt::Debug for Kubelet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kubelet").finish_non_exhaustive()
     }
 }

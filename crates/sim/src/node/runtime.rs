@@ -364,7 +364,7 @@ impl Runtime {
     /// host-local IPAM: the next free address after the last one handed out.
     fn allocate_ip(&mut self) -> Option<String> {
         for step in 1..=253u32 {
-            let host = (self.last_ip - 1 + step) % 253 + 2; // .2 … .254; .1 is the bridge
+            let host = ((i64::from(self.last_ip) - 2 + i64::from(step)).rem_euclid(253) + 2) as u32; // .2 … .254; .1 is the bridge
             if !self.used_ips.contains(&host) {
                 self.used_ips.insert(host);
                 self.last_ip = host;
