@@ -4,5 +4,6 @@
 //! and the same code runs in the page compiled to wasm32.
 
 pub mod object;
+pub mod proxy;
 pub mod rng;
 pub mod time;

@@ -1,0 +1,1 @@
+//! Walks a packet through a node's kube-proxy rules to an endpoint, hop by hop.
