@@ -27,6 +27,8 @@ pub mod traffic;
 #[cfg(test)]
 mod iptables_tests;
 #[cfg(test)]
+mod model_tests;
+#[cfg(test)]
 mod testutil;
 
 pub use net::Cidr;
