@@ -12,8 +12,7 @@ use std::fmt::Write as _;
 use super::model::{self, categorize_endpoints, Endpoint, ProxyModel, ServicePort};
 use super::net::{Cidr, LOOPBACK};
 use super::rules::{probability, Part, Rule, Table, Target};
-use super::{ProxyInput, ProxyMode};
-use crate::time::{Time, EPOCH_UNIX_MS};
+use super::{node, ProxyInput, ProxyMode};
 
 pub(crate) const KUBE_SERVICES: &str = "KUBE-SERVICES";
 pub(crate) const KUBE_EXTERNAL_SERVICES: &str = "KUBE-EXTERNAL-SERVICES";
@@ -24,14 +23,9 @@ pub(crate) const KUBE_FORWARD: &str = "KUBE-FORWARD";
 pub(crate) const KUBE_PROXY_FIREWALL: &str = "KUBE-PROXY-FIREWALL";
 pub(crate) const KUBE_PROXY_CANARY: &str = "KUBE-PROXY-CANARY";
 pub(crate) const KUBE_FIREWALL: &str = "KUBE-FIREWALL";
-const KUBE_KUBELET_CANARY: &str = "KUBE-KUBELET-CANARY";
-const KUBE_IPTABLES_HINT: &str = "KUBE-IPTABLES-HINT";
 
 /// `largeClusterEndpointsThreshold`: above this many endpoints, SEP comments are dropped.
 pub const LARGE_CLUSTER_ENDPOINTS_THRESHOLD: usize = 1000;
-
-/// The iptables release the node image ships (`iptables-save v1.8.9 (nf_tables)`).
-pub const IPTABLES_VERSION: &str = "v1.8.9 (nf_tables)";
 
 const NFACCT_CT_INVALID: &str = "ct_state_invalid_dropped_pkts";
 const NFACCT_LOCALHOST_NP: &str = "localhost_nps_accepted_pkts";
@@ -45,7 +39,7 @@ pub(crate) struct Ruleset {
     pub nat: Table,
 }
 
-fn comment(text: String) -> Part {
+pub(crate) fn comment(text: String) -> Part {
     Part::Comment { text, quoted: true }
 }
 
@@ -71,6 +65,23 @@ fn cidr_part(c: Cidr, src: bool, not: bool) -> Part {
     } else {
         Part::Dst { not, text, cidr: c }
     }
+}
+
+/// The route_localnet hole mitigation kube-proxy and kubelet both keep in KUBE-FIREWALL.
+pub(crate) fn localnet_firewall_rule() -> Rule {
+    Rule::new(
+        KUBE_FIREWALL,
+        vec![
+            comment("block incoming localnet connections".into()),
+            cidr_part(LOOPBACK, false, false),
+            cidr_part(LOOPBACK, true, true),
+            Part::Conntrack {
+                not: true,
+                states: "RELATED,ESTABLISHED,DNAT",
+            },
+        ],
+        Target::Drop,
+    )
 }
 
 /// `syncProxyRules` for iptables mode: the rules kube-proxy restores on this node.
@@ -118,19 +129,7 @@ pub(crate) fn kube_proxy_rules(input: &ProxyInput, model: &ProxyModel) -> Rulese
     if opts.localhost_nodeports {
         // The route_localnet hole mitigation (kubelet keeps an identical copy).
         filter.chain(KUBE_FIREWALL);
-        filter.rules.push(rule(
-            KUBE_FIREWALL,
-            vec![
-                comment("block incoming localnet connections".into()),
-                cidr_part(LOOPBACK, false, false),
-                cidr_part(LOOPBACK, true, true),
-                Part::Conntrack {
-                    not: true,
-                    states: "RELATED,ESTABLISHED,DNAT",
-                },
-            ],
-            Target::Drop,
-        ));
+        filter.rules.push(localnet_firewall_rule());
     }
 
     let total_endpoints: usize = model
@@ -156,7 +155,10 @@ pub(crate) fn kube_proxy_rules(input: &ProxyInput, model: &ProxyModel) -> Rulese
     // The tail call to KUBE-NODEPORTS (nodePortAddresses unset: every local address).
     let mut parts = vec![
         comment(NODEPORTS_COMMENT.into()),
-        Part::AddrTypeLocal { src: false },
+        Part::AddrType {
+            src: false,
+            not: false,
+        },
     ];
     if !opts.localhost_nodeports {
         parts.push(cidr_part(LOOPBACK, false, true));
@@ -352,7 +354,10 @@ fn write_service(
                 KUBE_EXTERNAL_SERVICES,
                 vec![
                     comment(external_filter.1.clone()),
-                    Part::AddrTypeLocal { src: false },
+                    Part::AddrType {
+                        src: false,
+                        not: false,
+                    },
                     Part::Proto(proto),
                     Part::DPort(svc.node_port),
                 ],
@@ -420,7 +425,10 @@ fn write_service(
                     comment(format!(
                         "masquerade LOCAL traffic for {name} external destinations"
                     )),
-                    Part::AddrTypeLocal { src: true },
+                    Part::AddrType {
+                        src: true,
+                        not: false,
+                    },
                 ],
                 Target::Jump(KUBE_MARK_MASQ.into()),
             ));
@@ -430,7 +438,10 @@ fn write_service(
                     comment(format!(
                         "route LOCAL traffic for {name} external destinations"
                     )),
-                    Part::AddrTypeLocal { src: true },
+                    Part::AddrType {
+                        src: true,
+                        not: false,
+                    },
                 ],
                 Target::Jump(cluster_chain.clone()),
             ));
@@ -608,243 +619,18 @@ pub fn iptables_restore(input: &ProxyInput) -> String {
     out.replace(&format!("{mark:#x}"), &format!("0x{mark:08x}"))
 }
 
-/// One table as the kernel holds it: built-in chains with their rules, then user chains.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct NodeTable {
-    pub name: &'static str,
-    pub builtins: &'static [&'static str],
-    /// User chains, sorted by name (as `iptables-save` lists them).
-    pub chains: Vec<String>,
-    /// All rules, grouped by chain in print order.
-    pub rules: Vec<Rule>,
-}
-
-impl NodeTable {
-    pub fn rules_of<'a>(&'a self, chain: &'a str) -> impl Iterator<Item = &'a Rule> + 'a {
-        self.rules.iter().filter(move |r| r.chain == chain)
-    }
-
-    fn from(
-        name: &'static str,
-        builtins: &'static [&'static str],
-        jumps: Vec<Rule>,
-        table: &Table,
-        extra: &[&str],
-    ) -> NodeTable {
-        let mut chains: Vec<String> = table.chains.clone();
-        for c in extra {
-            if !chains.iter().any(|x| x == c) {
-                chains.push((*c).to_string());
-            }
-        }
-        chains.sort();
-        let mut rules = Vec::new();
-        for b in builtins {
-            rules.extend(jumps.iter().filter(|r| r.chain == *b).cloned());
-        }
-        for c in &chains {
-            rules.extend(table.rules_of(c).cloned());
-        }
-        NodeTable {
-            name,
-            builtins,
-            chains,
-            rules,
-        }
-    }
-}
-
-/// The node's mangle, filter and nat tables (iptables mode).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct NodeTables {
-    pub mangle: NodeTable,
-    pub filter: NodeTable,
-    pub nat: NodeTable,
-}
-
-/// The jump rules in the built-in chains: kubelet's `-j KUBE-FIREWALL` first (kubelet
-/// starts before the kube-proxy pod), then kube-proxy's `iptablesJumpChains`, each
-/// *prepended*, so later entries end up first.
-fn jump_rules(table: &str, localhost_firewall: bool) -> Vec<Rule> {
-    let new = || Part::Conntrack {
-        not: false,
-        states: "NEW",
-    };
-    let c = |s: &str| comment(s.to_string());
-    // (table, src chain, dst chain, parts) in upstream's list order.
-    let list: Vec<(&str, &str, &str, Vec<Part>)> = vec![
-        (
-            "filter",
-            "INPUT",
-            KUBE_EXTERNAL_SERVICES,
-            vec![new(), c("kubernetes externally-visible service portals")],
-        ),
-        (
-            "filter",
-            "FORWARD",
-            KUBE_EXTERNAL_SERVICES,
-            vec![new(), c("kubernetes externally-visible service portals")],
-        ),
-        (
-            "filter",
-            "INPUT",
-            KUBE_NODEPORTS,
-            vec![c("kubernetes health check service ports")],
-        ),
-        (
-            "filter",
-            "FORWARD",
-            KUBE_SERVICES,
-            vec![new(), c("kubernetes service portals")],
-        ),
-        (
-            "filter",
-            "OUTPUT",
-            KUBE_SERVICES,
-            vec![new(), c("kubernetes service portals")],
-        ),
-        (
-            "filter",
-            "FORWARD",
-            KUBE_FORWARD,
-            vec![c("kubernetes forwarding rules")],
-        ),
-        (
-            "filter",
-            "INPUT",
-            KUBE_PROXY_FIREWALL,
-            vec![new(), c("kubernetes load balancer firewall")],
-        ),
-        (
-            "filter",
-            "OUTPUT",
-            KUBE_PROXY_FIREWALL,
-            vec![new(), c("kubernetes load balancer firewall")],
-        ),
-        (
-            "filter",
-            "FORWARD",
-            KUBE_PROXY_FIREWALL,
-            vec![new(), c("kubernetes load balancer firewall")],
-        ),
-        (
-            "nat",
-            "OUTPUT",
-            KUBE_SERVICES,
-            vec![c("kubernetes service portals")],
-        ),
-        (
-            "nat",
-            "PREROUTING",
-            KUBE_SERVICES,
-            vec![c("kubernetes service portals")],
-        ),
-        (
-            "nat",
-            "POSTROUTING",
-            KUBE_POSTROUTING,
-            vec![c("kubernetes postrouting rules")],
-        ),
-    ];
-    let mut rules: Vec<Rule> = Vec::new();
-    if table == "filter" && localhost_firewall {
-        rules.push(Rule::new(
-            "INPUT",
-            vec![],
-            Target::Jump(KUBE_FIREWALL.into()),
-        ));
-        rules.push(Rule::new(
-            "OUTPUT",
-            vec![],
-            Target::Jump(KUBE_FIREWALL.into()),
-        ));
-    }
-    for (t, src, dst, parts) in list {
-        if t == table {
-            rules.insert(0, Rule::new(src, parts, Target::Jump(dst.into())));
-        }
-    }
-    rules
-}
-
-const MANGLE_BUILTINS: &[&str] = &["PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"];
-const FILTER_BUILTINS: &[&str] = &["INPUT", "FORWARD", "OUTPUT"];
-const NAT_BUILTINS: &[&str] = &["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"];
-
-/// The node's tables in iptables mode.
-pub(crate) fn node_tables(input: &ProxyInput, model: &ProxyModel) -> NodeTables {
-    let rs = kube_proxy_rules(input, model);
-    let canaries = [KUBE_KUBELET_CANARY, KUBE_PROXY_CANARY];
-    let lh = input.options.localhost_nodeports;
-    NodeTables {
-        mangle: NodeTable::from(
-            "mangle",
-            MANGLE_BUILTINS,
-            vec![],
-            &Table::default(),
-            &[KUBE_IPTABLES_HINT, KUBE_KUBELET_CANARY, KUBE_PROXY_CANARY],
-        ),
-        filter: NodeTable::from(
-            "filter",
-            FILTER_BUILTINS,
-            jump_rules("filter", lh),
-            &rs.filter,
-            &canaries,
-        ),
-        nat: NodeTable::from(
-            "nat",
-            NAT_BUILTINS,
-            jump_rules("nat", lh),
-            &rs.nat,
-            &canaries,
-        ),
-    }
-}
-
-/// ctime(3) of a virtual instant: `Thu Jan  1 00:00:00 2026`.
-pub(crate) fn ctime(now: Time) -> String {
-    let ms = EPOCH_UNIX_MS.saturating_add(i64::try_from(now).unwrap_or(i64::MAX));
-    k8s_openapi::jiff::Timestamp::from_millisecond(ms)
-        .map(|ts| ts.strftime("%a %b %e %H:%M:%S %Y").to_string())
-        .unwrap_or_default()
-}
-
-pub(crate) fn render_save(tables: &[&NodeTable], now: Time) -> String {
-    let when = ctime(now);
-    let mut out = String::new();
-    for t in tables {
-        let _ = writeln!(
-            out,
-            "# Generated by iptables-save {IPTABLES_VERSION} on {when}"
-        );
-        let _ = writeln!(out, "*{}", t.name);
-        for b in t.builtins {
-            let _ = writeln!(out, ":{b} ACCEPT [0:0]");
-        }
-        for c in &t.chains {
-            let _ = writeln!(out, ":{c} - [0:0]");
-        }
-        for r in &t.rules {
-            let _ = writeln!(out, "{}", r.save_line());
-        }
-        out.push_str("COMMIT\n");
-        let _ = writeln!(out, "# Completed on {when}");
-    }
-    out
-}
-
 /// What `iptables-save` prints on this node: mangle, filter and nat, each between its
 /// `# Generated by` / `# Completed on` lines. In IPVS mode, the IPVS proxier's rules.
 pub fn iptables_save(input: &ProxyInput) -> String {
     let model = model::build(input.services, input.slices, &input.node_name);
     match input.mode {
         ProxyMode::Iptables => {
-            let t = node_tables(input, &model);
-            render_save(&[&t.mangle, &t.filter, &t.nat], input.now)
+            let t = node::node_tables(input, &model);
+            node::render_save(&[&t.mangle, &t.filter, &t.nat], input.now)
         }
         ProxyMode::Ipvs => {
             let t = super::ipvs::node_tables(input, &model);
-            render_save(&[&t.mangle, &t.filter, &t.nat], input.now)
+            node::render_save(&[&t.mangle, &t.filter, &t.nat], input.now)
         }
     }
 }

@@ -318,3 +318,23 @@ fn odd_input_never_panics_and_renders_the_fixed_chains() {
     assert!(save.contains(":KUBE-SERVICES - [0:0]"));
     assert!(!save.contains("KUBE-SVC-"));
 }
+
+#[test]
+fn ipvsadm_lists_cluster_ips_and_nodeports_with_masq_real_servers() {
+    let (mut services, mut slices) = kind_default_objects();
+    services.push(np_service("Cluster", true));
+    slices.extend(web_slice());
+    let nodes = nodes(2);
+    let mut inp = input(&services, &slices, &nodes, "kind-worker");
+    inp.mode = super::ProxyMode::Ipvs;
+    let out = super::ipvs::ipvsadm_ln(&inp);
+    assert!(out.starts_with(
+        "IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n"
+    ));
+    assert!(out.contains("TCP  10.96.0.1:443 rr\n  -> 172.18.0.2:6443              Masq    1      0          0         \n"));
+    assert!(out.contains("TCP  10.96.50.50:80 rr persistent 10800\n"));
+    assert!(out.contains("TCP  172.18.0.3:30080 rr persistent 10800\n"));
+    assert!(out.contains("UDP  10.96.0.10:53 rr\n"));
+    assert_golden("ipvsadm_ln.txt", &out);
+    assert_golden("ipvs_iptables_save.txt", &iptables_save(&inp));
+}

@@ -21,6 +21,7 @@ pub mod iptables;
 pub mod ipvs;
 pub mod model;
 pub mod net;
+mod node;
 mod rules;
 pub mod traffic;
 
@@ -32,6 +33,7 @@ mod model_tests;
 mod testutil;
 
 pub use net::Cidr;
+pub use node::IPTABLES_VERSION;
 
 /// kube-proxy's `--proxy-mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

@@ -18,14 +18,24 @@ pub(crate) enum Part {
     Comment { text: String, quoted: bool },
     /// `-m tcp -p tcp`.
     Proto(Protocol),
+    /// `-p tcp` alone (no protocol match module), as IPVS mode writes it.
+    ProtoOnly(Protocol),
     /// `[!] -s X` with X as kube-proxy wrote it (bare IP or CIDR).
     Src { not: bool, text: String, cidr: Cidr },
     /// `[!] -d X`.
     Dst { not: bool, text: String, cidr: Cidr },
     /// `--dport N` (an option of the protocol match).
     DPort(u16),
-    /// `-m addrtype --src-type LOCAL` (`src`) or `--dst-type LOCAL`.
-    AddrTypeLocal { src: bool },
+    /// `-m addrtype [!] --src-type LOCAL` (`src`) or `--dst-type LOCAL`.
+    AddrType { src: bool, not: bool },
+    /// `-m set [!] --match-set NAME dst,dst`.
+    Set {
+        name: &'static str,
+        not: bool,
+        dims: &'static str,
+    },
+    /// `-m physdev ! --physdev-is-in`: the packet did not come in over a bridge port.
+    PhysdevNotIsIn,
     /// `-m statistic --mode random --probability P`, P as kube-proxy formats it.
     Statistic(String),
     /// `-m recent --name N --set`.
@@ -108,8 +118,11 @@ impl Rule {
                 Part::DPort(n) => {
                     let _ = write!(s, " --dport {n}");
                 }
-                Part::AddrTypeLocal { src } => {
-                    let _ = write!(s, " -m addrtype --{}-type LOCAL", src_dst(*src));
+                Part::ProtoOnly(p) => {
+                    let _ = write!(s, " -p {}", p.lower());
+                }
+                Part::AddrType { .. } | Part::Set { .. } | Part::PhysdevNotIsIn => {
+                    s.push_str(&match_text(p));
                 }
                 Part::Statistic(p) => {
                     let _ = write!(s, " -m statistic --mode random --probability {p}");
@@ -177,7 +190,7 @@ impl Rule {
             }
         }
         let proto = self.parts.iter().find_map(|p| match p {
-            Part::Proto(p) => Some(*p),
+            Part::Proto(p) | Part::ProtoOnly(p) => Some(*p),
             _ => None,
         });
         if let Some(p) = proto {
@@ -198,9 +211,9 @@ impl Rule {
                         let _ = write!(s, " --dport {n}");
                     }
                 }
-                Part::Src { .. } | Part::Dst { .. } | Part::DPort(_) => {}
-                Part::AddrTypeLocal { src } => {
-                    let _ = write!(s, " -m addrtype --{}-type LOCAL", src_dst(*src));
+                Part::Src { .. } | Part::Dst { .. } | Part::DPort(_) | Part::ProtoOnly(_) => {}
+                Part::AddrType { .. } | Part::Set { .. } | Part::PhysdevNotIsIn => {
+                    s.push_str(&match_text(p));
                 }
                 Part::Statistic(p) => {
                     let _ = write!(
@@ -268,6 +281,18 @@ fn bang(not: bool) -> &'static str {
         " !"
     } else {
         ""
+    }
+}
+
+/// Matches printed the same way in restore input and in `iptables-save`.
+fn match_text(p: &Part) -> String {
+    match p {
+        Part::AddrType { src, not } => {
+            format!(" -m addrtype{} --{}-type LOCAL", bang(*not), src_dst(*src))
+        }
+        Part::Set { name, not, dims } => format!(" -m set{} --match-set {name} {dims}", bang(*not)),
+        Part::PhysdevNotIsIn => " -m physdev ! --physdev-is-in".to_string(),
+        _ => String::new(),
     }
 }
 
