@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 
 use super::model::{self, categorize_endpoints, Endpoint, ProxyModel, ServicePort};
 use super::net::{Cidr, LOOPBACK};
+use super::node::{forward_accept_rules, localnet_firewall_rule, masquerade_rules};
 use super::rules::{probability, Part, Rule, Table, Target};
 use super::{node, ProxyInput, ProxyMode};
 
@@ -58,30 +59,13 @@ fn dst_ip(ip: std::net::Ipv4Addr) -> Part {
     }
 }
 
-fn cidr_part(c: Cidr, src: bool, not: bool) -> Part {
+pub(crate) fn cidr_part(c: Cidr, src: bool, not: bool) -> Part {
     let text = c.to_string();
     if src {
         Part::Src { not, text, cidr: c }
     } else {
         Part::Dst { not, text, cidr: c }
     }
-}
-
-/// The route_localnet hole mitigation kube-proxy and kubelet both keep in KUBE-FIREWALL.
-pub(crate) fn localnet_firewall_rule() -> Rule {
-    Rule::new(
-        KUBE_FIREWALL,
-        vec![
-            comment("block incoming localnet connections".into()),
-            cidr_part(LOOPBACK, false, false),
-            cidr_part(LOOPBACK, true, true),
-            Part::Conntrack {
-                not: true,
-                states: "RELATED,ESTABLISHED,DNAT",
-            },
-        ],
-        Target::Drop,
-    )
 }
 
 /// `syncProxyRules` for iptables mode: the rules kube-proxy restores on this node.
@@ -109,22 +93,7 @@ pub(crate) fn kube_proxy_rules(input: &ProxyInput, model: &ProxyModel) -> Rulese
     }
     let rule = |chain: &str, parts: Vec<Part>, target: Target| Rule::new(chain, parts, target);
 
-    nat.rules.push(rule(
-        KUBE_POSTROUTING,
-        vec![Part::Mark { not: true, mark }],
-        Target::Return,
-    ));
-    nat.rules
-        .push(rule(KUBE_POSTROUTING, vec![], Target::MarkXor(mark)));
-    nat.rules.push(rule(
-        KUBE_POSTROUTING,
-        vec![comment("kubernetes service traffic requiring SNAT".into())],
-        Target::Masquerade {
-            random_fully: opts.random_fully,
-        },
-    ));
-    nat.rules
-        .push(rule(KUBE_MARK_MASQ, vec![], Target::MarkOr(mark)));
+    nat.rules.extend(masquerade_rules(opts));
 
     if opts.localhost_nodeports {
         // The route_localnet hole mitigation (kubelet keeps an identical copy).
@@ -179,25 +148,7 @@ pub(crate) fn kube_proxy_rules(input: &ProxyInput, model: &ProxyModel) -> Rulese
         }
         filter.rules.push(rule(KUBE_FORWARD, parts, Target::Drop));
     }
-    filter.rules.push(rule(
-        KUBE_FORWARD,
-        vec![
-            comment("kubernetes forwarding rules".into()),
-            Part::Mark { not: false, mark },
-        ],
-        Target::Accept,
-    ));
-    filter.rules.push(rule(
-        KUBE_FORWARD,
-        vec![
-            comment("kubernetes forwarding conntrack rule".into()),
-            Part::Conntrack {
-                not: false,
-                states: "RELATED,ESTABLISHED",
-            },
-        ],
-        Target::Accept,
-    ));
+    filter.rules.extend(forward_accept_rules(mark));
     Ruleset { filter, nat }
 }
 

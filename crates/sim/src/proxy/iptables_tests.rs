@@ -205,7 +205,10 @@ fn fresh_cluster_save_has_kubernetes_and_dns_chains() {
     assert_golden("fresh_cluster_save.txt", &save);
 }
 
-fn np_service(policy: &str, affinity: bool) -> std::sync::Arc<k8s_openapi::api::core::v1::Service> {
+pub(crate) fn np_service(
+    policy: &str,
+    affinity: bool,
+) -> std::sync::Arc<k8s_openapi::api::core::v1::Service> {
     let mut spec = json!({"type": "NodePort", "clusterIP": "10.96.50.50", "externalTrafficPolicy": policy,
         "ports": [{"port": 80, "protocol": "TCP", "targetPort": 8080, "nodePort": 30080}]});
     if affinity {
@@ -215,7 +218,7 @@ fn np_service(policy: &str, affinity: bool) -> std::sync::Arc<k8s_openapi::api::
     svc("default", "web", spec)
 }
 
-fn web_slice() -> Vec<std::sync::Arc<k8s_openapi::api::discovery::v1::EndpointSlice>> {
+pub(crate) fn web_slice() -> Vec<std::sync::Arc<k8s_openapi::api::discovery::v1::EndpointSlice>> {
     vec![slice(
         "default",
         "web-1",

@@ -19,11 +19,13 @@ use crate::time::Time;
 pub mod hash;
 pub mod iptables;
 pub mod ipvs;
+mod ipvs_rules;
 pub mod model;
 pub mod net;
 mod node;
 mod rules;
 pub mod traffic;
+mod walk;
 
 #[cfg(test)]
 mod iptables_tests;
@@ -31,6 +33,8 @@ mod iptables_tests;
 mod model_tests;
 #[cfg(test)]
 mod testutil;
+#[cfg(test)]
+mod traffic_tests;
 
 pub use net::Cidr;
 pub use node::IPTABLES_VERSION;

@@ -4,12 +4,14 @@
 use std::fmt::Write as _;
 
 use super::iptables::{
-    comment, kube_proxy_rules, KUBE_EXTERNAL_SERVICES, KUBE_FIREWALL, KUBE_FORWARD, KUBE_NODEPORTS,
-    KUBE_POSTROUTING, KUBE_PROXY_CANARY, KUBE_PROXY_FIREWALL, KUBE_SERVICES,
+    cidr_part, comment, kube_proxy_rules, KUBE_EXTERNAL_SERVICES, KUBE_FIREWALL, KUBE_FORWARD,
+    KUBE_MARK_MASQ, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_PROXY_CANARY, KUBE_PROXY_FIREWALL,
+    KUBE_SERVICES,
 };
 use super::model::ProxyModel;
+use super::net::LOOPBACK;
 use super::rules::{Part, Rule, Table, Target};
-use super::ProxyInput;
+use super::{ProxyInput, ProxyOptions};
 use crate::time::{Time, EPOCH_UNIX_MS};
 
 pub(crate) const KUBE_KUBELET_CANARY: &str = "KUBE-KUBELET-CANARY";
@@ -70,6 +72,67 @@ pub(crate) struct NodeTables {
     pub mangle: NodeTable,
     pub filter: NodeTable,
     pub nat: NodeTable,
+}
+
+/// The route_localnet hole mitigation kube-proxy and kubelet both keep in KUBE-FIREWALL.
+pub(crate) fn localnet_firewall_rule() -> Rule {
+    Rule::new(
+        KUBE_FIREWALL,
+        vec![
+            comment("block incoming localnet connections".into()),
+            cidr_part(LOOPBACK, false, false),
+            cidr_part(LOOPBACK, true, true),
+            Part::Conntrack {
+                not: true,
+                states: "RELATED,ESTABLISHED,DNAT",
+            },
+        ],
+        Target::Drop,
+    )
+}
+
+/// KUBE-POSTROUTING (masquerade marked packets once) and KUBE-MARK-MASQ; both modes.
+pub(crate) fn masquerade_rules(opts: &ProxyOptions) -> Vec<Rule> {
+    let mark = opts.masquerade_mark();
+    vec![
+        Rule::new(
+            KUBE_POSTROUTING,
+            vec![Part::Mark { not: true, mark }],
+            Target::Return,
+        ),
+        Rule::new(KUBE_POSTROUTING, vec![], Target::MarkXor(mark)),
+        Rule::new(
+            KUBE_POSTROUTING,
+            vec![comment("kubernetes service traffic requiring SNAT".into())],
+            Target::Masquerade {
+                random_fully: opts.random_fully,
+            },
+        ),
+        Rule::new(KUBE_MARK_MASQ, vec![], Target::MarkOr(mark)),
+    ]
+}
+
+/// KUBE-FORWARD's ACCEPT rules for marked and established traffic; both modes.
+pub(crate) fn forward_accept_rules(mark: u32) -> Vec<Rule> {
+    let states = "RELATED,ESTABLISHED";
+    vec![
+        Rule::new(
+            KUBE_FORWARD,
+            vec![
+                comment("kubernetes forwarding rules".into()),
+                Part::Mark { not: false, mark },
+            ],
+            Target::Accept,
+        ),
+        Rule::new(
+            KUBE_FORWARD,
+            vec![
+                comment("kubernetes forwarding conntrack rule".into()),
+                Part::Conntrack { not: false, states },
+            ],
+            Target::Accept,
+        ),
+    ]
 }
 
 /// One `EnsureRule(Prepend, table, src, [-m conntrack --ctstate NEW] -m comment … -j dst)`.
