@@ -8,6 +8,8 @@
 //! Everything here is a function of a [`ProxyInput`] snapshot; the kube-proxy actor owns
 //! the informers and decides when to re-render.
 
+#![warn(missing_docs)]
+
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 

@@ -430,11 +430,15 @@ fn print_walks() {
     let nodes = nodes(3);
     let inp = input(&services, &slices, &nodes, "kind-worker");
     let mut aff = AffinityTable::new();
-    for pkt in [
-        tcp("172.18.0.1", "172.18.0.5", 30080),
-        tcp("172.18.0.1", "172.18.0.5", 30080),
+    let mut ipvs = inp.clone();
+    ipvs.mode = ProxyMode::Ipvs;
+    for (inp, pkt) in [
+        (&inp, tcp("172.18.0.1", "172.18.0.5", 30080)),
+        (&inp, tcp("172.18.0.1", "172.18.0.5", 30080)),
+        (&ipvs, tcp("10.244.1.5", "10.96.50.50", 80)),
+        (&ipvs, tcp("172.18.0.1", "172.18.0.3", 30080)),
     ] {
-        let r = route(&inp, &pkt, &mut Rng::new(11), &mut aff);
+        let r = route(inp, &pkt, &mut Rng::new(11), &mut aff);
         for h in &r.hops {
             let taken = if h.matched { "" } else { " (not taken)" };
             println!(
