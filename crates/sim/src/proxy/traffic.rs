@@ -159,10 +159,22 @@ impl<'a> Router<'a> {
 
     /// Like [`route`], reusing the rules already rendered.
     pub fn route(&self, packet: &Packet, rng: &mut Rng, affinity: &mut AffinityTable) -> Route {
+        self.route_at(self.input.now, packet, rng, affinity)
+    }
+
+    /// Like [`Router::route`] at another virtual instant (ages `-m recent` entries and
+    /// IPVS persistence against `now`) without re-rendering the rules.
+    pub fn route_at(
+        &self,
+        now: Time,
+        packet: &Packet,
+        rng: &mut Rng,
+        affinity: &mut AffinityTable,
+    ) -> Route {
         let mut st = State {
             rng,
             aff: affinity,
-            now: self.input.now,
+            now,
             hops: Vec::new(),
         };
         let outcome = self.walk_node(&self.input.node_name, packet, &mut st, 0);
