@@ -16,6 +16,7 @@ pub mod manifest;
 pub mod node;
 pub mod object;
 pub mod process;
+pub mod proxy;
 pub mod quantity;
 pub mod rbac_bootstrap;
 pub mod rng;
