@@ -55,7 +55,10 @@ impl Verb {
 
     /// Whether the verb writes.
     pub fn is_write(self) -> bool {
-        matches!(self, Verb::Create | Verb::Update | Verb::Patch | Verb::Delete)
+        matches!(
+            self,
+            Verb::Create | Verb::Update | Verb::Patch | Verb::Delete
+        )
     }
 }
 
@@ -398,12 +401,24 @@ impl Status {
 
     /// 404 `<resource> "<name>" not found`.
     pub fn not_found(kind: Kind, name: &str) -> Status {
-        Status::new(404, StatusReason::NotFound, format!("{} \"{}\" not found", kind.info().group_resource(), name))
+        Status::new(
+            404,
+            StatusReason::NotFound,
+            format!("{} \"{}\" not found", kind.info().group_resource(), name),
+        )
     }
 
     /// 409 `<resource> "<name>" already exists`.
     pub fn already_exists(kind: Kind, name: &str) -> Status {
-        Status::new(409, StatusReason::AlreadyExists, format!("{} \"{}\" already exists", kind.info().group_resource(), name))
+        Status::new(
+            409,
+            StatusReason::AlreadyExists,
+            format!(
+                "{} \"{}\" already exists",
+                kind.info().group_resource(),
+                name
+            ),
+        )
     }
 
     /// 409 optimistic-concurrency conflict.
@@ -431,7 +446,11 @@ impl Status {
 
     /// A transport failure.
     pub fn transport(t: Transport, message: impl Into<String>) -> Status {
-        Status { transport: t, code: 0, ..Status::new(0, StatusReason::Unknown, message) }
+        Status {
+            transport: t,
+            code: 0,
+            ..Status::new(0, StatusReason::Unknown, message)
+        }
     }
 
     /// Whether this is a 404.

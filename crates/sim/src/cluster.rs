@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::{
-    ContainerImage, Namespace, NamespaceStatus, Node, NodeAddress, NodeCondition, NodeSpec, NodeStatus,
-    NodeSystemInfo, Service, ServiceAccount, ServicePort, ServiceSpec, Taint,
+    ContainerImage, Namespace, NamespaceStatus, Node, NodeAddress, NodeCondition, NodeSpec,
+    NodeStatus, NodeSystemInfo, Service, ServiceAccount, ServicePort, ServiceSpec, Taint,
 };
 use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef, Subject};
@@ -36,15 +36,7 @@ pub const SERVICE_CIDR: &str = "10.96.0.0/12";
 /// The ClusterIP of `kubernetes.default`.
 pub const KUBERNETES_SERVICE_IP: &str = "10.96.0.1";
 
-/// kube-proxy modes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ProxyMode {
-    /// iptables (the default).
-    #[default]
-    Iptables,
-    /// IPVS.
-    Ipvs,
-}
+pub use crate::proxy::ProxyMode;
 
 /// One worker machine.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,7 +97,9 @@ impl Default for ClusterConfig {
     fn default() -> ClusterConfig {
         ClusterConfig {
             seed: 1,
-            nodes: (1..=3).map(|i| NodeConfig::standard(&format!("node-{i}"))).collect(),
+            nodes: (1..=3)
+                .map(|i| NodeConfig::standard(&format!("node-{i}")))
+                .collect(),
             scheduler_config: None,
             proxy_mode: ProxyMode::Iptables,
             scheduling_annotations: true,
@@ -137,7 +131,15 @@ pub fn uuid(rng: &mut Rng) -> String {
     let b = rng.next_u64();
     let hex = format!("{a:016x}{b:016x}");
     let variant = ["8", "9", "a", "b"][(b >> 60) as usize & 3];
-    format!("{}-{}-4{}-{}{}-{}", &hex[0..8], &hex[8..12], &hex[13..16], variant, &hex[17..20], &hex[20..32])
+    format!(
+        "{}-{}-4{}-{}{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        variant,
+        &hex[17..20],
+        &hex[20..32]
+    )
 }
 
 fn meta(name: &str, namespace: Option<&str>, rng: &mut Rng) -> ObjectMeta {
@@ -151,11 +153,16 @@ fn meta(name: &str, namespace: Option<&str>, rng: &mut Rng) -> ObjectMeta {
 }
 
 fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 fn quantities(m: &BTreeMap<String, String>) -> BTreeMap<String, Quantity> {
-    m.iter().map(|(k, v)| (k.clone(), Quantity(v.clone()))).collect()
+    m.iter()
+        .map(|(k, v)| (k.clone(), Quantity(v.clone())))
+        .collect()
 }
 
 /// The Node object a kubelet registers for `host`.
@@ -174,22 +181,35 @@ pub fn node_object(host: &NodeHost, now: crate::time::Time, rng: &mut Rng) -> No
     m.labels = Some(l);
     m.annotations = Some(labels(&[
         ("node.alpha.kubernetes.io/ttl", "0"),
-        ("volumes.kubernetes.io/controller-managed-attach-detach", "true"),
+        (
+            "volumes.kubernetes.io/controller-managed-attach-detach",
+            "true",
+        ),
     ]));
     Node {
         metadata: m,
         spec: Some(NodeSpec {
             pod_cidr: Some(host.pod_cidr.clone()),
             pod_cidrs: Some(vec![host.pod_cidr.clone()]),
-            taints: if c.taints.is_empty() { None } else { Some(c.taints.clone()) },
+            taints: if c.taints.is_empty() {
+                None
+            } else {
+                Some(c.taints.clone())
+            },
             ..NodeSpec::default()
         }),
         status: Some(NodeStatus {
             capacity: Some(quantities(&c.capacity)),
             allocatable: Some(quantities(&c.allocatable)),
             addresses: Some(vec![
-                NodeAddress { type_: "InternalIP".into(), address: host.ip.clone() },
-                NodeAddress { type_: "Hostname".into(), address: c.name.clone() },
+                NodeAddress {
+                    type_: "InternalIP".into(),
+                    address: host.ip.clone(),
+                },
+                NodeAddress {
+                    type_: "Hostname".into(),
+                    address: c.name.clone(),
+                },
             ]),
             conditions: Some(node_conditions(now, true)),
             node_info: Some(NodeSystemInfo {
@@ -205,7 +225,11 @@ pub fn node_object(host: &NodeHost, now: crate::time::Time, rng: &mut Rng) -> No
                 system_uuid: uuid(rng),
                 ..NodeSystemInfo::default()
             }),
-            images: if c.images.is_empty() { None } else { Some(c.images.clone()) },
+            images: if c.images.is_empty() {
+                None
+            } else {
+                Some(c.images.clone())
+            },
             ..NodeStatus::default()
         }),
     }
@@ -222,13 +246,38 @@ pub fn node_conditions(now: crate::time::Time, ready: bool) -> Vec<NodeCondition
         last_transition_time: Some(k8s_time(now)),
     };
     vec![
-        cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-        cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-        cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        cond(
+            "MemoryPressure",
+            "False",
+            "KubeletHasSufficientMemory",
+            "kubelet has sufficient memory available",
+        ),
+        cond(
+            "DiskPressure",
+            "False",
+            "KubeletHasNoDiskPressure",
+            "kubelet has no disk pressure",
+        ),
+        cond(
+            "PIDPressure",
+            "False",
+            "KubeletHasSufficientPID",
+            "kubelet has sufficient PID available",
+        ),
         if ready {
-            cond("Ready", "True", "KubeletReady", "kubelet is posting ready status")
+            cond(
+                "Ready",
+                "True",
+                "KubeletReady",
+                "kubelet is posting ready status",
+            )
         } else {
-            cond("Ready", "False", "KubeletNotReady", "container runtime is down")
+            cond(
+                "Ready",
+                "False",
+                "KubeletNotReady",
+                "container runtime is down",
+            )
         },
     ]
 }
@@ -262,11 +311,19 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
         m.labels = Some(labels(&[("kubernetes.io/metadata.name", ns)]));
         let ns_obj = Namespace {
             metadata: m,
-            spec: Some(k8s_openapi::api::core::v1::NamespaceSpec { finalizers: Some(vec!["kubernetes".into()]) }),
-            status: Some(NamespaceStatus { phase: Some("Active".into()), ..NamespaceStatus::default() }),
+            spec: Some(k8s_openapi::api::core::v1::NamespaceSpec {
+                finalizers: Some(vec!["kubernetes".into()]),
+            }),
+            status: Some(NamespaceStatus {
+                phase: Some("Active".into()),
+                ..NamespaceStatus::default()
+            }),
         };
         put(store, ns_obj.into());
-        let sa = ServiceAccount { metadata: meta("default", Some(ns), &mut rng), ..ServiceAccount::default() };
+        let sa = ServiceAccount {
+            metadata: meta("default", Some(ns), &mut rng),
+            ..ServiceAccount::default()
+        };
         put(store, sa.into());
     }
     put(store, kubernetes_service(&mut rng).into());
@@ -295,7 +352,10 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
 
 fn kubernetes_service(rng: &mut Rng) -> Service {
     let mut m = meta("kubernetes", Some("default"), rng);
-    m.labels = Some(labels(&[("component", "apiserver"), ("provider", "kubernetes")]));
+    m.labels = Some(labels(&[
+        ("component", "apiserver"),
+        ("provider", "kubernetes"),
+    ]));
     Service {
         metadata: m,
         spec: Some(ServiceSpec {
@@ -327,7 +387,10 @@ fn kubernetes_slice(rng: &mut Rng) -> EndpointSlice {
         address_type: "IPv4".into(),
         endpoints: vec![Endpoint {
             addresses: vec![CONTROL_PLANE_IP.into()],
-            conditions: Some(EndpointConditions { ready: Some(true), ..EndpointConditions::default() }),
+            conditions: Some(EndpointConditions {
+                ready: Some(true),
+                ..EndpointConditions::default()
+            }),
             ..Endpoint::default()
         }],
         ports: Some(vec![EndpointPort {
@@ -343,18 +406,37 @@ fn kubernetes_slice(rng: &mut Rng) -> EndpointSlice {
 pub(crate) fn cluster_role(name: &str, rules: Vec<PolicyRule>, rng: &mut Rng) -> ClusterRole {
     let mut m = meta(name, None, rng);
     m.labels = Some(labels(&[("kubernetes.io/bootstrapping", "rbac-defaults")]));
-    m.annotations = Some(labels(&[("rbac.authorization.kubernetes.io/autoupdate", "true")]));
-    ClusterRole { metadata: m, rules: Some(rules), aggregation_rule: None }
+    m.annotations = Some(labels(&[(
+        "rbac.authorization.kubernetes.io/autoupdate",
+        "true",
+    )]));
+    ClusterRole {
+        metadata: m,
+        rules: Some(rules),
+        aggregation_rule: None,
+    }
 }
 
 /// Helper for bootstrap RBAC bindings.
-pub(crate) fn cluster_role_binding(name: &str, role: &str, subjects: Vec<Subject>, rng: &mut Rng) -> ClusterRoleBinding {
+pub(crate) fn cluster_role_binding(
+    name: &str,
+    role: &str,
+    subjects: Vec<Subject>,
+    rng: &mut Rng,
+) -> ClusterRoleBinding {
     let mut m = meta(name, None, rng);
     m.labels = Some(labels(&[("kubernetes.io/bootstrapping", "rbac-defaults")]));
-    m.annotations = Some(labels(&[("rbac.authorization.kubernetes.io/autoupdate", "true")]));
+    m.annotations = Some(labels(&[(
+        "rbac.authorization.kubernetes.io/autoupdate",
+        "true",
+    )]));
     ClusterRoleBinding {
         metadata: m,
-        role_ref: RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: "ClusterRole".into(), name: role.into() },
+        role_ref: RoleRef {
+            api_group: "rbac.authorization.k8s.io".into(),
+            kind: "ClusterRole".into(),
+            name: role.into(),
+        },
         subjects: Some(subjects),
     }
 }

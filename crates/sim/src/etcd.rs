@@ -110,10 +110,20 @@ impl EtcdRequest {
     /// A label for traces: the gRPC call and key.
     pub fn op_label(&self) -> String {
         match &self.op {
-            EtcdOp::Range { key, prefix: true, .. } => format!("Range {key}*"),
+            EtcdOp::Range {
+                key, prefix: true, ..
+            } => format!("Range {key}*"),
             EtcdOp::Range { key, .. } => format!("Range {key}"),
-            EtcdOp::Txn { key, op: TxnOp::Put(_), .. } => format!("Txn Put {key}"),
-            EtcdOp::Txn { key, op: TxnOp::Delete, .. } => format!("Txn Delete {key}"),
+            EtcdOp::Txn {
+                key,
+                op: TxnOp::Put(_),
+                ..
+            } => format!("Txn Put {key}"),
+            EtcdOp::Txn {
+                key,
+                op: TxnOp::Delete,
+                ..
+            } => format!("Txn Delete {key}"),
             EtcdOp::Watch { prefix, .. } => format!("Watch {prefix}"),
             EtcdOp::CancelWatch { .. } => "CancelWatch".into(),
             EtcdOp::Compact { revision } => format!("Compact {revision}"),
@@ -210,7 +220,10 @@ impl Store {
 
     /// Keys under a prefix, in key order.
     pub fn range_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a KeyValue> + 'a {
-        self.kv.range(prefix.to_string()..).take_while(move |(k, _)| k.starts_with(prefix)).map(|(_, v)| v)
+        self.kv
+            .range(prefix.to_string()..)
+            .take_while(move |(k, _)| k.starts_with(prefix))
+            .map(|(_, v)| v)
     }
 
     /// Number of keys.
@@ -232,7 +245,12 @@ impl Store {
             Expect::Any => true,
         };
         if !holds {
-            let r = EtcdResult::Txn { succeeded: false, revision: self.revision, kv: current.cloned(), prev: None };
+            let r = EtcdResult::Txn {
+                succeeded: false,
+                revision: self.revision,
+                kv: current.cloned(),
+                prev: None,
+            };
             return (r, None);
         }
         match op {
@@ -247,22 +265,53 @@ impl Store {
                     value,
                 };
                 self.kv.insert(key.to_string(), kv.clone());
-                let ev = EtcdEvent { revision: self.revision, deleted: false, kv: kv.clone(), prev: prev.clone() };
+                let ev = EtcdEvent {
+                    revision: self.revision,
+                    deleted: false,
+                    kv: kv.clone(),
+                    prev: prev.clone(),
+                };
                 self.history.push_back(ev.clone());
-                (EtcdResult::Txn { succeeded: true, revision: self.revision, kv: Some(kv), prev }, Some(ev))
+                (
+                    EtcdResult::Txn {
+                        succeeded: true,
+                        revision: self.revision,
+                        kv: Some(kv),
+                        prev,
+                    },
+                    Some(ev),
+                )
             }
             TxnOp::Delete => {
                 let Some(prev) = self.kv.remove(key) else {
                     // Deleting a missing key succeeds without a new revision, as in etcd.
-                    let r = EtcdResult::Txn { succeeded: true, revision: self.revision, kv: None, prev: None };
+                    let r = EtcdResult::Txn {
+                        succeeded: true,
+                        revision: self.revision,
+                        kv: None,
+                        prev: None,
+                    };
                     return (r, None);
                 };
                 self.revision += 1;
                 let mut tomb = prev.clone();
                 tomb.mod_revision = self.revision;
-                let ev = EtcdEvent { revision: self.revision, deleted: true, kv: tomb, prev: Some(prev.clone()) };
+                let ev = EtcdEvent {
+                    revision: self.revision,
+                    deleted: true,
+                    kv: tomb,
+                    prev: Some(prev.clone()),
+                };
                 self.history.push_back(ev.clone());
-                (EtcdResult::Txn { succeeded: true, revision: self.revision, kv: None, prev: Some(prev) }, Some(ev))
+                (
+                    EtcdResult::Txn {
+                        succeeded: true,
+                        revision: self.revision,
+                        kv: None,
+                        prev: Some(prev),
+                    },
+                    Some(ev),
+                )
             }
         }
     }
@@ -273,7 +322,13 @@ impl Store {
             return Err((ERR_COMPACTED.to_string(), self.compact_revision));
         }
         let start = self.history.partition_point(|e| e.revision < from);
-        Ok(self.history.iter().skip(start).filter(|e| e.kv.key.starts_with(prefix)).cloned().collect())
+        Ok(self
+            .history
+            .iter()
+            .skip(start)
+            .filter(|e| e.kv.key.starts_with(prefix))
+            .cloned()
+            .collect())
     }
 
     /// Drops history before `revision`.
@@ -332,8 +387,16 @@ impl Etcd {
                     self.store.get(&key).cloned().into_iter().collect()
                 };
                 let count = kvs.len();
-                let kvs = if limit > 0 { kvs.into_iter().take(limit).collect() } else { kvs };
-                Ok(EtcdResult::Range { kvs, count, revision: self.store.revision })
+                let kvs = if limit > 0 {
+                    kvs.into_iter().take(limit).collect()
+                } else {
+                    kvs
+                };
+                Ok(EtcdResult::Range {
+                    kvs,
+                    count,
+                    revision: self.store.revision,
+                })
             }
             EtcdOp::Txn { key, expect, op } => {
                 let (res, ev) = self.store.txn(&key, expect, op);
@@ -342,7 +405,10 @@ impl Etcd {
                 }
                 Ok(res)
             }
-            EtcdOp::Watch { prefix, start_revision } => {
+            EtcdOp::Watch {
+                prefix,
+                start_revision,
+            } => {
                 let backlog = if start_revision == 0 {
                     Ok(Vec::new())
                 } else {
@@ -350,14 +416,32 @@ impl Etcd {
                 };
                 match backlog {
                     Err(e) => {
-                        ctx.send(from, Payload::EtcdWatch(EtcdWatchBatch { watch_id: req.id, events: Err(e) }));
+                        ctx.send(
+                            from,
+                            Payload::EtcdWatch(EtcdWatchBatch {
+                                watch_id: req.id,
+                                events: Err(e),
+                            }),
+                        );
                         return;
                     }
                     Ok(events) => {
                         self.watchers.insert((from, req.id), Watcher { prefix });
-                        ctx.send(from, Payload::EtcdResp(EtcdResponse { id: req.id, result: Ok(EtcdResult::WatchCreated) }));
+                        ctx.send(
+                            from,
+                            Payload::EtcdResp(EtcdResponse {
+                                id: req.id,
+                                result: Ok(EtcdResult::WatchCreated),
+                            }),
+                        );
                         if !events.is_empty() {
-                            ctx.send(from, Payload::EtcdWatch(EtcdWatchBatch { watch_id: req.id, events: Ok(events) }));
+                            ctx.send(
+                                from,
+                                Payload::EtcdWatch(EtcdWatchBatch {
+                                    watch_id: req.id,
+                                    events: Ok(events),
+                                }),
+                            );
                         }
                         return;
                     }
@@ -367,7 +451,9 @@ impl Etcd {
                 self.watchers.remove(&(from, watch_id));
                 return;
             }
-            EtcdOp::Compact { revision } => self.store.compact(revision).map(|_| EtcdResult::Compacted),
+            EtcdOp::Compact { revision } => {
+                self.store.compact(revision).map(|_| EtcdResult::Compacted)
+            }
             EtcdOp::Status => Ok(EtcdResult::Status {
                 revision: self.store.revision,
                 compact_revision: self.store.compact_revision,
@@ -381,7 +467,13 @@ impl Etcd {
     fn notify(&mut self, ctx: &mut Ctx, ev: &EtcdEvent) {
         for ((actor, id), w) in &self.watchers {
             if ev.kv.key.starts_with(&w.prefix) {
-                ctx.send(*actor, Payload::EtcdWatch(EtcdWatchBatch { watch_id: *id, events: Ok(vec![ev.clone()]) }));
+                ctx.send(
+                    *actor,
+                    Payload::EtcdWatch(EtcdWatchBatch {
+                        watch_id: *id,
+                        events: Ok(vec![ev.clone()]),
+                    }),
+                );
             }
         }
     }
@@ -407,38 +499,111 @@ mod tests {
     #[test]
     fn revisions_and_versions_advance_per_write() {
         let mut s = Store::default();
-        let (r, _) = s.txn("/registry/configmaps/default/a", Expect::Absent, TxnOp::Put(obj("a")));
-        assert!(matches!(r, EtcdResult::Txn { succeeded: true, revision: 1, .. }));
-        let (r, _) = s.txn("/registry/configmaps/default/a", Expect::Absent, TxnOp::Put(obj("a")));
-        assert!(matches!(r, EtcdResult::Txn { succeeded: false, .. }), "create of an existing key fails");
-        s.txn("/registry/configmaps/default/b", Expect::Absent, TxnOp::Put(obj("b")));
-        let (r, _) = s.txn("/registry/configmaps/default/a", Expect::ModRevision(1), TxnOp::Put(obj("a")));
-        assert!(matches!(r, EtcdResult::Txn { succeeded: true, revision: 3, .. }));
+        let (r, _) = s.txn(
+            "/registry/configmaps/default/a",
+            Expect::Absent,
+            TxnOp::Put(obj("a")),
+        );
+        assert!(matches!(
+            r,
+            EtcdResult::Txn {
+                succeeded: true,
+                revision: 1,
+                ..
+            }
+        ));
+        let (r, _) = s.txn(
+            "/registry/configmaps/default/a",
+            Expect::Absent,
+            TxnOp::Put(obj("a")),
+        );
+        assert!(
+            matches!(
+                r,
+                EtcdResult::Txn {
+                    succeeded: false,
+                    ..
+                }
+            ),
+            "create of an existing key fails"
+        );
+        s.txn(
+            "/registry/configmaps/default/b",
+            Expect::Absent,
+            TxnOp::Put(obj("b")),
+        );
+        let (r, _) = s.txn(
+            "/registry/configmaps/default/a",
+            Expect::ModRevision(1),
+            TxnOp::Put(obj("a")),
+        );
+        assert!(matches!(
+            r,
+            EtcdResult::Txn {
+                succeeded: true,
+                revision: 3,
+                ..
+            }
+        ));
         let a = s.get("/registry/configmaps/default/a").unwrap();
         assert_eq!((a.create_revision, a.mod_revision, a.version), (1, 3, 2));
-        let (r, _) = s.txn("/registry/configmaps/default/a", Expect::ModRevision(1), TxnOp::Delete);
-        assert!(matches!(r, EtcdResult::Txn { succeeded: false, .. }), "stale compare fails");
+        let (r, _) = s.txn(
+            "/registry/configmaps/default/a",
+            Expect::ModRevision(1),
+            TxnOp::Delete,
+        );
+        assert!(
+            matches!(
+                r,
+                EtcdResult::Txn {
+                    succeeded: false,
+                    ..
+                }
+            ),
+            "stale compare fails"
+        );
     }
 
     #[test]
     fn prefix_range_is_ordered_and_bounded() {
         let mut s = Store::default();
-        for k in ["/registry/pods/b/x", "/registry/pods/a/y", "/registry/podsecurity/z", "/registry/pods/a/x"] {
+        for k in [
+            "/registry/pods/b/x",
+            "/registry/pods/a/y",
+            "/registry/podsecurity/z",
+            "/registry/pods/a/x",
+        ] {
             s.bootstrap_put(k, (*obj("o")).clone());
         }
-        let keys: Vec<&str> = s.range_prefix("/registry/pods/").map(|kv| kv.key.as_str()).collect();
-        assert_eq!(keys, ["/registry/pods/a/x", "/registry/pods/a/y", "/registry/pods/b/x"]);
+        let keys: Vec<&str> = s
+            .range_prefix("/registry/pods/")
+            .map(|kv| kv.key.as_str())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "/registry/pods/a/x",
+                "/registry/pods/a/y",
+                "/registry/pods/b/x"
+            ]
+        );
     }
 
     #[test]
     fn watch_history_and_compaction() {
         let mut s = Store::default();
         for i in 0..5 {
-            s.bootstrap_put(&format!("/registry/configmaps/default/{i}"), (*obj("o")).clone());
+            s.bootstrap_put(
+                &format!("/registry/configmaps/default/{i}"),
+                (*obj("o")).clone(),
+            );
         }
         assert_eq!(s.events_since("/registry/", 3).unwrap().len(), 3);
         s.compact(4).unwrap();
-        assert_eq!(s.events_since("/registry/", 3).unwrap_err().0, ERR_COMPACTED);
+        assert_eq!(
+            s.events_since("/registry/", 3).unwrap_err().0,
+            ERR_COMPACTED
+        );
         assert_eq!(s.events_since("/registry/", 5).unwrap().len(), 1);
         assert!(s.compact(2).is_err());
     }

@@ -58,10 +58,18 @@ fn pod_key(o: &Object) -> String {
 fn needs_scheduling(o: &Object) -> bool {
     let Object::Pod(p) = o else { return false };
     let spec = p.spec.as_ref();
-    spec.and_then(|s| s.node_name.as_deref()).unwrap_or("").is_empty()
-        && spec.and_then(|s| s.scheduler_name.as_deref()).unwrap_or("default-scheduler") == "default-scheduler"
+    spec.and_then(|s| s.node_name.as_deref())
+        .unwrap_or("")
+        .is_empty()
+        && spec
+            .and_then(|s| s.scheduler_name.as_deref())
+            .unwrap_or("default-scheduler")
+            == "default-scheduler"
         && p.metadata.deletion_timestamp.is_none()
-        && !matches!(p.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded") | Some("Failed"))
+        && !matches!(
+            p.status.as_ref().and_then(|s| s.phase.as_deref()),
+            Some("Succeeded") | Some("Failed")
+        )
 }
 
 impl KubeScheduler {
@@ -94,7 +102,11 @@ impl KubeScheduler {
 
     /// Pods waiting in the queue (active, backoff, unschedulable).
     pub fn pending(&self) -> (usize, usize, usize) {
-        (self.active.len(), self.backoff.len(), self.unschedulable.len())
+        (
+            self.active.len(),
+            self.backoff.len(),
+            self.unschedulable.len(),
+        )
     }
 
     /// Handles a message.
@@ -160,7 +172,10 @@ impl KubeScheduler {
                 }
                 _ => {
                     if needs_scheduling(o) {
-                        if !self.unschedulable.contains(&key) && !self.backoff.contains_key(&key) && !self.assumed.contains_key(&key) {
+                        if !self.unschedulable.contains(&key)
+                            && !self.backoff.contains_key(&key)
+                            && !self.assumed.contains_key(&key)
+                        {
                             self.enqueue(key);
                         }
                     } else {
@@ -193,7 +208,12 @@ impl KubeScheduler {
     }
 
     fn flush_backoff(&mut self, ctx: &mut Ctx) {
-        let due: Vec<String> = self.backoff.iter().filter(|(_, (t, _))| *t <= ctx.now).map(|(k, _)| k.clone()).collect();
+        let due: Vec<String> = self
+            .backoff
+            .iter()
+            .filter(|(_, (t, _))| *t <= ctx.now)
+            .map(|(k, _)| k.clone())
+            .collect();
         for k in due {
             self.backoff.remove(&k);
             self.enqueue(k);
@@ -201,7 +221,11 @@ impl KubeScheduler {
     }
 
     fn kick(&mut self, ctx: &mut Ctx) {
-        if !self.cycle_scheduled && !self.active.is_empty() && self.pods.has_synced() && self.nodes.has_synced() {
+        if !self.cycle_scheduled
+            && !self.active.is_empty()
+            && self.pods.has_synced()
+            && self.nodes.has_synced()
+        {
             self.cycle_scheduled = true;
             ctx.timer(0, TIMER_CYCLE);
         }
@@ -216,10 +240,14 @@ impl KubeScheduler {
     }
 
     fn schedule_one(&mut self, ctx: &mut Ctx) {
-        let Some(key) = self.active.pop_front() else { return };
+        let Some(key) = self.active.pop_front() else {
+            return;
+        };
         self.queued.remove(&key);
         let (ns, name) = key.split_once('/').unwrap_or(("", &key));
-        let Some(pod_obj) = self.pods.get(ns, name).cloned() else { return };
+        let Some(pod_obj) = self.pods.get(ns, name).cloned() else {
+            return;
+        };
         if !needs_scheduling(&pod_obj) {
             return;
         }
@@ -228,16 +256,31 @@ impl KubeScheduler {
         let decision = self.decide(pod);
         match decision.result {
             Ok(node) => {
-                self.assumed.insert(key.clone(), (node.clone(), pod_obj.clone()));
-                let annotations = if self.annotations { decision.annotations } else { BTreeMap::new() };
+                self.assumed
+                    .insert(key.clone(), (node.clone(), pod_obj.clone()));
+                let annotations = if self.annotations {
+                    decision.annotations
+                } else {
+                    BTreeMap::new()
+                };
                 let req = ApiRequest::new(Verb::Create, Kind::Pod, ns, name)
                     .with_subresource(Subresource::Binding)
-                    .with_body(Body::Binding { node: node.clone(), annotations });
+                    .with_body(Body::Binding {
+                        node: node.clone(),
+                        annotations,
+                    });
                 let id = self.client.send(ctx, req);
                 self.binding.insert(id, (key, node, pod_obj.clone()));
             }
             Err(msg) => {
-                self.recorder.event(ctx, &mut self.client, &pod_obj, WARNING, "FailedScheduling", &msg);
+                self.recorder.event(
+                    ctx,
+                    &mut self.client,
+                    &pod_obj,
+                    WARNING,
+                    "FailedScheduling",
+                    &msg,
+                );
                 let mut patch = serde_json::json!({"status": {"conditions": [{
                     "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg,
                     "lastTransitionTime": k8s_time(ctx.now), "lastProbeTime": serde_json::Value::Null
@@ -250,18 +293,24 @@ impl KubeScheduler {
                     .with_body(Body::Patch(PatchType::StrategicMerge, patch));
                 self.client.send(ctx, req);
                 self.unschedulable.insert(key.clone());
-                self.attempts.entry(key).and_modify(|n| *n += 1).or_insert(1);
+                self.attempts
+                    .entry(key)
+                    .and_modify(|n| *n += 1)
+                    .or_insert(1);
             }
         }
     }
 
     fn on_bind_response(&mut self, ctx: &mut Ctx, resp: ApiResponse) {
-        let Some((key, node, pod)) = self.binding.remove(&resp.id) else { return };
+        let Some((key, node, pod)) = self.binding.remove(&resp.id) else {
+            return;
+        };
         match resp.result {
             Ok(_) => {
                 self.attempts.remove(&key);
                 let msg = format!("Successfully assigned {key} to {node}");
-                self.recorder.event(ctx, &mut self.client, &pod, NORMAL, "Scheduled", &msg);
+                self.recorder
+                    .event(ctx, &mut self.client, &pod, NORMAL, "Scheduled", &msg);
             }
             Err(_) => {
                 self.assumed.remove(&key);
@@ -272,23 +321,43 @@ impl KubeScheduler {
 
     /// Filters and scores the nodes for a pod (placeholder until the plugin framework).
     fn decide(&mut self, pod: &Pod) -> Decision {
-        let nodes: Vec<&Node> = self.nodes.iter().filter_map(|o| match &**o {
-            Object::Node(n) => Some(n),
-            _ => None,
-        }).collect();
+        let nodes: Vec<&Node> = self
+            .nodes
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::Node(n) => Some(n),
+                _ => None,
+            })
+            .collect();
         let mut best: Option<(i64, String)> = None;
         let mut fails: BTreeMap<String, usize> = BTreeMap::new();
         for n in &nodes {
             let name = n.metadata.name.clone().unwrap_or_default();
-            if n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false) {
-                *fails.entry("node(s) were unschedulable".into()).or_insert(0) += 1;
+            if n.spec
+                .as_ref()
+                .and_then(|s| s.unschedulable)
+                .unwrap_or(false)
+            {
+                *fails
+                    .entry("node(s) were unschedulable".into())
+                    .or_insert(0) += 1;
                 continue;
             }
             let (req_cpu, req_mem) = pod_requests(pod);
             let (used_cpu, used_mem) = self.usage_on(&name);
-            let alloc = n.status.as_ref().and_then(|s| s.allocatable.clone()).unwrap_or_default();
-            let cap_cpu = alloc.get("cpu").and_then(|q| quantity::parse(&q.0).ok()).map_or(0, |q| q.milli_value());
-            let cap_mem = alloc.get("memory").and_then(|q| quantity::parse(&q.0).ok()).map_or(0, |q| q.value());
+            let alloc = n
+                .status
+                .as_ref()
+                .and_then(|s| s.allocatable.clone())
+                .unwrap_or_default();
+            let cap_cpu = alloc
+                .get("cpu")
+                .and_then(|q| quantity::parse(&q.0).ok())
+                .map_or(0, |q| q.milli_value());
+            let cap_mem = alloc
+                .get("memory")
+                .and_then(|q| quantity::parse(&q.0).ok())
+                .map_or(0, |q| q.value());
             if used_cpu + req_cpu > cap_cpu {
                 *fails.entry("Insufficient cpu".into()).or_insert(0) += 1;
                 continue;
@@ -297,14 +366,19 @@ impl KubeScheduler {
                 *fails.entry("Insufficient memory".into()).or_insert(0) += 1;
                 continue;
             }
-            let score = ((cap_cpu - used_cpu - req_cpu) * 100 / cap_cpu.max(1) + (cap_mem - used_mem - req_mem) * 100 / cap_mem.max(1)) / 2;
+            let score = ((cap_cpu - used_cpu - req_cpu) * 100 / cap_cpu.max(1)
+                + (cap_mem - used_mem - req_mem) * 100 / cap_mem.max(1))
+                / 2;
             let tie = self.rng.intn(1000) as i64;
             if best.as_ref().is_none_or(|(b, _)| score * 1000 + tie > *b) {
                 best = Some((score * 1000 + tie, name));
             }
         }
         match best {
-            Some((_, n)) => Decision { result: Ok(n), annotations: BTreeMap::new() },
+            Some((_, n)) => Decision {
+                result: Ok(n),
+                annotations: BTreeMap::new(),
+            },
             None => {
                 let reasons: Vec<String> = fails.iter().map(|(r, c)| format!("{c} {r}")).collect();
                 let msg = format!(
@@ -314,7 +388,10 @@ impl KubeScheduler {
                     nodes.len(),
                     nodes.len()
                 );
-                Decision { result: Err(msg), annotations: BTreeMap::new() }
+                Decision {
+                    result: Err(msg),
+                    annotations: BTreeMap::new(),
+                }
             }
         }
     }
@@ -327,7 +404,12 @@ impl KubeScheduler {
             let key = pod_key(o);
             let on = p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node)
                 || self.assumed.get(&key).is_some_and(|(n, _)| n == node);
-            if on && !matches!(p.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded") | Some("Failed")) {
+            if on
+                && !matches!(
+                    p.status.as_ref().and_then(|s| s.phase.as_deref()),
+                    Some("Succeeded") | Some("Failed")
+                )
+            {
                 let (c, m) = pod_requests(p);
                 cpu += c;
                 mem += m;
@@ -342,8 +424,14 @@ fn pod_requests(p: &Pod) -> (i64, i64) {
     let mut mem = 0;
     for c in p.spec.iter().flat_map(|s| s.containers.iter()) {
         let req = c.resources.as_ref().and_then(|r| r.requests.as_ref());
-        cpu += req.and_then(|r| r.get("cpu")).and_then(|q| quantity::parse(&q.0).ok()).map_or(0, |q| q.milli_value());
-        mem += req.and_then(|r| r.get("memory")).and_then(|q| quantity::parse(&q.0).ok()).map_or(0, |q| q.value());
+        cpu += req
+            .and_then(|r| r.get("cpu"))
+            .and_then(|q| quantity::parse(&q.0).ok())
+            .map_or(0, |q| q.milli_value());
+        mem += req
+            .and_then(|r| r.get("memory"))
+            .and_then(|q| quantity::parse(&q.0).ok())
+            .map_or(0, |q| q.value());
     }
     (cpu, mem)
 }

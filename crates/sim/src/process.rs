@@ -92,7 +92,10 @@ impl Sys {
         req.user = Some(self.user.clone());
         req.groups = self.groups.clone();
         req.impersonate = self.impersonate.clone();
-        self.io.borrow_mut().outbox.push((0, Actor::ApiServer, Payload::Api(req)));
+        self.io
+            .borrow_mut()
+            .outbox
+            .push((0, Actor::ApiServer, Payload::Api(req)));
         let io = self.io.clone();
         let resp = poll_until(move || io.borrow_mut().responses.remove(&id)).await;
         resp.result
@@ -120,7 +123,10 @@ impl Sys {
     /// Sends a request to etcd and waits for the response.
     pub async fn etcd(&self, op: EtcdOp) -> Result<EtcdResult, String> {
         let id = self.next_id();
-        self.io.borrow_mut().outbox.push((0, Actor::Etcd, Payload::Etcd(EtcdRequest { id, op })));
+        self.io
+            .borrow_mut()
+            .outbox
+            .push((0, Actor::Etcd, Payload::Etcd(EtcdRequest { id, op })));
         let io = self.io.clone();
         let r = poll_until(move || io.borrow_mut().etcd_responses.remove(&id)).await;
         r.result
@@ -135,7 +141,10 @@ impl Sys {
     /// Sleeps for `ms` of virtual time.
     pub async fn sleep(&self, ms: Time) {
         let id = self.next_id();
-        self.io.borrow_mut().outbox.push((ms, Actor::Terminal(0), Payload::Timer(id)));
+        self.io
+            .borrow_mut()
+            .outbox
+            .push((ms, Actor::Terminal(0), Payload::Timer(id)));
         let io = self.io.clone();
         poll_until(move || io.borrow_mut().fired.remove(&id).then_some(())).await;
     }
@@ -162,19 +171,38 @@ pub struct Process {
 
 impl std::fmt::Debug for Process {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Process").field("line", &self.line).field("exit_code", &self.exit_code).finish()
+        f.debug_struct("Process")
+            .field("line", &self.line)
+            .field("exit_code", &self.exit_code)
+            .finish()
     }
 }
 
 impl Process {
     /// A process running `task`, built from a [`Sys`] made by [`Process::sys`].
-    pub fn new(line: &str, io: Rc<RefCell<Io>>, task: Pin<Box<dyn Future<Output = i32>>>, now: Time) -> Process {
+    pub fn new(
+        line: &str,
+        io: Rc<RefCell<Io>>,
+        task: Pin<Box<dyn Future<Output = i32>>>,
+        now: Time,
+    ) -> Process {
         io.borrow_mut().now = now;
-        Process { line: line.to_string(), io, task: Some(task), exit_code: None, started: now }
+        Process {
+            line: line.to_string(),
+            io,
+            task: Some(task),
+            exit_code: None,
+            started: now,
+        }
     }
 
     /// A fresh I/O block and the handle a command uses.
-    pub fn sys(user: &str, groups: &[&str], impersonate: Option<String>, files: Rc<BTreeMap<String, String>>) -> (Rc<RefCell<Io>>, Sys) {
+    pub fn sys(
+        user: &str,
+        groups: &[&str],
+        impersonate: Option<String>,
+        files: Rc<BTreeMap<String, String>>,
+    ) -> (Rc<RefCell<Io>>, Sys) {
         let io = Rc::new(RefCell::new(Io::default()));
         let sys = Sys {
             io: io.clone(),
@@ -188,8 +216,19 @@ impl Process {
 
     /// A process that already finished with this output (parse errors and the like).
     pub fn finished(line: &str, out: Output) -> Process {
-        let io = Io { stdout: out.stdout.clone(), stderr: out.stderr.clone(), unread: format!("{}{}", out.stdout, out.stderr), ..Io::default() };
-        Process { line: line.to_string(), io: Rc::new(RefCell::new(io)), task: None, exit_code: Some(out.exit_code), started: 0 }
+        let io = Io {
+            stdout: out.stdout.clone(),
+            stderr: out.stderr.clone(),
+            unread: format!("{}{}", out.stdout, out.stderr),
+            ..Io::default()
+        };
+        Process {
+            line: line.to_string(),
+            io: Rc::new(RefCell::new(io)),
+            task: None,
+            exit_code: Some(out.exit_code),
+            started: 0,
+        }
     }
 
     /// Whether the command has exited.
@@ -200,7 +239,11 @@ impl Process {
     /// The output once finished.
     pub fn output(&self) -> Option<Output> {
         let io = self.io.borrow();
-        self.exit_code.map(|c| Output { exit_code: c, stdout: io.stdout.clone(), stderr: io.stderr.clone() })
+        self.exit_code.map(|c| Output {
+            exit_code: c,
+            stdout: io.stdout.clone(),
+            stderr: io.stderr.clone(),
+        })
     }
 
     /// What was printed since the last call (for live terminals).

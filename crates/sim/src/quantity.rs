@@ -13,12 +13,16 @@ pub const QUANTITY_ERROR: &str =
 impl Quantity {
     /// From whole units.
     pub fn from_units(v: i64) -> Quantity {
-        Quantity { nanos: i128::from(v) * 1_000_000_000 }
+        Quantity {
+            nanos: i128::from(v) * 1_000_000_000,
+        }
     }
 
     /// From milli-units.
     pub fn from_milli(v: i64) -> Quantity {
-        Quantity { nanos: i128::from(v) * 1_000_000 }
+        Quantity {
+            nanos: i128::from(v) * 1_000_000,
+        }
     }
 
     /// `Value()`: whole units, rounded up.
@@ -50,7 +54,12 @@ pub fn parse(s: &str) -> Result<Quantity, String> {
         .find(|(i, c)| !(c.is_ascii_digit() || *c == '.' || ((*c == '+' || *c == '-') && *i == 0)))
         .map_or(s.len(), |(i, _)| i);
     let (num, suffix) = s.split_at(num_end);
-    if num.is_empty() || num == "+" || num == "-" || num.matches('.').count() > 1 || num.ends_with(['+', '-']) {
+    if num.is_empty()
+        || num == "+"
+        || num == "-"
+        || num.matches('.').count() > 1
+        || num.ends_with(['+', '-'])
+    {
         return Err(QUANTITY_ERROR.into());
     }
     let (neg, digits) = match num.as_bytes()[0] {
@@ -102,12 +111,18 @@ pub fn parse(s: &str) -> Result<Quantity, String> {
         nanos = nanos.checked_mul(1i128 << exp).ok_or(QUANTITY_ERROR)?;
     }
     if dec_exp >= 0 {
-        nanos = nanos.checked_mul(10i128.checked_pow(dec_exp as u32).ok_or(QUANTITY_ERROR)?).ok_or(QUANTITY_ERROR)?;
+        nanos = nanos
+            .checked_mul(10i128.checked_pow(dec_exp as u32).ok_or(QUANTITY_ERROR)?)
+            .ok_or(QUANTITY_ERROR)?;
     } else {
-        let d = 10i128.checked_pow((-dec_exp) as u32).ok_or(QUANTITY_ERROR)?;
+        let d = 10i128
+            .checked_pow((-dec_exp) as u32)
+            .ok_or(QUANTITY_ERROR)?;
         nanos = nanos / d + i128::from(nanos % d != 0);
     }
-    Ok(Quantity { nanos: if neg { -nanos } else { nanos } })
+    Ok(Quantity {
+        nanos: if neg { -nanos } else { nanos },
+    })
 }
 
 #[cfg(test)]

@@ -30,17 +30,62 @@ fn subject(kind: &str, name: &str) -> Subject {
 
 /// The bootstrap RBAC objects.
 pub fn objects(rng: &mut Rng) -> Vec<Object> {
-    let workloads = ["pods", "pods/log", "pods/exec", "pods/eviction", "services", "endpoints", "configmaps",
-        "secrets", "persistentvolumeclaims", "serviceaccounts", "events"];
-    let apps = ["deployments", "deployments/scale", "deployments/rollback", "replicasets", "replicasets/scale",
-        "statefulsets", "statefulsets/scale", "daemonsets"];
+    let workloads = [
+        "pods",
+        "pods/log",
+        "pods/exec",
+        "pods/eviction",
+        "services",
+        "endpoints",
+        "configmaps",
+        "secrets",
+        "persistentvolumeclaims",
+        "serviceaccounts",
+        "events",
+    ];
+    let apps = [
+        "deployments",
+        "deployments/scale",
+        "deployments/rollback",
+        "replicasets",
+        "replicasets/scale",
+        "statefulsets",
+        "statefulsets/scale",
+        "daemonsets",
+    ];
     let all_verbs: Vec<&str> = READ.iter().chain(WRITE).copied().collect();
     let view = vec![
-        rule(&[""], &["pods", "pods/log", "pods/status", "services", "endpoints", "configmaps",
-            "persistentvolumeclaims", "serviceaccounts", "events", "namespaces", "resourcequotas", "limitranges",
-            "replicationcontrollers"], READ),
-        rule(&["apps"], &["deployments", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets",
-            "daemonsets"], READ),
+        rule(
+            &[""],
+            &[
+                "pods",
+                "pods/log",
+                "pods/status",
+                "services",
+                "endpoints",
+                "configmaps",
+                "persistentvolumeclaims",
+                "serviceaccounts",
+                "events",
+                "namespaces",
+                "resourcequotas",
+                "limitranges",
+                "replicationcontrollers",
+            ],
+            READ,
+        ),
+        rule(
+            &["apps"],
+            &[
+                "deployments",
+                "deployments/scale",
+                "replicasets",
+                "replicasets/scale",
+                "statefulsets",
+                "daemonsets",
+            ],
+            READ,
+        ),
         rule(&["batch"], &["jobs", "cronjobs"], READ),
         rule(&["discovery.k8s.io"], &["endpointslices"], READ),
     ];
@@ -49,7 +94,11 @@ pub fn objects(rng: &mut Rng) -> Vec<Object> {
     edit.push(rule(&["apps"], &apps, &all_verbs));
     edit.push(rule(&["batch"], &["jobs", "cronjobs"], &all_verbs));
     let mut admin = edit.clone();
-    admin.push(rule(&["rbac.authorization.k8s.io"], &["roles", "rolebindings"], &all_verbs));
+    admin.push(rule(
+        &["rbac.authorization.k8s.io"],
+        &["roles", "rolebindings"],
+        &all_verbs,
+    ));
     admin.push(rule(&[""], &["resourcequotas", "limitranges"], &all_verbs));
     let everything = vec![rule(&["*"], &["*"], &["*"])];
     let mut out: Vec<Object> = vec![
@@ -59,20 +108,45 @@ pub fn objects(rng: &mut Rng) -> Vec<Object> {
         cluster_role("view", view, rng).into(),
         cluster_role("system:kube-scheduler", everything.clone(), rng).into(),
         cluster_role("system:kube-controller-manager", everything.clone(), rng).into(),
-        cluster_role("system:node-proxier", vec![
-            rule(&[""], &["services", "endpoints", "nodes"], READ),
-            rule(&["discovery.k8s.io"], &["endpointslices"], READ),
-            rule(&["", "events.k8s.io"], &["events"], &["create", "patch", "update"]),
-        ], rng).into(),
+        cluster_role(
+            "system:node-proxier",
+            vec![
+                rule(&[""], &["services", "endpoints", "nodes"], READ),
+                rule(&["discovery.k8s.io"], &["endpointslices"], READ),
+                rule(
+                    &["", "events.k8s.io"],
+                    &["events"],
+                    &["create", "patch", "update"],
+                ),
+            ],
+            rng,
+        )
+        .into(),
     ];
-    out.push(cluster_role_binding("cluster-admin", "cluster-admin", vec![subject("Group", "system:masters")], rng).into());
     out.push(
-        cluster_role_binding("kubeadm:cluster-admins", "cluster-admin", vec![subject("Group", "kubeadm:cluster-admins")], rng)
-            .into(),
+        cluster_role_binding(
+            "cluster-admin",
+            "cluster-admin",
+            vec![subject("Group", "system:masters")],
+            rng,
+        )
+        .into(),
+    );
+    out.push(
+        cluster_role_binding(
+            "kubeadm:cluster-admins",
+            "cluster-admin",
+            vec![subject("Group", "kubeadm:cluster-admins")],
+            rng,
+        )
+        .into(),
     );
     for (name, user) in [
         ("system:kube-scheduler", "system:kube-scheduler"),
-        ("system:kube-controller-manager", "system:kube-controller-manager"),
+        (
+            "system:kube-controller-manager",
+            "system:kube-controller-manager",
+        ),
         ("system:node-proxier", "system:kube-proxy"),
     ] {
         out.push(cluster_role_binding(name, name, vec![subject("User", user)], rng).into());

@@ -68,7 +68,10 @@ impl LabelSelector {
     /// an empty one everything.
     pub fn from_k8s(sel: Option<&K8sLabelSelector>) -> Result<LabelSelector, String> {
         let Some(sel) = sel else {
-            return Ok(LabelSelector { requirements: vec![], nothing: true });
+            return Ok(LabelSelector {
+                requirements: vec![],
+                nothing: true,
+            });
         };
         let mut reqs = Vec::new();
         for (k, v) in sel.match_labels.iter().flatten() {
@@ -85,7 +88,10 @@ impl LabelSelector {
             };
             reqs.push(r);
         }
-        Ok(LabelSelector { requirements: reqs, nothing: false })
+        Ok(LabelSelector {
+            requirements: reqs,
+            nothing: false,
+        })
     }
 
     /// Parses kubectl's `-l` syntax: `app=web,tier!=db,env in (a,b),!legacy,track`.
@@ -98,7 +104,10 @@ impl LabelSelector {
             }
             reqs.push(parse_requirement(part)?);
         }
-        Ok(LabelSelector { requirements: reqs, nothing: false })
+        Ok(LabelSelector {
+            requirements: reqs,
+            nothing: false,
+        })
     }
 }
 
@@ -143,7 +152,9 @@ fn split_top_level(s: &str) -> Vec<&str> {
 fn parse_requirement(part: &str) -> Result<Requirement, String> {
     let bad = || format!("unable to parse requirement: found '{part}', expected: identifier");
     if let Some(k) = part.strip_prefix('!') {
-        return valid_key(k.trim()).map(Requirement::DoesNotExist).ok_or_else(bad);
+        return valid_key(k.trim())
+            .map(Requirement::DoesNotExist)
+            .ok_or_else(bad);
     }
     for (op, neg) in [(" notin ", true), (" in ", false)] {
         if let Some(idx) = part.find(op) {
@@ -152,23 +163,41 @@ fn parse_requirement(part: &str) -> Result<Requirement, String> {
             let inner = rest
                 .strip_prefix('(')
                 .and_then(|r| r.strip_suffix(')'))
-                .ok_or_else(|| format!("unable to parse requirement: found '{rest}', expected: '('"))?;
-            let values: Vec<String> = inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect();
+                .ok_or_else(|| {
+                    format!("unable to parse requirement: found '{rest}', expected: '('")
+                })?;
+            let values: Vec<String> = inner
+                .split(',')
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+                .collect();
             let key = valid_key(key).ok_or_else(bad)?;
-            return Ok(if neg { Requirement::NotIn(key, values) } else { Requirement::In(key, values) });
+            return Ok(if neg {
+                Requirement::NotIn(key, values)
+            } else {
+                Requirement::In(key, values)
+            });
         }
     }
     if let Some((k, v)) = part.split_once("!=") {
-        return Ok(Requirement::NotEquals(valid_key(k.trim()).ok_or_else(bad)?, v.trim().to_string()));
+        return Ok(Requirement::NotEquals(
+            valid_key(k.trim()).ok_or_else(bad)?,
+            v.trim().to_string(),
+        ));
     }
     if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
-        return Ok(Requirement::Equals(valid_key(k.trim()).ok_or_else(bad)?, v.trim().to_string()));
+        return Ok(Requirement::Equals(
+            valid_key(k.trim()).ok_or_else(bad)?,
+            v.trim().to_string(),
+        ));
     }
     valid_key(part).map(Requirement::Exists).ok_or_else(bad)
 }
 
 fn valid_key(k: &str) -> Option<String> {
-    let ok = !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
+    let ok = !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
     ok.then(|| k.to_string())
 }
 
@@ -182,7 +211,9 @@ pub struct FieldSelector {
 impl FieldSelector {
     /// `field=value`.
     pub fn eq(field: &str, value: &str) -> FieldSelector {
-        FieldSelector { terms: vec![(field.to_string(), value.to_string(), false)] }
+        FieldSelector {
+            terms: vec![(field.to_string(), value.to_string(), false)],
+        }
     }
 
     /// Parses kubectl's `--field-selector` syntax.
@@ -194,7 +225,9 @@ impl FieldSelector {
             } else if let Some((f, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
                 (f, v, false)
             } else {
-                return Err(format!("invalid selector: '{part}'; can't understand '{part}'"));
+                return Err(format!(
+                    "invalid selector: '{part}'; can't understand '{part}'"
+                ));
             };
             terms.push((f.trim().to_string(), v.trim().to_string(), neg));
         }
@@ -203,15 +236,20 @@ impl FieldSelector {
 
     /// The value required for `field`, if the selector has an equality term on it.
     pub fn required_value(&self, field: &str) -> Option<&str> {
-        self.terms.iter().find(|(f, _, neg)| f == field && !neg).map(|(_, v, _)| v.as_str())
+        self.terms
+            .iter()
+            .find(|(f, _, neg)| f == field && !neg)
+            .map(|(_, v, _)| v.as_str())
     }
 
     /// Whether the object satisfies every term. Unsupported fields match nothing.
     pub fn matches(&self, o: &Object) -> bool {
-        self.terms.iter().all(|(f, v, neg)| match field_value(o, f) {
-            Some(actual) => (actual == *v) != *neg,
-            None => false,
-        })
+        self.terms
+            .iter()
+            .all(|(f, v, neg)| match field_value(o, f) {
+                Some(actual) => (actual == *v) != *neg,
+                None => false,
+            })
     }
 }
 
@@ -229,23 +267,36 @@ fn field_value(o: &Object, field: &str) -> Option<String> {
             let status = p.status.as_ref();
             match field {
                 "spec.nodeName" => Some(spec.and_then(|s| s.node_name.clone()).unwrap_or_default()),
-                "spec.schedulerName" => Some(spec.and_then(|s| s.scheduler_name.clone()).unwrap_or_default()),
-                "spec.serviceAccountName" => {
-                    Some(spec.and_then(|s| s.service_account_name.clone()).unwrap_or_default())
-                }
-                "spec.restartPolicy" => Some(spec.and_then(|s| s.restart_policy.clone()).unwrap_or_default()),
+                "spec.schedulerName" => Some(
+                    spec.and_then(|s| s.scheduler_name.clone())
+                        .unwrap_or_default(),
+                ),
+                "spec.serviceAccountName" => Some(
+                    spec.and_then(|s| s.service_account_name.clone())
+                        .unwrap_or_default(),
+                ),
+                "spec.restartPolicy" => Some(
+                    spec.and_then(|s| s.restart_policy.clone())
+                        .unwrap_or_default(),
+                ),
                 "status.phase" => Some(status.and_then(|s| s.phase.clone()).unwrap_or_default()),
                 "status.podIP" => Some(status.and_then(|s| s.pod_ip.clone()).unwrap_or_default()),
-                "status.nominatedNodeName" => {
-                    Some(status.and_then(|s| s.nominated_node_name.clone()).unwrap_or_default())
-                }
+                "status.nominatedNodeName" => Some(
+                    status
+                        .and_then(|s| s.nominated_node_name.clone())
+                        .unwrap_or_default(),
+                ),
                 _ => None,
             }
         }
         Object::Node(n) => match field {
-            "spec.unschedulable" => {
-                Some(n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false).to_string())
-            }
+            "spec.unschedulable" => Some(
+                n.spec
+                    .as_ref()
+                    .and_then(|s| s.unschedulable)
+                    .unwrap_or(false)
+                    .to_string(),
+            ),
             _ => None,
         },
         Object::Event(e) => match field {
@@ -266,16 +317,33 @@ mod tests {
     use super::*;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
     fn kubectl_label_syntax_parses_and_matches() {
-        let s = LabelSelector::parse("app=web,tier!=db,env in (prod, staging),!legacy,track").unwrap();
+        let s =
+            LabelSelector::parse("app=web,tier!=db,env in (prod, staging),!legacy,track").unwrap();
         assert_eq!(s.requirements.len(), 5);
-        assert!(s.matches(Some(&labels(&[("app", "web"), ("env", "prod"), ("track", "x")]))));
-        assert!(!s.matches(Some(&labels(&[("app", "web"), ("env", "dev"), ("track", "x")]))));
-        assert!(!s.matches(Some(&labels(&[("app", "web"), ("env", "prod"), ("track", "x"), ("legacy", "1")]))));
+        assert!(s.matches(Some(&labels(&[
+            ("app", "web"),
+            ("env", "prod"),
+            ("track", "x")
+        ]))));
+        assert!(!s.matches(Some(&labels(&[
+            ("app", "web"),
+            ("env", "dev"),
+            ("track", "x")
+        ]))));
+        assert!(!s.matches(Some(&labels(&[
+            ("app", "web"),
+            ("env", "prod"),
+            ("track", "x"),
+            ("legacy", "1")
+        ]))));
         assert!(!s.matches(None));
         assert!(LabelSelector::parse("").unwrap().matches(None));
         assert!(LabelSelector::parse("a b").is_err());
@@ -284,6 +352,8 @@ mod tests {
     #[test]
     fn nil_k8s_selector_matches_nothing_and_empty_matches_everything() {
         assert!(!LabelSelector::from_k8s(None).unwrap().matches(None));
-        assert!(LabelSelector::from_k8s(Some(&K8sLabelSelector::default())).unwrap().matches(None));
+        assert!(LabelSelector::from_k8s(Some(&K8sLabelSelector::default()))
+            .unwrap()
+            .matches(None));
     }
 }

@@ -12,8 +12,8 @@ use crate::controllers::ControllerManager;
 use crate::etcd::{Etcd, EtcdRequest, EtcdResponse, EtcdWatchBatch};
 use crate::kube_scheduler::KubeScheduler;
 use crate::node::{CriRequest, CriResponse, KubeProxy, Kubelet, Runtime};
-use crate::rng::fnv1a;
 use crate::process::Process;
+use crate::rng::fnv1a;
 use crate::time::{Time, SECOND};
 
 /// Who sends and receives messages.
@@ -163,7 +163,11 @@ impl<'a> Ctx<'a> {
 
     /// Sends a message; it arrives after the network latency.
     pub fn send(&mut self, to: Actor, payload: Payload) {
-        self.out.push(Outgoing { delay: 0, to, payload });
+        self.out.push(Outgoing {
+            delay: 0,
+            to,
+            payload,
+        });
     }
 
     /// Sends a message that leaves after `delay` (processing time), then travels.
@@ -174,7 +178,11 @@ impl<'a> Ctx<'a> {
     /// Sets a timer: `Payload::Timer(token)` to self after `delay`.
     pub fn timer(&mut self, delay: Time, token: u64) {
         let me = self.me;
-        self.out.push(Outgoing { delay, to: me, payload: Payload::Timer(token) });
+        self.out.push(Outgoing {
+            delay,
+            to: me,
+            payload: Payload::Timer(token),
+        });
     }
 }
 
@@ -220,6 +228,8 @@ pub struct NodeHost {
     pub runtime_running: bool,
     /// kube-proxy, when running.
     pub proxy: Option<KubeProxy>,
+    /// The Service rules in the kernel (written by kube-proxy; gone on reboot).
+    pub rules: Option<crate::node::kube_proxy::RulesState>,
 }
 
 /// The whole simulated cluster.
@@ -268,6 +278,7 @@ impl World {
                 runtime: Runtime::new(i as u32, n),
                 runtime_running: true,
                 proxy: None,
+                rules: None,
             })
             .collect();
         crate::cluster::bootstrap(&mut etcd.store, &config, &nodes);
@@ -318,7 +329,8 @@ impl World {
         let mut keys: Vec<&Reverse<(Time, u64)>> = self.queue.iter().collect();
         keys.sort();
         keys.reverse();
-        keys.into_iter().filter_map(|Reverse((_, s))| self.pending.get(s))
+        keys.into_iter()
+            .filter_map(|Reverse((_, s))| self.pending.get(s))
     }
 
     /// The time of the next event, if any.
@@ -363,7 +375,9 @@ impl World {
             Actor::ApiServer => self.apiserver.is_some(),
             Actor::ControllerManager => self.controller_manager.is_some(),
             Actor::Scheduler => self.scheduler.is_some(),
-            Actor::Kubelet(n) => self.node(n).is_some_and(|h| h.powered && h.kubelet.is_some()),
+            Actor::Kubelet(n) => self
+                .node(n)
+                .is_some_and(|h| h.powered && h.kubelet.is_some()),
             Actor::Runtime(n) => self.node(n).is_some_and(|h| h.powered && h.runtime_running),
             Actor::KubeProxy(n) => self.node(n).is_some_and(|h| h.powered && h.proxy.is_some()),
             Actor::Terminal(id) => self.processes.get(&id).is_some_and(|p| !p.is_finished()),
@@ -376,7 +390,11 @@ impl World {
 
     /// Whether two actors can reach each other over the network.
     fn link_up(&self, a: Actor, b: Actor) -> bool {
-        let cut = |x: Actor| x.node().and_then(|n| self.node(n)).is_some_and(|h| h.partitioned || !h.powered);
+        let cut = |x: Actor| {
+            x.node()
+                .and_then(|n| self.node(n))
+                .is_some_and(|h| h.partitioned || !h.powered)
+        };
         match (a.node(), b.node()) {
             (Some(x), Some(y)) if x == y => true,
             _ => !(cut(a) || cut(b)),
@@ -397,7 +415,17 @@ impl World {
         self.seq += 1;
         let seq = self.seq;
         self.queue.push(Reverse((at, seq)));
-        self.pending.insert(seq, Envelope { sent: self.now, at, from, to, payload, local: false });
+        self.pending.insert(
+            seq,
+            Envelope {
+                sent: self.now,
+                at,
+                from,
+                to,
+                payload,
+                local: false,
+            },
+        );
     }
 
     fn flush(&mut self, from: Actor, out: Vec<Outgoing>) {
@@ -408,11 +436,22 @@ impl World {
 
     fn deliver(&mut self, env: Envelope) {
         self.delivered += 1;
-        let fp = [env.at, env.from_code(), env.to_code(), env.payload.fingerprint()];
+        let fp = [
+            env.at,
+            env.from_code(),
+            env.to_code(),
+            env.payload.fingerprint(),
+        ];
         for v in fp {
             self.log_hash = (self.log_hash ^ v).wrapping_mul(0x0000_0100_0000_01B3);
         }
-        let Envelope { from, to, payload, local, .. } = env;
+        let Envelope {
+            from,
+            to,
+            payload,
+            local,
+            ..
+        } = env;
         if !self.is_running(to) {
             self.bounce(from, to, payload, Transport::Refused);
             return;
@@ -422,7 +461,11 @@ impl World {
             return;
         }
         let mut out = Vec::new();
-        let mut ctx = Ctx { now: self.now, me: to, out: &mut out };
+        let mut ctx = Ctx {
+            now: self.now,
+            me: to,
+            out: &mut out,
+        };
         match to {
             Actor::Etcd => match payload {
                 Payload::Etcd(req) => self.etcd.handle(&mut ctx, from, req),
@@ -449,11 +492,16 @@ impl World {
                     k.handle(&mut ctx, from, payload);
                 }
             }
-            Actor::Runtime(n) => self.nodes[n as usize].runtime.handle(&mut ctx, from, payload),
+            Actor::Runtime(n) => self.nodes[n as usize]
+                .runtime
+                .handle(&mut ctx, from, payload),
             Actor::KubeProxy(n) => {
                 let host = &mut self.nodes[n as usize];
                 if let Some(p) = host.proxy.as_mut() {
                     p.handle(&mut ctx, from, payload);
+                    if let Some(r) = p.pending.take() {
+                        host.rules = Some(r);
+                    }
                 }
             }
             Actor::Terminal(id) => {
@@ -468,18 +516,28 @@ impl World {
     /// A message that could not be delivered: requests fail at the sender the way the
     /// network would make them fail; everything else is lost.
     fn bounce(&mut self, from: Actor, to: Actor, payload: Payload, how: Transport) {
-        let delay = if how == Transport::TimedOut { REQUEST_TIMEOUT } else { 0 };
+        let delay = if how == Transport::TimedOut {
+            REQUEST_TIMEOUT
+        } else {
+            0
+        };
         let reply = match payload {
             Payload::Api(r) => {
                 let s = Status::transport(how, format!("{} unreachable", to.component_name()));
-                Payload::ApiResp(ApiResponse { id: r.id, result: Err(s) })
+                Payload::ApiResp(ApiResponse {
+                    id: r.id,
+                    result: Err(s),
+                })
             }
             Payload::Etcd(r) => {
                 let msg = match how {
                     Transport::Refused => "connection refused",
                     _ => "context deadline exceeded",
                 };
-                Payload::EtcdResp(EtcdResponse { id: r.id, result: Err(msg.to_string()) })
+                Payload::EtcdResp(EtcdResponse {
+                    id: r.id,
+                    result: Err(msg.to_string()),
+                })
             }
             Payload::Cri(c) => Payload::CriResp(CriResponse::unavailable(c.id)),
             _ => return,
@@ -490,7 +548,14 @@ impl World {
             let seq = self.seq;
             let at = self.now + delay;
             self.queue.push(Reverse((at, seq)));
-            let env = Envelope { sent: self.now, at, from: to, to: from, payload: reply, local: true };
+            let env = Envelope {
+                sent: self.now,
+                at,
+                from: to,
+                to: from,
+                payload: reply,
+                local: true,
+            };
             self.pending.insert(seq, env);
         }
     }
@@ -526,7 +591,11 @@ impl World {
             return;
         }
         let mut out = Vec::new();
-        let mut ctx = Ctx { now: self.now, me: a, out: &mut out };
+        let mut ctx = Ctx {
+            now: self.now,
+            me: a,
+            out: &mut out,
+        };
         match a {
             Actor::Etcd => self.etcd_running = true,
             Actor::ApiServer => {
@@ -565,7 +634,8 @@ impl World {
                 if !host.powered {
                     return;
                 }
-                let mut p = KubeProxy::new(n, &host.config.name, &host.ip, &host.pod_cidr, &self.config);
+                let mut p =
+                    KubeProxy::new(n, &host.config.name, &host.ip, &host.pod_cidr, &self.config);
                 p.start(&mut ctx);
                 host.proxy = Some(p);
             }
@@ -588,7 +658,12 @@ impl World {
             Actor::ApiServer => {
                 self.apiserver = None;
                 self.notify_clients_of(Actor::ApiServer);
-                self.enqueue(0, Actor::ApiServer, Actor::Etcd, Payload::ClientGone(Actor::ApiServer));
+                self.enqueue(
+                    0,
+                    Actor::ApiServer,
+                    Actor::Etcd,
+                    Payload::ClientGone(Actor::ApiServer),
+                );
             }
             Actor::ControllerManager => {
                 self.controller_manager = None;
@@ -642,12 +717,24 @@ impl World {
         self.seq += 1;
         let seq = self.seq;
         self.queue.push(Reverse((self.now, seq)));
-        self.pending.insert(seq, Envelope { sent: self.now, at: self.now, from, to, payload, local: true });
+        self.pending.insert(
+            seq,
+            Envelope {
+                sent: self.now,
+                at: self.now,
+                from,
+                to,
+                payload,
+                local: true,
+            },
+        );
     }
 
     /// Cuts a node off from the control plane (both directions).
     pub fn partition(&mut self, n: u32) {
-        let Some(host) = self.nodes.get_mut(n as usize) else { return };
+        let Some(host) = self.nodes.get_mut(n as usize) else {
+            return;
+        };
         if host.partitioned {
             return;
         }
@@ -679,11 +766,14 @@ impl World {
         host.powered = false;
         host.runtime.reboot();
         host.runtime_running = false;
+        host.rules = None;
     }
 
     /// Powers a node on: containerd, kubelet and kube-proxy start.
     pub fn poweron(&mut self, n: u32) {
-        let Some(host) = self.nodes.get_mut(n as usize) else { return };
+        let Some(host) = self.nodes.get_mut(n as usize) else {
+            return;
+        };
         if host.powered {
             return;
         }
@@ -695,7 +785,10 @@ impl World {
 
     /// The index of a node by name.
     pub fn node_index(&self, name: &str) -> Option<u32> {
-        self.nodes.iter().position(|h| h.config.name == name).map(|i| i as u32)
+        self.nodes
+            .iter()
+            .position(|h| h.config.name == name)
+            .map(|i| i as u32)
     }
 
     /// Adds a machine to the cluster; its kubelet registers the Node.
@@ -710,6 +803,7 @@ impl World {
             runtime: Runtime::new(i as u32, &config),
             runtime_running: true,
             proxy: None,
+            rules: None,
             config: config.clone(),
         });
         self.config.nodes.push(config);
@@ -724,7 +818,11 @@ impl World {
         self.next_process += 1;
         let me = Actor::Terminal(id);
         let mut out = Vec::new();
-        let mut ctx = Ctx { now: self.now, me, out: &mut out };
+        let mut ctx = Ctx {
+            now: self.now,
+            me,
+            out: &mut out,
+        };
         p.poll(&mut ctx);
         self.processes.insert(id, p);
         self.flush(me, out);
@@ -736,16 +834,30 @@ impl World {
 impl World {
     /// Crashes a container of a pod (`sim crash`): its process exits with `code`.
     /// Returns the container's name.
-    pub fn crash_container(&mut self, ns: &str, pod: &str, container: Option<&str>, code: i32) -> Result<String, String> {
+    pub fn crash_container(
+        &mut self,
+        ns: &str,
+        pod: &str,
+        container: Option<&str>,
+        code: i32,
+    ) -> Result<String, String> {
         for (i, host) in self.nodes.iter_mut().enumerate() {
-            let Some(sb) = host.runtime.sandboxes.values().find(|s| s.namespace == ns && s.name == pod && s.ready).cloned() else {
+            let Some(sb) = host
+                .runtime
+                .sandboxes
+                .values()
+                .find(|s| s.namespace == ns && s.name == pod && s.ready)
+                .cloned()
+            else {
                 continue;
             };
             let running: Vec<(String, String)> = host
                 .runtime
                 .containers
                 .values()
-                .filter(|c| c.sandbox == sb.id && c.state == crate::node::runtime::ContainerState::Running)
+                .filter(|c| {
+                    c.sandbox == sb.id && c.state == crate::node::runtime::ContainerState::Running
+                })
                 .map(|c| (c.id.clone(), c.name.clone()))
                 .collect();
             let target = match container {
@@ -760,11 +872,30 @@ impl World {
             };
             let me = Actor::Runtime(i as u32);
             let mut out = Vec::new();
-            let mut ctx = Ctx { now: self.now, me, out: &mut out };
+            let mut ctx = Ctx {
+                now: self.now,
+                me,
+                out: &mut out,
+            };
             host.runtime.crash(&mut ctx, &id, code);
             self.flush(me, out);
             return Ok(name);
         }
         Err(format!("pod {ns}/{pod} is not running on any node"))
+    }
+}
+
+/// What a node's kernel knows of Services, as the proxy renderers take it.
+impl World {
+    /// Every node's address and podCIDR.
+    pub fn node_addresses(&self) -> Vec<crate::proxy::NodeAddress> {
+        self.nodes
+            .iter()
+            .map(|h| crate::proxy::NodeAddress {
+                name: h.config.name.clone(),
+                ip: h.ip.parse().unwrap_or(std::net::Ipv4Addr::UNSPECIFIED),
+                pod_cidr: crate::proxy::Cidr::parse(&h.pod_cidr),
+            })
+            .collect()
     }
 }

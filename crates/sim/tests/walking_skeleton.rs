@@ -31,7 +31,9 @@ spec:
 ";
 
 fn files() -> BTreeMap<String, String> {
-    [("nginx-deploy.yaml".to_string(), NGINX.to_string())].into_iter().collect()
+    [("nginx-deploy.yaml".to_string(), NGINX.to_string())]
+        .into_iter()
+        .collect()
 }
 
 fn run(w: &mut World, line: &str) -> kubeloop_sim::process::Output {
@@ -66,4 +68,21 @@ fn debug_node_view() {
     }
     println!("{}", run(&mut w, "kubectl get events").stdout);
     println!("{}", run(&mut w, "kubectl describe pod").stdout);
+}
+
+#[test]
+fn exposed_deployment_gets_proxy_rules_on_every_node() {
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, "kubectl apply -f nginx-deploy.yaml");
+    w.run_for(20 * SECOND);
+    let out = run(&mut w, "kubectl expose deployment nginx --port=80");
+    assert_eq!(out.stdout, "service/nginx exposed\n", "{out:?}");
+    w.run_for(5 * SECOND);
+    let svc = run(&mut w, "kubectl get svc nginx");
+    println!("{}", svc.stdout);
+    println!("{}", run(&mut w, "kubectl get endpointslices").stdout);
+    let rules = run(&mut w, "ssh node-1 iptables-save").stdout;
+    println!("{rules}");
+    assert!(rules.contains("default/nginx cluster IP"), "{rules}");
+    assert_eq!(rules.matches("-j KUBE-SEP-").count() >= 3, true);
 }

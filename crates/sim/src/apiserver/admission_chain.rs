@@ -25,7 +25,10 @@ pub fn mutate_update(_s: &mut ApiServer, o: &mut Object, old: &Object) -> Result
     defaults::set_defaults(o);
     if let (Object::Service(new), Object::Service(old)) = (o, old) {
         // An update that leaves clusterIP empty keeps the allocated one.
-        let (ns, os) = (new.spec.get_or_insert_with(Default::default), old.spec.clone().unwrap_or_default());
+        let (ns, os) = (
+            new.spec.get_or_insert_with(Default::default),
+            old.spec.clone().unwrap_or_default(),
+        );
         if ns.cluster_ip.as_deref().unwrap_or("").is_empty() {
             ns.cluster_ip = os.cluster_ip.clone();
             ns.cluster_ips = os.cluster_ips.clone();
@@ -36,7 +39,11 @@ pub fn mutate_update(_s: &mut ApiServer, o: &mut Object, old: &Object) -> Result
 
 fn invalid(o: &Object, errs: &[FieldError]) -> Status {
     let info = o.kind().info();
-    let mut s = Status::new(422, StatusReason::Invalid, invalid_message(info.kind, info.group, o.name(), errs));
+    let mut s = Status::new(
+        422,
+        StatusReason::Invalid,
+        invalid_message(info.kind, info.group, o.name(), errs),
+    );
     s.causes = errs.iter().map(|e| e.to_string()).collect();
     s.details_kind = info.kind.to_string();
     s.details_name = o.name().to_string();
@@ -68,7 +75,10 @@ const SERVICE_SIZE: u32 = 1 << 20; // /12
 const NODE_PORT_BASE: i32 = 30000;
 const NODE_PORT_SIZE: i32 = 2768;
 
-fn allocate_service(s: &mut ApiServer, svc: &mut k8s_openapi::api::core::v1::Service) -> Result<(), Status> {
+fn allocate_service(
+    s: &mut ApiServer,
+    svc: &mut k8s_openapi::api::core::v1::Service,
+) -> Result<(), Status> {
     let name = svc.metadata.name.clone().unwrap_or_default();
     let spec = svc.spec.get_or_insert_with(Default::default);
     let type_ = spec.type_.clone().unwrap_or_else(|| "ClusterIP".into());
@@ -80,7 +90,11 @@ fn allocate_service(s: &mut ApiServer, svc: &mut k8s_openapi::api::core::v1::Ser
     for o in s.cache.iter(Kind::Service) {
         if let Object::Service(x) = &**o {
             if let Some(sp) = &x.spec {
-                if let Some(ip) = sp.cluster_ip.as_deref().and_then(|i| i.parse::<Ipv4Addr>().ok()) {
+                if let Some(ip) = sp
+                    .cluster_ip
+                    .as_deref()
+                    .and_then(|i| i.parse::<Ipv4Addr>().ok())
+                {
                     used_ips.insert(u32::from(ip));
                 }
                 for p in sp.ports.iter().flatten() {

@@ -41,8 +41,15 @@ impl Attributes {
             verb: req.verb.as_str().to_string(),
             group: info.group.to_string(),
             resource: info.plural.to_string(),
-            subresource: req.subresource.map(|s| s.as_str().to_string()).unwrap_or_default(),
-            namespace: if info.namespaced { req.namespace.clone() } else { String::new() },
+            subresource: req
+                .subresource
+                .map(|s| s.as_str().to_string())
+                .unwrap_or_default(),
+            namespace: if info.namespaced {
+                req.namespace.clone()
+            } else {
+                String::new()
+            },
             name: req.name.clone(),
         }
     }
@@ -63,8 +70,13 @@ pub fn authenticate(req: &ApiRequest, cache: &WatchCache) -> Result<UserInfo, St
     };
     let mut groups = req.groups.clone();
     groups.push("system:authenticated".to_string());
-    let user = UserInfo { name: name.clone(), groups };
-    let Some(target) = &req.impersonate else { return Ok(user) };
+    let user = UserInfo {
+        name: name.clone(),
+        groups,
+    };
+    let Some(target) = &req.impersonate else {
+        return Ok(user);
+    };
     let attrs = Attributes {
         verb: "impersonate".into(),
         group: String::new(),
@@ -80,7 +92,10 @@ pub fn authenticate(req: &ApiRequest, cache: &WatchCache) -> Result<UserInfo, St
             format!("users \"{target}\" is forbidden: User \"{}\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope", user.name),
         ));
     }
-    Ok(UserInfo { name: target.clone(), groups: vec!["system:authenticated".to_string()] })
+    Ok(UserInfo {
+        name: target.clone(),
+        groups: vec!["system:authenticated".to_string()],
+    })
 }
 
 /// Whether `user` may do `attrs`.
@@ -102,8 +117,12 @@ pub fn authorize(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> boo
         _ => false,
     };
     for o in cache.iter(Kind::ClusterRoleBinding) {
-        let Object::ClusterRoleBinding(b) = &**o else { continue };
-        if b.subjects.iter().flatten().any(|s| subject_matches(s, "")) && role_allows(&b.role_ref, "", attrs, cache) {
+        let Object::ClusterRoleBinding(b) = &**o else {
+            continue;
+        };
+        if b.subjects.iter().flatten().any(|s| subject_matches(s, ""))
+            && role_allows(&b.role_ref, "", attrs, cache)
+        {
             return true;
         }
     }
@@ -111,8 +130,13 @@ pub fn authorize(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> boo
         return false;
     }
     for o in cache.list(Kind::RoleBinding, &attrs.namespace) {
-        let Object::RoleBinding(b) = &*o else { continue };
-        if b.subjects.iter().flatten().any(|s| subject_matches(s, &attrs.namespace))
+        let Object::RoleBinding(b) = &*o else {
+            continue;
+        };
+        if b.subjects
+            .iter()
+            .flatten()
+            .any(|s| subject_matches(s, &attrs.namespace))
             && role_allows(&b.role_ref, &attrs.namespace, attrs, cache)
         {
             return true;
@@ -123,7 +147,10 @@ pub fn authorize(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> boo
 
 fn role_allows(r: &RoleRef, ns: &str, attrs: &Attributes, cache: &WatchCache) -> bool {
     let rules = match r.kind.as_str() {
-        "ClusterRole" => match cache.get(Kind::ClusterRole, "", &r.name).map(|o| (**o).clone()) {
+        "ClusterRole" => match cache
+            .get(Kind::ClusterRole, "", &r.name)
+            .map(|o| (**o).clone())
+        {
             Some(Object::ClusterRole(c)) => c.rules.unwrap_or_default(),
             _ => return false,
         },
@@ -138,21 +165,33 @@ fn role_allows(r: &RoleRef, ns: &str, attrs: &Attributes, cache: &WatchCache) ->
 
 /// Whether one PolicyRule covers the request.
 pub fn rule_allows(rule: &PolicyRule, a: &Attributes) -> bool {
-    let has = |list: &Option<Vec<String>>, v: &str| list.iter().flatten().any(|x| x == "*" || x == v);
+    let has =
+        |list: &Option<Vec<String>>, v: &str| list.iter().flatten().any(|x| x == "*" || x == v);
     let verb_ok = rule.verbs.iter().any(|v| v == "*" || *v == a.verb);
     let group_ok = has(&rule.api_groups, &a.group);
     let res = a.resource_path();
     let resource_ok = has(&rule.resources, &res)
         || (!a.subresource.is_empty() && has(&rule.resources, &format!("*/{}", a.subresource)));
-    let name_ok = rule.resource_names.as_ref().is_none_or(|n| n.is_empty() || n.contains(&a.name));
+    let name_ok = rule
+        .resource_names
+        .as_ref()
+        .is_none_or(|n| n.is_empty() || n.contains(&a.name));
     verb_ok && group_ok && resource_ok && name_ok
 }
 
 /// The 403 upstream returns when RBAC denies.
 pub fn forbidden(user: &UserInfo, a: &Attributes) -> Status {
     let res = a.resource_path();
-    let target = if a.name.is_empty() { res.clone() } else { format!("{} \"{}\"", group_resource(a), a.name) };
-    let target = if a.name.is_empty() && !a.group.is_empty() { format!("{}.{}", res, a.group) } else { target };
+    let target = if a.name.is_empty() {
+        res.clone()
+    } else {
+        format!("{} \"{}\"", group_resource(a), a.name)
+    };
+    let target = if a.name.is_empty() && !a.group.is_empty() {
+        format!("{}.{}", res, a.group)
+    } else {
+        target
+    };
     let scope = if a.namespace.is_empty() {
         "at the cluster scope".to_string()
     } else {

@@ -8,7 +8,8 @@ pub fn set_defaults(obj: &mut Object) {
         if let Some(spec) = p.spec.as_mut() {
             spec.restart_policy.get_or_insert_with(|| "Always".into());
             spec.termination_grace_period_seconds.get_or_insert(30);
-            spec.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
+            spec.scheduler_name
+                .get_or_insert_with(|| "default-scheduler".into());
         }
     }
 }

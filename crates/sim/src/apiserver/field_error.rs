@@ -11,8 +11,15 @@ pub struct FieldError {
 
 /// The Invalid status message.
 pub fn invalid_message(kind: &str, group: &str, name: &str, errs: &[FieldError]) -> String {
-    let k = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
-    let parts: Vec<String> = errs.iter().map(|e| format!("{}: {}", e.field, e.message)).collect();
+    let k = if group.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind}.{group}")
+    };
+    let parts: Vec<String> = errs
+        .iter()
+        .map(|e| format!("{}: {}", e.field, e.message))
+        .collect();
     if parts.len() == 1 {
         format!("{k} \"{name}\" is invalid: {}", parts[0])
     } else {

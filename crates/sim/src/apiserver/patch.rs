@@ -16,7 +16,9 @@ pub fn apply(target: &Value, patch_type: PatchType, patch: &Value) -> Result<Val
 
 /// RFC 7386: objects merge recursively, `null` deletes, anything else replaces.
 pub fn merge_patch(target: &Value, patch: &Value) -> Value {
-    let Value::Object(p) = patch else { return patch.clone() };
+    let Value::Object(p) = patch else {
+        return patch.clone();
+    };
     let mut out = match target {
         Value::Object(t) => t.clone(),
         _ => Map::new(),
@@ -35,7 +37,12 @@ pub fn merge_patch(target: &Value, patch: &Value) -> Value {
 /// The merge key of a list field of the built-in types, by field name and item shape.
 fn merge_key(field: &str, sample: Option<&Value>) -> Option<&'static str> {
     match field {
-        "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "env" | "imagePullSecrets"
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "volumes"
+        | "env"
+        | "imagePullSecrets"
         | "resourceClaims" => Some("name"),
         "volumeMounts" => Some("mountPath"),
         "volumeDevices" => Some("devicePath"),
@@ -107,7 +114,9 @@ pub fn strategic_merge(target: &Value, patch: &Value, field: &str) -> Result<Val
             let mut out = existing;
             for item in items {
                 let Some(kv) = item.get(key) else {
-                    return Err(format!("map: {item} does not contain declared merge key: {key}"));
+                    return Err(format!(
+                        "map: {item} does not contain declared merge key: {key}"
+                    ));
                 };
                 let pos = out.iter().position(|e| e.get(key) == Some(kv));
                 let directive = item.get("$patch").and_then(Value::as_str);
@@ -140,12 +149,21 @@ fn pointer_parts(path: &str) -> Result<Vec<String>, String> {
         return Ok(Vec::new());
     }
     let Some(rest) = path.strip_prefix('/') else {
-        return Err(format!("add operation does not apply: doc is missing path: \"{path}\""));
+        return Err(format!(
+            "add operation does not apply: doc is missing path: \"{path}\""
+        ));
     };
-    Ok(rest.split('/').map(|p| p.replace("~1", "/").replace("~0", "~")).collect())
+    Ok(rest
+        .split('/')
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect())
 }
 
-fn parent_mut<'a>(doc: &'a mut Value, parts: &[String], path: &str) -> Result<&'a mut Value, String> {
+fn parent_mut<'a>(
+    doc: &'a mut Value,
+    parts: &[String],
+    path: &str,
+) -> Result<&'a mut Value, String> {
     let mut cur = doc;
     for p in &parts[..parts.len().saturating_sub(1)] {
         cur = match cur {
@@ -160,7 +178,9 @@ fn parent_mut<'a>(doc: &'a mut Value, parts: &[String], path: &str) -> Result<&'
 
 /// RFC 6902 JSON patch (add, remove, replace, test, move, copy).
 pub fn json_patch(target: &Value, patch: &Value) -> Result<Value, String> {
-    let ops = patch.as_array().ok_or("json: cannot unmarshal object into Go value of type jsonpatch.Patch")?;
+    let ops = patch
+        .as_array()
+        .ok_or("json: cannot unmarshal object into Go value of type jsonpatch.Patch")?;
     let mut doc = target.clone();
     for op in ops {
         let kind = op.get("op").and_then(Value::as_str).unwrap_or("");
@@ -181,7 +201,10 @@ pub fn json_patch(target: &Value, patch: &Value) -> Result<Value, String> {
             }
             "move" | "copy" => {
                 let from = op.get("from").and_then(Value::as_str).unwrap_or("");
-                let v = doc.pointer(from).cloned().ok_or_else(|| format!("doc is missing from path: \"{from}\""))?;
+                let v = doc
+                    .pointer(from)
+                    .cloned()
+                    .ok_or_else(|| format!("doc is missing from path: \"{from}\""))?;
                 if kind == "move" {
                     remove_at(&mut doc, from)?;
                 }
@@ -202,7 +225,9 @@ fn set_at(doc: &mut Value, path: &str, value: Value, insert: bool) -> Result<(),
     match parent_mut(doc, &parts, path)? {
         Value::Object(m) => {
             if !insert && !m.contains_key(last) {
-                return Err(format!("replace operation does not apply: doc is missing key: {path}: missing value"));
+                return Err(format!(
+                    "replace operation does not apply: doc is missing key: {path}: missing value"
+                ));
             }
             m.insert(last.clone(), value);
         }
@@ -216,7 +241,9 @@ fn set_at(doc: &mut Value, path: &str, value: Value, insert: bool) -> Result<(),
                 } else if !insert && i < a.len() {
                     a[i] = value;
                 } else {
-                    return Err(format!("add operation does not apply: doc is missing path: \"{path}\""));
+                    return Err(format!(
+                        "add operation does not apply: doc is missing path: \"{path}\""
+                    ));
                 }
             }
         }
@@ -227,8 +254,12 @@ fn set_at(doc: &mut Value, path: &str, value: Value, insert: bool) -> Result<(),
 
 fn remove_at(doc: &mut Value, path: &str) -> Result<(), String> {
     let parts = pointer_parts(path)?;
-    let Some(last) = parts.last() else { return Err("cannot remove the root".into()) };
-    let missing = || format!("remove operation does not apply: doc is missing path: \"{path}\": missing value");
+    let Some(last) = parts.last() else {
+        return Err("cannot remove the root".into());
+    };
+    let missing = || {
+        format!("remove operation does not apply: doc is missing path: \"{path}\": missing value")
+    };
     match parent_mut(doc, &parts, path)? {
         Value::Object(m) => m.remove(last).map(|_| ()).ok_or_else(missing),
         Value::Array(a) => {
@@ -253,7 +284,10 @@ mod tests {
     fn merge_patch_deletes_with_null_and_replaces_lists() {
         let t = json!({"a": 1, "b": {"c": 2, "d": 3}, "l": [1, 2]});
         let p = json!({"b": {"c": null, "e": 4}, "l": [3]});
-        assert_eq!(merge_patch(&t, &p), json!({"a": 1, "b": {"d": 3, "e": 4}, "l": [3]}));
+        assert_eq!(
+            merge_patch(&t, &p),
+            json!({"a": 1, "b": {"d": 3, "e": 4}, "l": [3]})
+        );
     }
 
     #[test]
@@ -261,7 +295,10 @@ mod tests {
         let t = json!({"spec": {"containers": [{"name": "a", "image": "nginx:1"}, {"name": "b", "image": "redis"}]}});
         let p = json!({"spec": {"containers": [{"name": "a", "image": "nginx:2"}, {"name": "b", "$patch": "delete"}]}});
         let r = strategic_merge(&t, &p, "").unwrap();
-        assert_eq!(r, json!({"spec": {"containers": [{"name": "a", "image": "nginx:2"}]}}));
+        assert_eq!(
+            r,
+            json!({"spec": {"containers": [{"name": "a", "image": "nginx:2"}]}})
+        );
     }
 
     #[test]
@@ -272,7 +309,10 @@ mod tests {
             {"op": "add", "path": "/spec/l/-", "value": 9},
             {"op": "remove", "path": "/spec/l/0"}
         ]);
-        assert_eq!(json_patch(&t, &p).unwrap(), json!({"spec": {"replicas": 3, "l": [2, 9]}}));
+        assert_eq!(
+            json_patch(&t, &p).unwrap(),
+            json!({"spec": {"replicas": 3, "l": [2, 9]}})
+        );
         assert!(json_patch(&t, &json!([{"op": "remove", "path": "/nope"}])).is_err());
     }
 }

@@ -157,7 +157,15 @@ impl ApiServer {
     }
 
     fn load(&mut self, ctx: &mut Ctx) {
-        self.etcd(ctx, EtcdOp::Range { key: "/registry/".into(), prefix: true, limit: 0 }, Pending::Load);
+        self.etcd(
+            ctx,
+            EtcdOp::Range {
+                key: "/registry/".into(),
+                prefix: true,
+                limit: 0,
+            },
+            Pending::Load,
+        );
     }
 
     /// Handles a message.
@@ -178,19 +186,35 @@ impl ApiServer {
                 self.etcd_watch = None;
                 let ids: Vec<u64> = self.pending.keys().copied().collect();
                 for id in ids {
-                    self.on_etcd(ctx, EtcdResponse { id, result: Err("connection refused".into()) });
+                    self.on_etcd(
+                        ctx,
+                        EtcdResponse {
+                            id,
+                            result: Err("connection refused".into()),
+                        },
+                    );
                 }
                 ctx.timer(SECOND, TIMER_RESYNC);
             }
             Payload::Timer(TIMER_RESYNC) => {
-                if self.etcd_watch.is_none() && !self.pending.values().any(|p| matches!(p, Pending::Load | Pending::Watch))
+                if self.etcd_watch.is_none()
+                    && !self
+                        .pending
+                        .values()
+                        .any(|p| matches!(p, Pending::Load | Pending::Watch))
                 {
                     self.load(ctx);
                 }
             }
             Payload::Timer(TIMER_COMPACT) => {
                 if self.compact_candidate > 0 {
-                    self.etcd(ctx, EtcdOp::Compact { revision: self.compact_candidate }, Pending::Compact);
+                    self.etcd(
+                        ctx,
+                        EtcdOp::Compact {
+                            revision: self.compact_candidate,
+                        },
+                        Pending::Compact,
+                    );
                 }
                 self.compact_candidate = self.cache.revision();
                 ctx.timer(COMPACTION_INTERVAL, TIMER_COMPACT);
@@ -208,7 +232,11 @@ impl ApiServer {
         let mut spans = r.spans;
         if let Some(last) = spans.last() {
             if last.end < ctx.now {
-                spans.push(Span { stage: "response", start: last.end, end: ctx.now });
+                spans.push(Span {
+                    stage: "response",
+                    start: last.end,
+                    end: ctx.now,
+                });
             }
         }
         self.served += 1;
@@ -224,7 +252,13 @@ impl ApiServer {
         if self.audit.len() > AUDIT_CAPACITY {
             self.audit.pop_front();
         }
-        ctx.send(r.client, Payload::ApiResp(ApiResponse { id: r.req.id, result }));
+        ctx.send(
+            r.client,
+            Payload::ApiResp(ApiResponse {
+                id: r.req.id,
+                result,
+            }),
+        );
     }
 
     fn serve(&mut self, ctx: &mut Ctx, client: Actor, req: ApiRequest) {
@@ -232,12 +266,29 @@ impl ApiServer {
         let user = match authz::authenticate(&req, &self.cache) {
             Ok(u) => u,
             Err(s) => {
-                let user = UserInfo { name: String::new(), groups: Vec::new() };
-                let r = Request { client, req, user, received: now, attempt: 0, spans: vec![span("authentication", now)] };
+                let user = UserInfo {
+                    name: String::new(),
+                    groups: Vec::new(),
+                };
+                let r = Request {
+                    client,
+                    req,
+                    user,
+                    received: now,
+                    attempt: 0,
+                    spans: vec![span("authentication", now)],
+                };
                 return self.respond(ctx, r, Err(s));
             }
         };
-        let mut r = Request { client, req, user, received: now, attempt: 0, spans: vec![span("authentication", now)] };
+        let mut r = Request {
+            client,
+            req,
+            user,
+            received: now,
+            attempt: 0,
+            spans: vec![span("authentication", now)],
+        };
         let attrs = Attributes::of(&r.req);
         r.spans.push(span("authorization", now));
         if !authz::authorize(&r.user, &attrs, &self.cache) {
@@ -246,15 +297,40 @@ impl ApiServer {
         }
         match r.req.verb {
             Verb::Get => {
-                let key = crate::object::ObjectKey::new(r.req.kind, &r.req.namespace, &r.req.name).etcd_key();
-                r.spans.push(Span { stage: "etcd", start: now, end: now });
-                self.etcd(ctx, EtcdOp::Range { key, prefix: false, limit: 0 }, Pending::Get(r));
+                let key = crate::object::ObjectKey::new(r.req.kind, &r.req.namespace, &r.req.name)
+                    .etcd_key();
+                r.spans.push(Span {
+                    stage: "etcd",
+                    start: now,
+                    end: now,
+                });
+                self.etcd(
+                    ctx,
+                    EtcdOp::Range {
+                        key,
+                        prefix: false,
+                        limit: 0,
+                    },
+                    Pending::Get(r),
+                );
             }
             Verb::List => {
                 // Consistent read from cache: learn etcd's revision, wait for the cache.
-                r.spans.push(Span { stage: "etcd", start: now, end: now });
+                r.spans.push(Span {
+                    stage: "etcd",
+                    start: now,
+                    end: now,
+                });
                 let key = format!("/registry/{}/", r.req.kind.info().etcd_prefix);
-                self.etcd(ctx, EtcdOp::Range { key, prefix: true, limit: 1 }, Pending::ReadRevision(r));
+                self.etcd(
+                    ctx,
+                    EtcdOp::Range {
+                        key,
+                        prefix: true,
+                        limit: 1,
+                    },
+                    Pending::ReadRevision(r),
+                );
             }
             Verb::Watch => self.start_watch(ctx, r),
             _ => self.write(ctx, r, None),
@@ -267,7 +343,10 @@ impl ApiServer {
         let now = ctx.now;
         let current = match fresh {
             Some(o) => Some(o),
-            None => self.cache.get(r.req.kind, &r.req.namespace, &r.req.name).cloned(),
+            None => self
+                .cache
+                .get(r.req.kind, &r.req.namespace, &r.req.name)
+                .cloned(),
         };
         r.spans.push(span("admission", now));
         let computed = write::compute(self, &r, current, now);
@@ -277,14 +356,28 @@ impl ApiServer {
             Ok(WriteOp::Respond(result)) => self.respond(ctx, r, Ok(result)),
             Ok(op) => {
                 let (key, expect, txn) = op.txn();
-                r.spans.push(Span { stage: "etcd", start: now, end: now });
-                self.etcd(ctx, EtcdOp::Txn { key, expect, op: txn }, Pending::Write(r, op));
+                r.spans.push(Span {
+                    stage: "etcd",
+                    start: now,
+                    end: now,
+                });
+                self.etcd(
+                    ctx,
+                    EtcdOp::Txn {
+                        key,
+                        expect,
+                        op: txn,
+                    },
+                    Pending::Write(r, op),
+                );
             }
         }
     }
 
     fn on_etcd(&mut self, ctx: &mut Ctx, resp: EtcdResponse) {
-        let Some(p) = self.pending.remove(&resp.id) else { return };
+        let Some(p) = self.pending.remove(&resp.id) else {
+            return;
+        };
         match p {
             Pending::Load => match resp.result {
                 Ok(EtcdResult::Range { kvs, revision, .. }) => {
@@ -295,7 +388,10 @@ impl ApiServer {
                     }
                     let id = self.etcd(
                         ctx,
-                        EtcdOp::Watch { prefix: "/registry/".into(), start_revision: revision + 1 },
+                        EtcdOp::Watch {
+                            prefix: "/registry/".into(),
+                            start_revision: revision + 1,
+                        },
                         Pending::Watch,
                     );
                     self.etcd_watch = Some(id);
@@ -341,7 +437,9 @@ impl ApiServer {
                             self.respond(ctx, r, Err(s));
                         }
                     },
-                    Ok(_) => self.respond(ctx, r, Err(Status::internal("unexpected etcd response"))),
+                    Ok(_) => {
+                        self.respond(ctx, r, Err(Status::internal("unexpected etcd response")))
+                    }
                     Err(e) => {
                         let s = etcd_error(&e);
                         self.respond(ctx, r, Err(s));
@@ -351,12 +449,23 @@ impl ApiServer {
             Pending::Write(mut r, op) => {
                 close_span(&mut r, ctx.now);
                 match resp.result {
-                    Ok(EtcdResult::Txn { succeeded: true, revision, kv, prev }) => {
+                    Ok(EtcdResult::Txn {
+                        succeeded: true,
+                        revision,
+                        kv,
+                        prev,
+                    }) => {
                         let result = op.success(revision, kv, prev);
                         self.respond(ctx, r, Ok(result));
                     }
-                    Ok(EtcdResult::Txn { succeeded: false, kv, .. }) => self.lost_race(ctx, r, op, kv),
-                    Ok(_) => self.respond(ctx, r, Err(Status::internal("unexpected etcd response"))),
+                    Ok(EtcdResult::Txn {
+                        succeeded: false,
+                        kv,
+                        ..
+                    }) => self.lost_race(ctx, r, op, kv),
+                    Ok(_) => {
+                        self.respond(ctx, r, Err(Status::internal("unexpected etcd response")))
+                    }
                     Err(e) => {
                         let s = etcd_error(&e);
                         self.respond(ctx, r, Err(s));
@@ -410,8 +519,9 @@ impl ApiServer {
             return;
         }
         let rev = self.cache.revision();
-        let (ready, wait): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.waiting_for_cache).into_iter().partition(|(r, _)| *r <= rev);
+        let (ready, wait): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting_for_cache)
+            .into_iter()
+            .partition(|(r, _)| *r <= rev);
         self.waiting_for_cache = wait;
         for (_, r) in ready {
             self.finish_list(ctx, r);
@@ -422,12 +532,27 @@ impl ApiServer {
         let w = watcher_of(&r.req);
         let items: Vec<Arc<Object>> = if r.req.kind == Kind::Pod && node_filter(&w).is_some() {
             let node = node_filter(&w).unwrap_or_default();
-            self.cache.pods_on_node(&node).into_iter().filter(|o| matches_watcher(&w, o)).collect()
+            self.cache
+                .pods_on_node(&node)
+                .into_iter()
+                .filter(|o| matches_watcher(&w, o))
+                .collect()
         } else {
-            self.cache.list(r.req.kind, &r.req.namespace).into_iter().filter(|o| matches_watcher(&w, o)).collect()
+            self.cache
+                .list(r.req.kind, &r.req.namespace)
+                .into_iter()
+                .filter(|o| matches_watcher(&w, o))
+                .collect()
         };
         let resource_version = self.cache.revision();
-        self.respond(ctx, r, Ok(ApiResult::List { items, resource_version }));
+        self.respond(
+            ctx,
+            r,
+            Ok(ApiResult::List {
+                items,
+                resource_version,
+            }),
+        );
     }
 
     fn start_watch(&mut self, ctx: &mut Ctx, r: Request) {
@@ -440,7 +565,12 @@ impl ApiServer {
             self.cache
                 .list(r.req.kind, &r.req.namespace)
                 .into_iter()
-                .map(|o| CacheEvent { revision: o.resource_version(), object: o, prev: None, deleted: false })
+                .map(|o| CacheEvent {
+                    revision: o.resource_version(),
+                    object: o,
+                    prev: None,
+                    deleted: false,
+                })
                 .collect()
         } else {
             match self.cache.events_after(rv) {
@@ -456,7 +586,13 @@ impl ApiServer {
         self.respond(ctx, r, Ok(ApiResult::WatchStarted));
         for ev in &backlog {
             if let Some(e) = w.translate(ev) {
-                ctx.send(client, Payload::Watch(crate::api::WatchEvent { watch_id: id, event: Ok(e) }));
+                ctx.send(
+                    client,
+                    Payload::Watch(crate::api::WatchEvent {
+                        watch_id: id,
+                        event: Ok(e),
+                    }),
+                );
             }
         }
         self.watchers.add(client, id, w);
@@ -470,12 +606,18 @@ impl ApiServer {
     /// Draws the 5-character suffix `names.SimpleNameGenerator` appends to generateName.
     pub(crate) fn random_suffix(&mut self) -> String {
         const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-        (0..5).map(|_| ALPHABET[self.rng.intn(ALPHABET.len() as u64) as usize] as char).collect()
+        (0..5)
+            .map(|_| ALPHABET[self.rng.intn(ALPHABET.len() as u64) as usize] as char)
+            .collect()
     }
 }
 
 fn span(stage: &'static str, now: Time) -> Span {
-    Span { stage, start: now, end: now }
+    Span {
+        stage,
+        start: now,
+        end: now,
+    }
 }
 
 fn close_span(r: &mut Request, now: Time) {
@@ -487,14 +629,22 @@ fn close_span(r: &mut Request, now: Time) {
 fn watcher_of(req: &ApiRequest) -> Watcher {
     Watcher {
         kind: req.kind,
-        namespace: if req.kind.info().namespaced { req.namespace.clone() } else { String::new() },
+        namespace: if req.kind.info().namespaced {
+            req.namespace.clone()
+        } else {
+            String::new()
+        },
         labels: req.options.label_selector.clone(),
         fields: req.options.field_selector.clone(),
     }
 }
 
 fn node_filter(w: &Watcher) -> Option<String> {
-    w.fields.as_ref()?.required_value("spec.nodeName").filter(|n| !n.is_empty()).map(str::to_string)
+    w.fields
+        .as_ref()?
+        .required_value("spec.nodeName")
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
 }
 
 fn matches_watcher(w: &Watcher, o: &Object) -> bool {

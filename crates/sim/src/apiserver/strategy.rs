@@ -1,7 +1,9 @@
 //! Per-kind REST strategies: what create and update reset, keep or bump (status,
 //! generation, immutable metadata), as each kind's upstream `strategy.go` does.
 
-use k8s_openapi::api::apps::v1::{DaemonSetStatus, DeploymentStatus, ReplicaSetStatus, StatefulSetStatus};
+use k8s_openapi::api::apps::v1::{
+    DaemonSetStatus, DeploymentStatus, ReplicaSetStatus, StatefulSetStatus,
+};
 use k8s_openapi::api::core::v1::{NamespaceStatus, Pod, PodStatus};
 
 use crate::object::{Kind, Object};
@@ -29,7 +31,12 @@ pub fn has_status_subresource(kind: Kind) -> bool {
 fn tracks_generation(kind: Kind) -> bool {
     matches!(
         kind,
-        Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::StatefulSet | Kind::Job | Kind::Pod
+        Kind::Deployment
+            | Kind::ReplicaSet
+            | Kind::DaemonSet
+            | Kind::StatefulSet
+            | Kind::Job
+            | Kind::Pod
     )
 }
 
@@ -41,15 +48,27 @@ pub fn prepare_for_create(o: &mut Object) {
     match o {
         Object::Pod(p) => {
             let qos = qos_class(p).to_string();
-            p.status = Some(PodStatus { phase: Some("Pending".into()), qos_class: Some(qos), ..PodStatus::default() });
+            p.status = Some(PodStatus {
+                phase: Some("Pending".into()),
+                qos_class: Some(qos),
+                ..PodStatus::default()
+            });
         }
         Object::Deployment(d) => d.status = Some(DeploymentStatus::default()),
-        Object::ReplicaSet(r) => r.status = Some(ReplicaSetStatus { replicas: 0, ..ReplicaSetStatus::default() }),
+        Object::ReplicaSet(r) => {
+            r.status = Some(ReplicaSetStatus {
+                replicas: 0,
+                ..ReplicaSetStatus::default()
+            })
+        }
         Object::StatefulSet(s) => s.status = Some(StatefulSetStatus::default()),
         Object::DaemonSet(d) => d.status = Some(DaemonSetStatus::default()),
         Object::Service(s) => s.status = Some(Default::default()),
         Object::Namespace(n) => {
-            n.status = Some(NamespaceStatus { phase: Some("Active".into()), ..NamespaceStatus::default() });
+            n.status = Some(NamespaceStatus {
+                phase: Some("Active".into()),
+                ..NamespaceStatus::default()
+            });
             let spec = n.spec.get_or_insert_with(Default::default);
             spec.finalizers = Some(vec!["kubernetes".into()]);
         }
@@ -113,13 +132,32 @@ fn copy_status(to: &mut Object, from: &Object) {
             }
         };
     }
-    cp!(Pod, Node, Service, Namespace, PersistentVolumeClaim, PersistentVolume, ResourceQuota, Deployment, ReplicaSet, DaemonSet, StatefulSet, Job);
+    cp!(
+        Pod,
+        Node,
+        Service,
+        Namespace,
+        PersistentVolumeClaim,
+        PersistentVolume,
+        ResourceQuota,
+        Deployment,
+        ReplicaSet,
+        DaemonSet,
+        StatefulSet,
+        Job
+    );
 }
 
 /// The pod's QoS class (`Guaranteed`, `Burstable`, `BestEffort`), as `qos.GetPodQOS`.
 pub fn qos_class(p: &Pod) -> &'static str {
-    let Some(spec) = &p.spec else { return "BestEffort" };
-    let containers: Vec<_> = spec.containers.iter().chain(spec.init_containers.iter().flatten()).collect();
+    let Some(spec) = &p.spec else {
+        return "BestEffort";
+    };
+    let containers: Vec<_> = spec
+        .containers
+        .iter()
+        .chain(spec.init_containers.iter().flatten())
+        .collect();
     let mut any = false;
     let mut guaranteed = true;
     for c in &containers {

@@ -7,7 +7,10 @@ use crate::object::Object;
 pub fn validate_create(obj: &Object) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if obj.name().is_empty() {
-        errs.push(FieldError { field: "metadata.name".into(), message: "Required value: name or generateName is required".into() });
+        errs.push(FieldError {
+            field: "metadata.name".into(),
+            message: "Required value: name or generateName is required".into(),
+        });
     }
     errs
 }

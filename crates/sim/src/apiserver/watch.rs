@@ -43,12 +43,16 @@ impl WatchCache {
 
     /// One object.
     pub fn get(&self, kind: Kind, namespace: &str, name: &str) -> Option<&Arc<Object>> {
-        self.objects.get(&kind)?.get(&(namespace.to_string(), name.to_string()))
+        self.objects
+            .get(&kind)?
+            .get(&(namespace.to_string(), name.to_string()))
     }
 
     /// All objects of a kind (optionally one namespace), sorted by namespace and name.
     pub fn list(&self, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
-        let Some(m) = self.objects.get(&kind) else { return Vec::new() };
+        let Some(m) = self.objects.get(&kind) else {
+            return Vec::new();
+        };
         if namespace.is_empty() {
             m.values().cloned().collect()
         } else {
@@ -82,7 +86,10 @@ impl WatchCache {
         for kv in kvs {
             let o = with_rv(&kv.value, kv.mod_revision);
             self.index(&o, true);
-            self.objects.entry(o.kind()).or_default().insert(ns_name(&o), o);
+            self.objects
+                .entry(o.kind())
+                .or_default()
+                .insert(ns_name(&o), o);
         }
         self.revision = revision;
     }
@@ -93,7 +100,11 @@ impl WatchCache {
         let kind = object.kind();
         let key = ns_name(&object);
         let map = self.objects.entry(kind).or_default();
-        let prev = if ev.deleted { map.remove(&key) } else { map.insert(key, object.clone()) };
+        let prev = if ev.deleted {
+            map.remove(&key)
+        } else {
+            map.insert(key, object.clone())
+        };
         if let Some(p) = &prev {
             self.index(p, false);
         }
@@ -101,7 +112,12 @@ impl WatchCache {
             self.index(&object, true);
         }
         self.revision = self.revision.max(ev.revision);
-        let ce = CacheEvent { revision: ev.revision, object, prev, deleted: ev.deleted };
+        let ce = CacheEvent {
+            revision: ev.revision,
+            object,
+            prev,
+            deleted: ev.deleted,
+        };
         self.history.push_back(ce.clone());
         if self.history.len() > HISTORY_CAPACITY {
             self.history.pop_front();
@@ -124,7 +140,10 @@ impl WatchCache {
 
     /// Events after `rv`, or None if the history no longer reaches back that far.
     pub fn events_after(&self, rv: u64) -> Option<Vec<CacheEvent>> {
-        let oldest = self.history.front().map_or(self.revision + 1, |e| e.revision);
+        let oldest = self
+            .history
+            .front()
+            .map_or(self.revision + 1, |e| e.revision);
         if rv + 1 < oldest && rv < self.revision {
             return None;
         }
@@ -178,7 +197,11 @@ impl Watcher {
             (true, false) => {
                 // A delete, or an object that stopped matching the selector: DELETED with
                 // the last state the watcher was entitled to, at the event's revision.
-                let last = ev.prev.as_ref().filter(|_| !ev.deleted).unwrap_or(&ev.object);
+                let last = ev
+                    .prev
+                    .as_ref()
+                    .filter(|_| !ev.deleted)
+                    .unwrap_or(&ev.object);
                 Some((WatchEventType::Deleted, with_rv(last, ev.revision)))
             }
             (false, false) => None,
@@ -211,7 +234,11 @@ impl Watchers {
 
     /// Drops every watch of a client.
     pub fn remove_client(&mut self, client: Actor) {
-        let keys: Vec<(Actor, ReqId)> = self.all.range((client, 0)..=(client, ReqId::MAX)).map(|(k, _)| *k).collect();
+        let keys: Vec<(Actor, ReqId)> = self
+            .all
+            .range((client, 0)..=(client, ReqId::MAX))
+            .map(|(k, _)| *k)
+            .collect();
         for k in keys {
             self.remove(k);
         }
@@ -247,7 +274,13 @@ impl Watchers {
     /// Sends a cache event to every watcher it concerns.
     pub fn fan_out(&self, ctx: &mut Ctx, ev: &CacheEvent) {
         let kind = ev.object.kind();
-        let mut targets: Vec<(Actor, ReqId)> = self.by_kind.get(&kind).into_iter().flatten().copied().collect();
+        let mut targets: Vec<(Actor, ReqId)> = self
+            .by_kind
+            .get(&kind)
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
         if kind == Kind::Pod {
             let mut nodes = BTreeSet::new();
             for o in std::iter::once(&ev.object).chain(ev.prev.iter()) {
@@ -262,9 +295,17 @@ impl Watchers {
             }
         }
         for (client, id) in targets {
-            let Some(w) = self.all.get(&(client, id)) else { continue };
+            let Some(w) = self.all.get(&(client, id)) else {
+                continue;
+            };
             if let Some(e) = w.translate(ev) {
-                ctx.send(client, Payload::Watch(WatchEvent { watch_id: id, event: Ok(e) }));
+                ctx.send(
+                    client,
+                    Payload::Watch(WatchEvent {
+                        watch_id: id,
+                        event: Ok(e),
+                    }),
+                );
             }
         }
     }
@@ -279,8 +320,18 @@ impl Watchers {
 
     /// Ends a watch with an error event (e.g. 410 Gone).
     pub fn expire(&mut self, ctx: &mut Ctx, client: Actor, id: ReqId, rv: u64, oldest: u64) {
-        let s = Status::new(410, StatusReason::Gone, format!("too old resource version: {rv} ({oldest})"));
-        ctx.send(client, Payload::Watch(WatchEvent { watch_id: id, event: Err(s) }));
+        let s = Status::new(
+            410,
+            StatusReason::Gone,
+            format!("too old resource version: {rv} ({oldest})"),
+        );
+        ctx.send(
+            client,
+            Payload::Watch(WatchEvent {
+                watch_id: id,
+                event: Err(s),
+            }),
+        );
         self.remove((client, id));
     }
 }
@@ -290,5 +341,9 @@ fn node_of(w: &Watcher) -> Option<String> {
     if w.kind != Kind::Pod {
         return None;
     }
-    w.fields.as_ref()?.required_value("spec.nodeName").filter(|n| !n.is_empty()).map(str::to_string)
+    w.fields
+        .as_ref()?
+        .required_value("spec.nodeName")
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
 }

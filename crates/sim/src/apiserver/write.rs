@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::PodCondition;
 
-use crate::api::{ApiRequest, ApiResult, Body, Propagation, Status, StatusReason, Subresource, Verb};
+use crate::api::{
+    ApiRequest, ApiResult, Body, Propagation, Status, StatusReason, Subresource, Verb,
+};
 use crate::apiserver::server::{ApiServer, Request};
 use crate::apiserver::watch::with_rv;
 use crate::apiserver::{admission_chain, patch, strategy};
@@ -53,8 +55,16 @@ impl WriteOp {
     pub fn txn(&self) -> (String, Expect, TxnOp) {
         match self {
             WriteOp::Create { key, obj } => (key.clone(), Expect::Absent, TxnOp::Put(obj.clone())),
-            WriteOp::Update { key, expect, obj, .. } => (key.clone(), Expect::ModRevision(*expect), TxnOp::Put(obj.clone())),
-            WriteOp::Delete { key, expect } => (key.clone(), Expect::ModRevision(*expect), TxnOp::Delete),
+            WriteOp::Update {
+                key, expect, obj, ..
+            } => (
+                key.clone(),
+                Expect::ModRevision(*expect),
+                TxnOp::Put(obj.clone()),
+            ),
+            WriteOp::Delete { key, expect } => {
+                (key.clone(), Expect::ModRevision(*expect), TxnOp::Delete)
+            }
             WriteOp::Respond(_) => (String::new(), Expect::Any, TxnOp::Delete),
         }
     }
@@ -62,11 +72,20 @@ impl WriteOp {
     /// The response after the transaction succeeded.
     pub fn success(self, revision: u64, kv: Option<KeyValue>, prev: Option<KeyValue>) -> ApiResult {
         match self {
-            WriteOp::Create { obj, .. } | WriteOp::Update { obj, status_only: false, .. } => {
+            WriteOp::Create { obj, .. }
+            | WriteOp::Update {
+                obj,
+                status_only: false,
+                ..
+            } => {
                 let rv = kv.map_or(revision, |k| k.mod_revision);
                 ApiResult::Object(with_rv(&obj, rv))
             }
-            WriteOp::Update { obj, status_only: true, .. } => ApiResult::Success(obj),
+            WriteOp::Update {
+                obj,
+                status_only: true,
+                ..
+            } => ApiResult::Success(obj),
             WriteOp::Delete { .. } => match prev {
                 Some(p) => ApiResult::Object(with_rv(&p.value, revision)),
                 None => ApiResult::Success(Arc::new(Object::Namespace(Default::default()))),
@@ -79,7 +98,9 @@ impl WriteOp {
     pub fn conflict_status(&self, req: &ApiRequest, exists: bool) -> Option<Status> {
         match self {
             WriteOp::Create { obj, .. } => Some(Status::already_exists(req.kind, obj.name())),
-            WriteOp::Update { precondition: true, .. } => Some(Status::conflict(req.kind, &req.name)),
+            WriteOp::Update {
+                precondition: true, ..
+            } => Some(Status::conflict(req.kind, &req.name)),
             _ if !exists => Some(Status::not_found(req.kind, &req.name)),
             _ => None,
         }
@@ -87,7 +108,12 @@ impl WriteOp {
 }
 
 /// Computes the write for a request against the current object.
-pub(crate) fn compute(s: &mut ApiServer, r: &Request, current: Option<Arc<Object>>, now: Time) -> Result<WriteOp, Status> {
+pub(crate) fn compute(
+    s: &mut ApiServer,
+    r: &Request,
+    current: Option<Arc<Object>>,
+    now: Time,
+) -> Result<WriteOp, Status> {
     let req = &r.req;
     match (req.verb, req.subresource) {
         (Verb::Create, None) => create(s, req, now),
@@ -114,9 +140,14 @@ pub(crate) fn compute(s: &mut ApiServer, r: &Request, current: Option<Arc<Object
             let (pt, doc) = match &req.body {
                 Body::Patch(pt, doc) => (*pt, doc),
                 Body::Scale(n) => return scale(s, req, &current, *n, now),
-                _ => return Err(Status::bad_request("the body of the request was in an unknown format")),
+                _ => {
+                    return Err(Status::bad_request(
+                        "the body of the request was in an unknown format",
+                    ))
+                }
             };
-            let patched = patch::apply(&current.to_value(), pt, doc).map_err(|e| Status::new(422, StatusReason::Invalid, e))?;
+            let patched = patch::apply(&current.to_value(), pt, doc)
+                .map_err(|e| Status::new(422, StatusReason::Invalid, e))?;
             let new = decode_value(req.kind, &patched)?;
             let rv = new.resource_version();
             let precondition = rv != 0 && rv != current.resource_version();
@@ -126,7 +157,11 @@ pub(crate) fn compute(s: &mut ApiServer, r: &Request, current: Option<Arc<Object
             update(s, req, sub, new, &current, false, now)
         }
         (Verb::Delete, _) => delete(req, current, now),
-        _ => Err(Status::new(405, StatusReason::MethodNotAllowed, "the server does not allow this method on the requested resource")),
+        _ => Err(Status::new(
+            405,
+            StatusReason::MethodNotAllowed,
+            "the server does not allow this method on the requested resource",
+        )),
     }
 }
 
@@ -140,19 +175,31 @@ fn decode_body(req: &ApiRequest) -> Result<Object, Status> {
             req.kind.info().api_version()
         ))),
         Body::Raw(v) => decode_value(req.kind, v),
-        _ => Err(Status::bad_request("the body of the request was in an unknown format")),
+        _ => Err(Status::bad_request(
+            "the body of the request was in an unknown format",
+        )),
     }
 }
 
 /// Strict decoding, with upstream's messages for type errors and unknown fields.
 pub fn decode_value(kind: Kind, v: &serde_json::Value) -> Result<Object, Status> {
     let info = kind.info();
-    let prefix = format!("{} in version \"{}\" cannot be handled as a {}", info.kind, info.version, info.kind);
+    let prefix = format!(
+        "{} in version \"{}\" cannot be handled as a {}",
+        info.kind, info.version, info.kind
+    );
     let mut unknown = Vec::new();
-    let o = Object::from_value(kind, v, &mut unknown).map_err(|e| Status::bad_request(format!("{prefix}: {e}")))?;
+    let o = Object::from_value(kind, v, &mut unknown)
+        .map_err(|e| Status::bad_request(format!("{prefix}: {e}")))?;
     if !unknown.is_empty() {
-        let list: Vec<String> = unknown.iter().map(|f| format!("unknown field \"{f}\"")).collect();
-        return Err(Status::bad_request(format!("{prefix}: strict decoding error: {}", list.join(", "))));
+        let list: Vec<String> = unknown
+            .iter()
+            .map(|f| format!("unknown field \"{f}\""))
+            .collect();
+        return Err(Status::bad_request(format!(
+            "{prefix}: strict decoding error: {}",
+            list.join(", ")
+        )));
     }
     Ok(o)
 }
@@ -205,17 +252,26 @@ fn create(s: &mut ApiServer, req: &ApiRequest, now: Time) -> Result<WriteOp, Sta
     admission_chain::mutate_create(s, &mut obj)?;
     admission_chain::validate_create(s, &obj)?;
     let key = obj.key().etcd_key();
-    Ok(WriteOp::Create { key, obj: Arc::new(obj) })
+    Ok(WriteOp::Create {
+        key,
+        obj: Arc::new(obj),
+    })
 }
 
 /// NamespaceLifecycle: the namespace must exist and not be terminating.
 fn namespace_lifecycle(s: &ApiServer, ns: &str) -> Result<(), Status> {
     match s.cache.get(Kind::Namespace, "", ns).map(|o| (**o).clone()) {
-        None => Err(Status::new(404, StatusReason::NotFound, format!("namespaces \"{ns}\" not found"))),
+        None => Err(Status::new(
+            404,
+            StatusReason::NotFound,
+            format!("namespaces \"{ns}\" not found"),
+        )),
         Some(Object::Namespace(n)) if n.metadata.deletion_timestamp.is_some() => Err(Status::new(
             403,
             StatusReason::Forbidden,
-            format!("unable to create new content in namespace {ns} because it is being terminated"),
+            format!(
+                "unable to create new content in namespace {ns} because it is being terminated"
+            ),
         )),
         Some(_) => Ok(()),
     }
@@ -248,17 +304,33 @@ fn update(
         return Ok(WriteOp::Delete { key, expect });
     }
     new.meta_mut().resource_version = None;
-    Ok(WriteOp::Update { key, expect, obj: Arc::new(new), precondition, status_only: false })
+    Ok(WriteOp::Update {
+        key,
+        expect,
+        obj: Arc::new(new),
+        precondition,
+        status_only: false,
+    })
 }
 
-fn scale(s: &mut ApiServer, req: &ApiRequest, current: &Arc<Object>, n: i32, now: Time) -> Result<WriteOp, Status> {
+fn scale(
+    s: &mut ApiServer,
+    req: &ApiRequest,
+    current: &Arc<Object>,
+    n: i32,
+    now: Time,
+) -> Result<WriteOp, Status> {
     let mut new = (**current).clone();
     match &mut new {
         Object::Deployment(d) => d.spec.get_or_insert_with(Default::default).replicas = Some(n),
         Object::ReplicaSet(r) => r.spec.get_or_insert_with(Default::default).replicas = Some(n),
         Object::StatefulSet(x) => x.spec.get_or_insert_with(Default::default).replicas = Some(n),
         _ => {
-            return Err(Status::new(404, StatusReason::NotFound, "the server could not find the requested resource"));
+            return Err(Status::new(
+                404,
+                StatusReason::NotFound,
+                "the server could not find the requested resource",
+            ));
         }
     }
     update(s, req, None, new, current, false, now)
@@ -269,12 +341,17 @@ fn binding(req: &ApiRequest, current: Option<Arc<Object>>, now: Time) -> Result<
     let Body::Binding { node, annotations } = &req.body else {
         return Err(Status::bad_request("binding body required"));
     };
-    let Object::Pod(mut pod) = (*current).clone() else { return Err(Status::internal("not a pod")) };
+    let Object::Pod(mut pod) = (*current).clone() else {
+        return Err(Status::internal("not a pod"));
+    };
     if pod.metadata.deletion_timestamp.is_some() {
         return Err(Status::new(
             409,
             StatusReason::Conflict,
-            format!("pod {} is being deleted, cannot be assigned to a host", req.name),
+            format!(
+                "pod {} is being deleted, cannot be assigned to a host",
+                req.name
+            ),
         ));
     }
     let spec = pod.spec.get_or_insert_with(Default::default);
@@ -282,16 +359,29 @@ fn binding(req: &ApiRequest, current: Option<Arc<Object>>, now: Time) -> Result<
         return Err(Status::new(
             409,
             StatusReason::Conflict,
-            format!("pod {} is already assigned to node \"{}\"", req.name, existing),
+            format!(
+                "pod {} is already assigned to node \"{}\"",
+                req.name, existing
+            ),
         ));
     }
     spec.node_name = Some(node.clone());
     if !annotations.is_empty() {
-        let a = pod.metadata.annotations.get_or_insert_with(Default::default);
+        let a = pod
+            .metadata
+            .annotations
+            .get_or_insert_with(Default::default);
         a.extend(annotations.clone());
     }
     let status = pod.status.get_or_insert_with(Default::default);
-    set_pod_condition(status.conditions.get_or_insert_with(Vec::new), "PodScheduled", "True", None, None, now);
+    set_pod_condition(
+        status.conditions.get_or_insert_with(Vec::new),
+        "PodScheduled",
+        "True",
+        None,
+        None,
+        now,
+    );
     let key = current.key().etcd_key();
     pod.metadata.resource_version = None;
     Ok(WriteOp::Update {
@@ -344,10 +434,15 @@ fn delete(req: &ApiRequest, current: Option<Arc<Object>>, now: Time) -> Result<W
     let mut finalizers = m.finalizers.clone().unwrap_or_default();
     let already_deleting = m.deletion_timestamp.is_some();
     match propagation {
-        Propagation::Foreground if !finalizers.iter().any(|f| f == "foregroundDeletion") && has_dependents_hint(req.kind) => {
+        Propagation::Foreground
+            if !finalizers.iter().any(|f| f == "foregroundDeletion")
+                && has_dependents_hint(req.kind) =>
+        {
             finalizers.push("foregroundDeletion".into());
         }
-        Propagation::Orphan if !finalizers.iter().any(|f| f == "orphan") && has_dependents_hint(req.kind) => {
+        Propagation::Orphan
+            if !finalizers.iter().any(|f| f == "orphan") && has_dependents_hint(req.kind) =>
+        {
             finalizers.push("orphan".into());
         }
         _ => {}
@@ -357,17 +452,30 @@ fn delete(req: &ApiRequest, current: Option<Arc<Object>>, now: Time) -> Result<W
     }
     // Graceful or finalizer-blocked: mark the object and keep it.
     let current_grace = m.deletion_grace_period_seconds;
-    if already_deleting && current_grace.is_some_and(|g| g <= grace) && m.finalizers.as_ref() == Some(&finalizers) {
+    if already_deleting
+        && current_grace.is_some_and(|g| g <= grace)
+        && m.finalizers.as_ref() == Some(&finalizers)
+    {
         return Ok(WriteOp::Respond(ApiResult::Object(current)));
     }
-    m.finalizers = if finalizers.is_empty() { None } else { Some(finalizers) };
+    m.finalizers = if finalizers.is_empty() {
+        None
+    } else {
+        Some(finalizers)
+    };
     m.deletion_grace_period_seconds = Some(grace);
     if !already_deleting || current_grace.is_some_and(|g| grace < g) {
         m.deletion_timestamp = Some(k8s_time(now + grace as u64 * 1000));
     }
     m.generation = m.generation.map(|g| g + 1);
     m.resource_version = None;
-    Ok(WriteOp::Update { key, expect, obj: Arc::new(obj), precondition: false, status_only: false })
+    Ok(WriteOp::Update {
+        key,
+        expect,
+        obj: Arc::new(obj),
+        precondition: false,
+        status_only: false,
+    })
 }
 
 /// Kinds that commonly own others (deletions of these honour foreground/orphan).
@@ -380,12 +488,25 @@ fn has_dependents_hint(kind: Kind) -> bool {
 fn graceful_period(req: &ApiRequest, o: &Object) -> i64 {
     let Object::Pod(p) = o else { return 0 };
     let requested = req.options.grace_period_seconds;
-    let bound = p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_some_and(|n| !n.is_empty());
-    let phase = p.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("");
+    let bound = p
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_ref())
+        .is_some_and(|n| !n.is_empty());
+    let phase = p
+        .status
+        .as_ref()
+        .and_then(|s| s.phase.as_deref())
+        .unwrap_or("");
     if !bound || phase == "Succeeded" || phase == "Failed" {
         return 0;
     }
-    let g = requested.unwrap_or_else(|| p.spec.as_ref().and_then(|s| s.termination_grace_period_seconds).unwrap_or(30));
+    let g = requested.unwrap_or_else(|| {
+        p.spec
+            .as_ref()
+            .and_then(|s| s.termination_grace_period_seconds)
+            .unwrap_or(30)
+    });
     // A grace period of 0 from a client still means 1s unless forced (kubectl --force),
     // but the kubelet's final delete carries 0.
     g.max(0)

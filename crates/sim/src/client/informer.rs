@@ -113,7 +113,10 @@ impl Informer {
 
     /// Cached objects of one namespace.
     pub fn iter_ns<'a>(&'a self, ns: &'a str) -> impl Iterator<Item = &'a Arc<Object>> + 'a {
-        self.store.range((ns.to_string(), String::new())..).take_while(move |((n, _), _)| n == ns).map(|(_, o)| o)
+        self.store
+            .range((ns.to_string(), String::new())..)
+            .take_while(move |((n, _), _)| n == ns)
+            .map(|(_, o)| o)
     }
 
     /// Number of cached objects.
@@ -152,10 +155,18 @@ impl Informer {
     }
 
     /// Handles a response if it belongs to this informer.
-    pub fn on_response(&mut self, ctx: &mut Ctx, client: &mut Client, resp: &ApiResponse) -> Option<Vec<Change>> {
+    pub fn on_response(
+        &mut self,
+        ctx: &mut Ctx,
+        client: &mut Client,
+        resp: &ApiResponse,
+    ) -> Option<Vec<Change>> {
         match self.state {
             State::Listing(id) if id == resp.id => match &resp.result {
-                Ok(ApiResult::List { items, resource_version }) => {
+                Ok(ApiResult::List {
+                    items,
+                    resource_version,
+                }) => {
                     let changes = self.replace(items);
                     self.rv = *resource_version;
                     self.synced = true;
@@ -203,7 +214,12 @@ impl Informer {
     }
 
     /// Handles a watch event if it belongs to this informer.
-    pub fn on_watch(&mut self, ctx: &mut Ctx, client: &mut Client, ev: &WatchEvent) -> Option<Vec<Change>> {
+    pub fn on_watch(
+        &mut self,
+        ctx: &mut Ctx,
+        client: &mut Client,
+        ev: &WatchEvent,
+    ) -> Option<Vec<Change>> {
         if self.state != State::Watching(ev.watch_id) {
             return None;
         }
@@ -212,10 +228,12 @@ impl Informer {
                 self.rv = self.rv.max(o.resource_version());
                 let k = (o.namespace().to_string(), o.name().to_string());
                 let change = match t {
-                    WatchEventType::Added | WatchEventType::Modified => match self.store.insert(k, o.clone()) {
-                        Some(old) => Change::Updated(old, o.clone()),
-                        None => Change::Added(o.clone()),
-                    },
+                    WatchEventType::Added | WatchEventType::Modified => {
+                        match self.store.insert(k, o.clone()) {
+                            Some(old) => Change::Updated(old, o.clone()),
+                            None => Change::Added(o.clone()),
+                        }
+                    }
                     WatchEventType::Deleted => {
                         let last = self.store.remove(&k).unwrap_or_else(|| o.clone());
                         Change::Deleted(last)

@@ -23,7 +23,11 @@ pub struct Client {
 impl Client {
     /// A client authenticating as `user` in `groups`.
     pub fn new(user: &str, groups: &[&str]) -> Client {
-        Client { user: user.to_string(), groups: groups.iter().map(|g| g.to_string()).collect(), next_id: 1 }
+        Client {
+            user: user.to_string(),
+            groups: groups.iter().map(|g| g.to_string()).collect(),
+            next_id: 1,
+        }
     }
 
     /// Sends a request; returns its id.

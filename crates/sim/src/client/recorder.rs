@@ -29,11 +29,24 @@ pub struct Recorder {
 impl Recorder {
     /// A recorder for `component` (e.g. `deployment-controller`), optionally on a host.
     pub fn new(component: &str, host: Option<&str>) -> Recorder {
-        Recorder { component: component.to_string(), host: host.map(str::to_string), seen: BTreeMap::new(), counter: 0 }
+        Recorder {
+            component: component.to_string(),
+            host: host.map(str::to_string),
+            seen: BTreeMap::new(),
+            counter: 0,
+        }
     }
 
     /// Records an event about `obj`.
-    pub fn event(&mut self, ctx: &mut Ctx, client: &mut Client, obj: &Object, type_: &str, reason: &str, message: &str) {
+    pub fn event(
+        &mut self,
+        ctx: &mut Ctx,
+        client: &mut Client,
+        obj: &Object,
+        type_: &str,
+        reason: &str,
+        message: &str,
+    ) {
         self.event_ref(ctx, client, reference(obj, None), type_, reason, message);
     }
 
@@ -48,10 +61,25 @@ impl Recorder {
         reason: &str,
         message: &str,
     ) {
-        self.event_ref(ctx, client, reference(pod, Some(field_path)), type_, reason, message);
+        self.event_ref(
+            ctx,
+            client,
+            reference(pod, Some(field_path)),
+            type_,
+            reason,
+            message,
+        );
     }
 
-    fn event_ref(&mut self, ctx: &mut Ctx, client: &mut Client, r: ObjectReference, type_: &str, reason: &str, message: &str) {
+    fn event_ref(
+        &mut self,
+        ctx: &mut Ctx,
+        client: &mut Client,
+        r: ObjectReference,
+        type_: &str,
+        reason: &str,
+        message: &str,
+    ) {
         let ns = r.namespace.clone().unwrap_or_else(|| "default".to_string());
         let obj_id = format!(
             "{}/{}/{}/{}",
@@ -68,22 +96,36 @@ impl Recorder {
                 "lastTimestamp": k8s_time(ctx.now),
                 "message": message,
             });
-            let req = ApiRequest::new(Verb::Patch, Kind::Event, evns, name).with_body(Body::Patch(PatchType::Merge, patch));
+            let req = ApiRequest::new(Verb::Patch, Kind::Event, evns, name)
+                .with_body(Body::Patch(PatchType::Merge, patch));
             client.send(ctx, req);
             return;
         }
         // Upstream names events `<object>.<unix nanos in hex>`; the sub-millisecond part
         // is a per-recorder counter so events in the same virtual millisecond stay distinct.
         self.counter += 1;
-        let source = crate::rng::fnv1a(format!("{}/{}", self.component, self.host.as_deref().unwrap_or("")).as_bytes());
+        let source = crate::rng::fnv1a(
+            format!("{}/{}", self.component, self.host.as_deref().unwrap_or("")).as_bytes(),
+        );
         let sub_ms = (source % 1000) * 1000 + self.counter % 1000;
-        let name = format!("{}.{:x}", r.name.as_deref().unwrap_or("unknown"), unix_nanos(ctx.now, sub_ms));
+        let name = format!(
+            "{}.{:x}",
+            r.name.as_deref().unwrap_or("unknown"),
+            unix_nanos(ctx.now, sub_ms)
+        );
         let ev = Event {
-            metadata: ObjectMeta { name: Some(name.clone()), namespace: Some(ns.clone()), ..ObjectMeta::default() },
+            metadata: ObjectMeta {
+                name: Some(name.clone()),
+                namespace: Some(ns.clone()),
+                ..ObjectMeta::default()
+            },
             involved_object: r,
             reason: Some(reason.to_string()),
             message: Some(message.to_string()),
-            source: Some(EventSource { component: Some(self.component.clone()), host: self.host.clone() }),
+            source: Some(EventSource {
+                component: Some(self.component.clone()),
+                host: self.host.clone(),
+            }),
             first_timestamp: Some(k8s_time(ctx.now)),
             last_timestamp: Some(k8s_time(ctx.now)),
             count: Some(1),
@@ -93,7 +135,8 @@ impl Recorder {
             ..Event::default()
         };
         self.seen.insert(key, (name, ns.clone(), 1));
-        let req = ApiRequest::new(Verb::Create, Kind::Event, &ns, "").with_body(Body::Object(ev.into()));
+        let req =
+            ApiRequest::new(Verb::Create, Kind::Event, &ns, "").with_body(Body::Object(ev.into()));
         client.send(ctx, req);
     }
 }

@@ -20,7 +20,13 @@ pub struct WorkQueue<K: Ord + Clone> {
 
 impl<K: Ord + Clone> Default for WorkQueue<K> {
     fn default() -> Self {
-        WorkQueue { queue: VecDeque::new(), dirty: BTreeSet::new(), failures: BTreeMap::new(), waiting: BTreeMap::new(), seq: 0 }
+        WorkQueue {
+            queue: VecDeque::new(),
+            dirty: BTreeSet::new(),
+            failures: BTreeMap::new(),
+            waiting: BTreeMap::new(),
+            seq: 0,
+        }
     }
 }
 

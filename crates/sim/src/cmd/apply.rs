@@ -39,14 +39,24 @@ fn manifests(k: &Kubectl) -> Result<Files, i32> {
     if files.is_empty() {
         return Err(k.error("must specify one of -f and -k"));
     }
-    let mut out = Files { manifests: Vec::new(), errors: Vec::new() };
+    let mut out = Files {
+        manifests: Vec::new(),
+        errors: Vec::new(),
+    };
     for f in files {
         let Some(text) = k.sys.files.get(&f) else {
             return Err(k.error(&format!("the path \"{f}\" does not exist")));
         };
         let stream = parse_manifest_stream(text, &f);
-        out.manifests.extend(stream.manifests.into_iter().filter(|m| m.kind.is_some()).map(|m| (f.clone(), m)));
-        out.errors.extend(stream.errors.iter().map(|e| e.to_string()));
+        out.manifests.extend(
+            stream
+                .manifests
+                .into_iter()
+                .filter(|m| m.kind.is_some())
+                .map(|m| (f.clone(), m)),
+        );
+        out.errors
+            .extend(stream.errors.iter().map(|e| e.to_string()));
     }
     Ok(out)
 }
@@ -54,7 +64,10 @@ fn manifests(k: &Kubectl) -> Result<Files, i32> {
 /// The kind and namespace of a manifest, or kubectl's error.
 fn target(k: &Kubectl, _file: &str, m: &Manifest) -> Result<(Kind, String), String> {
     let Some(kind) = m.kind else {
-        return Err(format!("no matches for kind \"{}\" in version \"{}\"", m.kind_name, m.api_version));
+        return Err(format!(
+            "no matches for kind \"{}\" in version \"{}\"",
+            m.kind_name, m.api_version
+        ));
     };
     if !kind.info().namespaced {
         return Ok((kind, String::new()));
@@ -82,19 +95,30 @@ fn file_error(k: &Kubectl, s: Status, verb: &str, file: &str) -> i32 {
 fn with_last_applied(v: &Value) -> Value {
     let mut applied = v.clone();
     // The annotation holds the configuration without itself.
-    if let Some(a) = applied.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
+    if let Some(a) = applied
+        .pointer_mut("/metadata/annotations")
+        .and_then(Value::as_object_mut)
+    {
         a.remove(LAST_APPLIED);
         if a.is_empty() {
-            if let Some(m) = applied.pointer_mut("/metadata").and_then(Value::as_object_mut) {
+            if let Some(m) = applied
+                .pointer_mut("/metadata")
+                .and_then(Value::as_object_mut)
+            {
                 m.remove("annotations");
             }
         }
     }
     let text = format!("{}\n", serde_json::to_string(&applied).unwrap_or_default());
     let mut out = v.clone();
-    let meta = out.as_object_mut().map(|o| o.entry("metadata").or_insert_with(|| Value::Object(Map::new())));
+    let meta = out.as_object_mut().map(|o| {
+        o.entry("metadata")
+            .or_insert_with(|| Value::Object(Map::new()))
+    });
     if let Some(Value::Object(m)) = meta {
-        let ann = m.entry("annotations").or_insert_with(|| Value::Object(Map::new()));
+        let ann = m
+            .entry("annotations")
+            .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(a) = ann {
             a.insert(LAST_APPLIED.into(), Value::String(text));
         }
@@ -138,8 +162,12 @@ pub fn three_way(original: Option<&Value>, modified: &Value, current: &Value) ->
 /// so server-side defaults in `b` do not count as differences.
 fn subset(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Object(x), Value::Object(y)) => x.iter().all(|(k, v)| y.get(k).is_some_and(|w| subset(v, w))),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| subset(v, w)),
+        (Value::Object(x), Value::Object(y)) => x
+            .iter()
+            .all(|(k, v)| y.get(k).is_some_and(|w| subset(v, w))),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| subset(v, w))
+        }
         _ => a == b,
     }
 }
@@ -160,11 +188,18 @@ pub async fn apply(k: Kubectl) -> i32 {
             }
         };
         let modified = with_last_applied(&m.value);
-        match k.sys.api(ApiRequest::new(Verb::Get, kind, &ns, &m.name)).await {
+        match k
+            .sys
+            .api(ApiRequest::new(Verb::Get, kind, &ns, &m.name))
+            .await
+        {
             Err(s) if s.is_not_found() => {
-                let req = ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
+                let req =
+                    ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
                 match k.sys.api(req).await {
-                    Ok(_) => k.sys.out(&format!("{} created\n", kind_name(kind, &m.name))),
+                    Ok(_) => k
+                        .sys
+                        .out(&format!("{} created\n", kind_name(kind, &m.name))),
                     Err(s) => code = file_error(&k, s, "creating", &file),
                 }
             }
@@ -179,12 +214,16 @@ pub async fn apply(k: Kubectl) -> i32 {
                     .and_then(|s| serde_json::from_str(s).ok());
                 let patch = three_way(original.as_ref(), &modified, &current);
                 if patch.as_object().is_none_or(|p| p.is_empty()) {
-                    k.sys.out(&format!("{} unchanged\n", kind_name(kind, &m.name)));
+                    k.sys
+                        .out(&format!("{} unchanged\n", kind_name(kind, &m.name)));
                     continue;
                 }
-                let req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name).with_body(Body::Patch(PatchType::Merge, patch));
+                let req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
+                    .with_body(Body::Patch(PatchType::Merge, patch));
                 match k.sys.api(req).await {
-                    Ok(_) => k.sys.out(&format!("{} configured\n", kind_name(kind, &m.name))),
+                    Ok(_) => k
+                        .sys
+                        .out(&format!("{} configured\n", kind_name(kind, &m.name))),
                     Err(s) => code = file_error(&k, s, "patching", &file),
                 }
             }
@@ -209,10 +248,22 @@ pub async fn create(k: Kubectl) -> i32 {
                 continue;
             }
         };
-        let value = if k.flags.bool("save-config") { with_last_applied(&m.value) } else { m.value.clone() };
-        match k.sys.api(ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(value))).await {
-            Ok(ApiResult::Object(o)) => k.sys.out(&format!("{} created\n", kind_name(kind, o.name()))),
-            Ok(_) => k.sys.out(&format!("{} created\n", kind_name(kind, &m.name))),
+        let value = if k.flags.bool("save-config") {
+            with_last_applied(&m.value)
+        } else {
+            m.value.clone()
+        };
+        match k
+            .sys
+            .api(ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(value)))
+            .await
+        {
+            Ok(ApiResult::Object(o)) => k
+                .sys
+                .out(&format!("{} created\n", kind_name(kind, o.name()))),
+            Ok(_) => k
+                .sys
+                .out(&format!("{} created\n", kind_name(kind, &m.name))),
             Err(s) => code = file_error(&k, s, "creating", &file),
         }
     }
@@ -234,8 +285,17 @@ pub async fn replace(k: Kubectl) -> i32 {
                 continue;
             }
         };
-        match k.sys.api(ApiRequest::new(Verb::Update, kind, &ns, &m.name).with_body(Body::Raw(m.value.clone()))).await {
-            Ok(_) => k.sys.out(&format!("{} replaced\n", kind_name(kind, &m.name))),
+        match k
+            .sys
+            .api(
+                ApiRequest::new(Verb::Update, kind, &ns, &m.name)
+                    .with_body(Body::Raw(m.value.clone())),
+            )
+            .await
+        {
+            Ok(_) => k
+                .sys
+                .out(&format!("{} replaced\n", kind_name(kind, &m.name))),
             Err(s) => code = file_error(&k, s, "replacing", &file),
         }
     }
@@ -248,7 +308,9 @@ fn propagation(k: &Kubectl) -> Result<Option<Propagation>, String> {
         Some("background") | Some("true") => Ok(Some(Propagation::Background)),
         Some("foreground") => Ok(Some(Propagation::Foreground)),
         Some("orphan") | Some("false") => Ok(Some(Propagation::Orphan)),
-        Some(v) => Err(format!("invalid cascade value ({v}). Must be \"background\", \"foreground\", or \"orphan\"")),
+        Some(v) => Err(format!(
+            "invalid cascade value ({v}). Must be \"background\", \"foreground\", or \"orphan\""
+        )),
     }
 }
 
@@ -269,7 +331,10 @@ pub async fn delete(k: Kubectl) -> i32 {
     };
     // (kind, namespace, name, file)
     let mut targets: Vec<(Kind, String, String, Option<String>)> = Vec::new();
-    let mut deferred = Files { manifests: Vec::new(), errors: Vec::new() };
+    let mut deferred = Files {
+        manifests: Vec::new(),
+        errors: Vec::new(),
+    };
     if k.flags.has("filename") {
         deferred = match manifests(&k) {
             Ok(m) => m,
@@ -291,7 +356,16 @@ pub async fn delete(k: Kubectl) -> i32 {
             for a in args {
                 let (t, n) = a.split_once('/').unwrap_or((a, ""));
                 match resolve_kind(t) {
-                    Ok(kind) => targets.push((kind, if kind.info().namespaced { ns.clone() } else { String::new() }, n.to_string(), None)),
+                    Ok(kind) => targets.push((
+                        kind,
+                        if kind.info().namespaced {
+                            ns.clone()
+                        } else {
+                            String::new()
+                        },
+                        n.to_string(),
+                        None,
+                    )),
                     Err(e) => return k.error(&e),
                 }
             }
@@ -300,7 +374,11 @@ pub async fn delete(k: Kubectl) -> i32 {
                 Ok(kd) => kd,
                 Err(e) => return k.error(&e),
             };
-            let tns = if kind.info().namespaced { ns.clone() } else { String::new() };
+            let tns = if kind.info().namespaced {
+                ns.clone()
+            } else {
+                String::new()
+            };
             if k.flags.bool("all") || k.flags.has("selector") {
                 let mut req = ApiRequest::new(Verb::List, kind, &tns, "");
                 if let Some(l) = k.flags.get("selector") {
@@ -312,17 +390,33 @@ pub async fn delete(k: Kubectl) -> i32 {
                 match k.sys.api(req).await {
                     Ok(ApiResult::List { items, .. }) => {
                         if items.is_empty() {
-                            k.sys.err(&crate::kubectl::printers::no_resources_message(if kind.info().namespaced { Some(ns.as_str()) } else { None }));
+                            k.sys.err(&crate::kubectl::printers::no_resources_message(
+                                if kind.info().namespaced {
+                                    Some(ns.as_str())
+                                } else {
+                                    None
+                                },
+                            ));
                         }
-                        targets.extend(items.iter().map(|o| (kind, tns.clone(), o.name().to_string(), None)));
+                        targets.extend(
+                            items
+                                .iter()
+                                .map(|o| (kind, tns.clone(), o.name().to_string(), None)),
+                        );
                     }
                     Ok(_) => {}
                     Err(s) => return k.status_error(&s),
                 }
             } else if args.len() < 2 {
-                return k.error(&format!("resource(s) were provided, but no name was specified"));
+                return k.error(&format!(
+                    "resource(s) were provided, but no name was specified"
+                ));
             } else {
-                targets.extend(args[1..].iter().map(|n| (kind, tns.clone(), n.clone(), None)));
+                targets.extend(
+                    args[1..]
+                        .iter()
+                        .map(|n| (kind, tns.clone(), n.clone(), None)),
+                );
             }
         }
     }
@@ -337,9 +431,18 @@ pub async fn delete(k: Kubectl) -> i32 {
         req.options.grace_period_seconds = grace;
         match k.sys.api(req).await {
             Ok(_) => {
-                let verb = if force && grace == Some(0) { "force deleted" } else { "deleted" };
-                let from = if ns.is_empty() { String::new() } else { format!(" from {ns} namespace") };
-                k.sys.out(&format!("{} {verb}{from}\n", kind_quoted(kind, &name)));
+                let verb = if force && grace == Some(0) {
+                    "force deleted"
+                } else {
+                    "deleted"
+                };
+                let from = if ns.is_empty() {
+                    String::new()
+                } else {
+                    format!(" from {ns} namespace")
+                };
+                k.sys
+                    .out(&format!("{} {verb}{from}\n", kind_quoted(kind, &name)));
                 deleted.push((kind, ns, name));
             }
             Err(s) if s.is_not_found() && k.flags.bool("ignore-not-found") => {}
@@ -356,9 +459,15 @@ pub async fn delete(k: Kubectl) -> i32 {
     if wait {
         for (kind, ns, name) in deleted {
             loop {
-                match k.sys.api(ApiRequest::new(Verb::Get, kind, &ns, &name)).await {
+                match k
+                    .sys
+                    .api(ApiRequest::new(Verb::Get, kind, &ns, &name))
+                    .await
+                {
                     Err(s) if s.is_not_found() => break,
-                    Err(s) if s.transport != crate::api::Transport::Server => return k.status_error(&s),
+                    Err(s) if s.transport != crate::api::Transport::Server => {
+                        return k.status_error(&s)
+                    }
                     _ => k.sys.sleep(500).await,
                 }
             }
@@ -374,10 +483,17 @@ mod tests {
 
     #[test]
     fn three_way_removes_fields_dropped_from_the_file() {
-        let original = json!({"spec": {"replicas": 3, "paused": false}, "metadata": {"labels": {"a": "1"}}});
+        let original =
+            json!({"spec": {"replicas": 3, "paused": false}, "metadata": {"labels": {"a": "1"}}});
         let modified = json!({"spec": {"replicas": 5}, "metadata": {"labels": {"a": "1"}}});
         let current = json!({"spec": {"replicas": 3, "paused": false, "revisionHistoryLimit": 10}, "metadata": {"labels": {"a": "1"}, "uid": "x"}});
-        assert_eq!(three_way(Some(&original), &modified, &current), json!({"spec": {"replicas": 5, "paused": null}}));
-        assert_eq!(three_way(Some(&modified), &modified, &current.clone()), json!({"spec": {"replicas": 5}}));
+        assert_eq!(
+            three_way(Some(&original), &modified, &current),
+            json!({"spec": {"replicas": 5, "paused": null}})
+        );
+        assert_eq!(
+            three_way(Some(&modified), &modified, &current.clone()),
+            json!({"spec": {"replicas": 5}})
+        );
     }
 }

@@ -55,7 +55,11 @@ fn kv_json(kv: &KeyValue, keys_only: bool) -> serde_json::Value {
 
 /// Parses an etcdctl command line into a task.
 pub fn task(args: &[String]) -> Result<(Rc<RefCell<Io>>, Task), Output> {
-    let p = flags::parse(args, FLAGS, "etcdctl").map_err(|e| Output { exit_code: 1, stdout: String::new(), stderr: e.replace("error: ", "Error: ") })?;
+    let p = flags::parse(args, FLAGS, "etcdctl").map_err(|e| Output {
+        exit_code: 1,
+        stdout: String::new(),
+        stderr: e.replace("error: ", "Error: "),
+    })?;
     let (io, sys) = Process::sys("root", &[], None, Rc::new(BTreeMap::new()));
     let words = p.args.clone();
     let task: Task = Box::pin(async move { run(sys, words, p).await });
@@ -69,18 +73,40 @@ async fn run(sys: Sys, words: Vec<String>, p: flags::Parsed) -> i32 {
     };
     match words.first().map(String::as_str) {
         Some("get") => {
-            let Some(key) = words.get(1) else { return fail(&sys, "get command needs one argument as key and an optional argument as range_end") };
+            let Some(key) = words.get(1) else {
+                return fail(
+                    &sys,
+                    "get command needs one argument as key and an optional argument as range_end",
+                );
+            };
             let limit = p.get("limit").and_then(|l| l.parse().ok()).unwrap_or(0);
-            match sys.etcd(EtcdOp::Range { key: key.clone(), prefix: p.bool("prefix"), limit }).await {
-                Ok(EtcdResult::Range { kvs, count, revision }) => {
+            match sys
+                .etcd(EtcdOp::Range {
+                    key: key.clone(),
+                    prefix: p.bool("prefix"),
+                    limit,
+                })
+                .await
+            {
+                Ok(EtcdResult::Range {
+                    kvs,
+                    count,
+                    revision,
+                }) => {
                     let keys_only = p.bool("keys-only");
                     match p.get("write-out").unwrap_or("simple") {
                         "json" => {
-                            let mut v = serde_json::json!({"header": header(revision), "count": count});
+                            let mut v =
+                                serde_json::json!({"header": header(revision), "count": count});
                             if !kvs.is_empty() {
-                                v["kvs"] = serde_json::Value::Array(kvs.iter().map(|kv| kv_json(kv, keys_only)).collect());
+                                v["kvs"] = serde_json::Value::Array(
+                                    kvs.iter().map(|kv| kv_json(kv, keys_only)).collect(),
+                                );
                             }
-                            sys.out(&format!("{}\n", serde_json::to_string(&v).unwrap_or_default()));
+                            sys.out(&format!(
+                                "{}\n",
+                                serde_json::to_string(&v).unwrap_or_default()
+                            ));
                         }
                         "simple" => {
                             for kv in &kvs {
@@ -103,8 +129,20 @@ async fn run(sys: Sys, words: Vec<String>, p: flags::Parsed) -> i32 {
             }
         }
         Some("watch") => {
-            let Some(key) = words.get(1) else { return fail(&sys, "bad number of arguments") };
-            if let Err(e) = sys.etcd(EtcdOp::Watch { prefix: if p.bool("prefix") { key.clone() } else { key.clone() }, start_revision: 0 }).await {
+            let Some(key) = words.get(1) else {
+                return fail(&sys, "bad number of arguments");
+            };
+            if let Err(e) = sys
+                .etcd(EtcdOp::Watch {
+                    prefix: if p.bool("prefix") {
+                        key.clone()
+                    } else {
+                        key.clone()
+                    },
+                    start_revision: 0,
+                })
+                .await
+            {
                 return fail(&sys, &etcd_error(&e));
             }
             loop {
@@ -127,10 +165,13 @@ async fn run(sys: Sys, words: Vec<String>, p: flags::Parsed) -> i32 {
                 }
             }
         }
-        Some("endpoint") if words.get(1).map(String::as_str) == Some("status") => match sys.etcd(EtcdOp::Status).await {
-            Ok(EtcdResult::Status { revision, db_size, .. }) => {
-                let size = format!("{} kB", db_size / 1000);
-                match p.get("write-out").unwrap_or("simple") {
+        Some("endpoint") if words.get(1).map(String::as_str) == Some("status") => {
+            match sys.etcd(EtcdOp::Status).await {
+                Ok(EtcdResult::Status {
+                    revision, db_size, ..
+                }) => {
+                    let size = format!("{} kB", db_size / 1000);
+                    match p.get("write-out").unwrap_or("simple") {
                     "table" => {
                         let head = ["ENDPOINT", "ID", "VERSION", "STORAGE VERSION", "DB SIZE", "IN USE", "IS LEADER", "IS LEARNER", "RAFT TERM", "RAFT INDEX", "RAFT APPLIED INDEX", "ERRORS"];
                         let row = ["127.0.0.1:2379".to_string(), format!("{MEMBER_ID:x}"), ETCD_VERSION.into(), "3.6.0".into(), size.clone(), size, "true".into(), "false".into(), "2".into(), revision.to_string(), revision.to_string(), String::new()];
@@ -138,12 +179,16 @@ async fn run(sys: Sys, words: Vec<String>, p: flags::Parsed) -> i32 {
                     }
                     _ => sys.out(&format!("127.0.0.1:2379, {MEMBER_ID:x}, {ETCD_VERSION}, 3.6.0, {size}, {size}, true, false, 2, {revision}, {revision}, \n")),
                 }
-                0
+                    0
+                }
+                Ok(_) => 1,
+                Err(e) => fail(&sys, &etcd_error(&e)),
             }
-            Ok(_) => 1,
-            Err(e) => fail(&sys, &etcd_error(&e)),
-        },
-        Some(other) => fail(&sys, &format!("unknown command \"{other}\" for \"etcdctl\"")),
+        }
+        Some(other) => fail(
+            &sys,
+            &format!("unknown command \"{other}\" for \"etcdctl\""),
+        ),
         None => {
             sys.out("NAME:\n\tetcdctl - A simple command line client for etcd3.\n");
             0
@@ -160,17 +205,43 @@ fn etcd_error(e: &str) -> String {
 }
 
 fn ascii_table(head: &[&str], row: &[String]) -> String {
-    let widths: Vec<usize> = head.iter().zip(row).map(|(h, r)| h.len().max(r.len()) + 2).collect();
-    let sep: String = format!("+{}+\n", widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("+"));
+    let widths: Vec<usize> = head
+        .iter()
+        .zip(row)
+        .map(|(h, r)| h.len().max(r.len()) + 2)
+        .collect();
+    let sep: String = format!(
+        "+{}+\n",
+        widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("+")
+    );
     let center = |s: &str, w: usize| {
         let pad = w - s.len();
-        format!("{}{}{}", " ".repeat(pad / 2 + pad % 2), s, " ".repeat(pad / 2))
+        format!(
+            "{}{}{}",
+            " ".repeat(pad / 2 + pad % 2),
+            s,
+            " ".repeat(pad / 2)
+        )
     };
     let line = |cells: Vec<String>| format!("|{}|\n", cells.join("|"));
     let mut out = sep.clone();
-    out.push_str(&line(head.iter().zip(&widths).map(|(h, w)| center(h, *w)).collect()));
+    out.push_str(&line(
+        head.iter()
+            .zip(&widths)
+            .map(|(h, w)| center(h, *w))
+            .collect(),
+    ));
     out.push_str(&sep);
-    out.push_str(&line(row.iter().zip(&widths).map(|(r, w)| format!(" {r:<width$} ", width = w - 2)).collect()));
+    out.push_str(&line(
+        row.iter()
+            .zip(&widths)
+            .map(|(r, w)| format!(" {r:<width$} ", width = w - 2))
+            .collect(),
+    ));
     out.push_str(&sep);
     out
 }

@@ -16,7 +16,11 @@ fn target(k: &Kubectl) -> Result<(Kind, String), String> {
         Some((t, n)) => (t.to_string(), n.to_string()),
         None => match (args.first(), args.get(1)) {
             (Some(t), Some(n)) => (t.clone(), n.clone()),
-            _ => return Err("You must provide one or more resources by argument or filename.".into()),
+            _ => {
+                return Err(
+                    "You must provide one or more resources by argument or filename.".into(),
+                )
+            }
         },
     };
     Ok((resolve_kind(&t)?, n))
@@ -47,7 +51,11 @@ fn introspect(o: &Object) -> Result<(BTreeMap<String, String>, Vec<(i32, String)
         }
         _ => return Err(format!("cannot expose a {}", o.kind())),
     };
-    if sel.match_expressions.as_ref().is_some_and(|e| !e.is_empty()) {
+    if sel
+        .match_expressions
+        .as_ref()
+        .is_some_and(|e| !e.is_empty())
+    {
         return Err(format!("couldn't retrieve selectors via --selector flag or introspection: the {} has a selector with matchExpressions", o.kind()));
     }
     let ports = container_ports(tpl.as_ref().and_then(|t| t.spec.as_ref()));
@@ -58,7 +66,12 @@ fn container_ports(spec: Option<&k8s_openapi::api::core::v1::PodSpec>) -> Vec<(i
     spec.into_iter()
         .flat_map(|s| s.containers.iter())
         .flat_map(|c| c.ports.iter().flatten())
-        .map(|p| (p.container_port, p.protocol.clone().unwrap_or_else(|| "TCP".into())))
+        .map(|p| {
+            (
+                p.container_port,
+                p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+            )
+        })
         .collect()
 }
 
@@ -69,7 +82,11 @@ pub async fn expose(k: Kubectl) -> i32 {
         Err(e) => return k.error(&e),
     };
     let ns = k.namespace();
-    let obj = match k.sys.api(ApiRequest::new(Verb::Get, kind, &ns, &name)).await {
+    let obj = match k
+        .sys
+        .api(ApiRequest::new(Verb::Get, kind, &ns, &name))
+        .await
+    {
         Ok(ApiResult::Object(o)) => o,
         Ok(_) => return 1,
         Err(s) => return k.status_error(&s),
@@ -79,7 +96,11 @@ pub async fn expose(k: Kubectl) -> i32 {
         Err(e) => return k.error(&e),
     };
     if let Some(s) = k.flags.get("selector") {
-        selector = s.split(',').filter_map(|kv| kv.split_once('=')).map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        selector = s
+            .split(',')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
     }
     let protocol = k.flags.get("protocol").map(str::to_string);
     let ports: Vec<(i32, String)> = match k.flags.get("port") {
@@ -100,7 +121,11 @@ pub async fn expose(k: Kubectl) -> i32 {
             name: named.then(|| format!("port-{}", i + 1)),
             port: *p,
             protocol: Some(proto.clone()),
-            target_port: Some(k.flags.get("target-port").map_or(IntOrString::Int(*p), int_or_string)),
+            target_port: Some(
+                k.flags
+                    .get("target-port")
+                    .map_or(IntOrString::Int(*p), int_or_string),
+            ),
             ..ServicePort::default()
         })
         .collect();
@@ -122,7 +147,14 @@ pub async fn expose(k: Kubectl) -> i32 {
         }),
         status: None,
     };
-    match k.sys.api(ApiRequest::new(Verb::Create, Kind::Service, &ns, "").with_body(Body::Object(svc.into()))).await {
+    match k
+        .sys
+        .api(
+            ApiRequest::new(Verb::Create, Kind::Service, &ns, "")
+                .with_body(Body::Object(svc.into())),
+        )
+        .await
+    {
         Ok(_) => {
             k.sys.out(&format!("service/{svc_name} exposed\n"));
             0
@@ -140,17 +172,28 @@ pub async fn scale(k: Kubectl) -> i32 {
         return k.error(&format!("invalid argument \"{n}\" for \"--replicas\" flag: strconv.ParseInt: parsing \"{n}\": invalid syntax"));
     };
     if n < 0 {
-        return k.error("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
+        return k.error(
+            "The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
+        );
     }
     let (kind, name) = match target(&k) {
         Ok(t) => t,
         Err(e) => return k.error(&e),
     };
-    if !matches!(kind, Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet) {
-        return k.error(&format!("no scaler has been implemented for {{\"{}\" \"{}\"}}", kind.info().group, kind.info().kind));
+    if !matches!(
+        kind,
+        Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet
+    ) {
+        return k.error(&format!(
+            "no scaler has been implemented for {{\"{}\" \"{}\"}}",
+            kind.info().group,
+            kind.info().kind
+        ));
     }
     let ns = k.namespace();
-    let req = ApiRequest::new(Verb::Patch, kind, &ns, &name).with_subresource(Subresource::Scale).with_body(Body::Scale(n));
+    let req = ApiRequest::new(Verb::Patch, kind, &ns, &name)
+        .with_subresource(Subresource::Scale)
+        .with_body(Body::Scale(n));
     match k.sys.api(req).await {
         Ok(_) => {
             k.sys.out(&format!("{} scaled\n", kind_name(kind, &name)));

@@ -31,7 +31,10 @@ pub struct Parsed {
 impl Parsed {
     /// The last value of a flag.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.flags.get(name).and_then(|v| v.last()).map(String::as_str)
+        self.flags
+            .get(name)
+            .and_then(|v| v.last())
+            .map(String::as_str)
     }
 
     /// Every value of a flag.
@@ -74,20 +77,27 @@ pub fn parse(args: &[String], spec: &[Flag], cmd: &str) -> Result<Parsed, String
                     Some(v) => v,
                     None => {
                         i += 1;
-                        args.get(i).cloned().ok_or_else(|| format!("error: flag needs an argument: --{name}\n{hint}\n"))?
+                        args.get(i).cloned().ok_or_else(|| {
+                            format!("error: flag needs an argument: --{name}\n{hint}\n")
+                        })?
                     }
                 }
             } else {
                 inline.unwrap_or_else(|| "true".into())
             };
             p.flags.entry(f.long.to_string()).or_default().push(v);
-        } else if a.len() > 1 && a.starts_with('-') && !a[1..].starts_with(|c: char| c.is_ascii_digit()) {
+        } else if a.len() > 1
+            && a.starts_with('-')
+            && !a[1..].starts_with(|c: char| c.is_ascii_digit())
+        {
             let body: Vec<char> = a[1..].chars().collect();
             let mut j = 0;
             while j < body.len() {
                 let c = body[j];
                 let Some(f) = spec.iter().find(|f| f.short == Some(c)) else {
-                    return Err(format!("error: unknown shorthand flag: '{c}' in {a}\n{hint}\n"));
+                    return Err(format!(
+                        "error: unknown shorthand flag: '{c}' in {a}\n{hint}\n"
+                    ));
                 };
                 if f.value {
                     let rest: String = body[j + 1..].iter().collect();
@@ -97,12 +107,17 @@ pub fn parse(args: &[String], spec: &[Flag], cmd: &str) -> Result<Parsed, String
                         rest
                     } else {
                         i += 1;
-                        args.get(i).cloned().ok_or_else(|| format!("error: flag needs an argument: '{c}' in -{c}\n{hint}\n"))?
+                        args.get(i).cloned().ok_or_else(|| {
+                            format!("error: flag needs an argument: '{c}' in -{c}\n{hint}\n")
+                        })?
                     };
                     p.flags.entry(f.long.to_string()).or_default().push(v);
                     break;
                 }
-                p.flags.entry(f.long.to_string()).or_default().push("true".into());
+                p.flags
+                    .entry(f.long.to_string())
+                    .or_default()
+                    .push("true".into());
                 j += 1;
             }
         } else {
@@ -117,7 +132,11 @@ pub fn parse(args: &[String], spec: &[Flag], cmd: &str) -> Result<Parsed, String
 mod tests {
     use super::*;
 
-    const SPEC: &[Flag] = &[flag("output", Some('o'), true), flag("all-namespaces", Some('A'), false), flag("namespace", Some('n'), true)];
+    const SPEC: &[Flag] = &[
+        flag("output", Some('o'), true),
+        flag("all-namespaces", Some('A'), false),
+        flag("namespace", Some('n'), true),
+    ];
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()
@@ -125,13 +144,21 @@ mod tests {
 
     #[test]
     fn parses_pflag_forms() {
-        let p = parse(&s(&["pods", "-owide", "-A", "--namespace=x"]), SPEC, "kubectl get").unwrap();
+        let p = parse(
+            &s(&["pods", "-owide", "-A", "--namespace=x"]),
+            SPEC,
+            "kubectl get",
+        )
+        .unwrap();
         assert_eq!(p.args, ["pods"]);
         assert_eq!(p.get("output"), Some("wide"));
         assert!(p.bool("all-namespaces"));
         assert_eq!(p.get("namespace"), Some("x"));
         let e = parse(&s(&["--bogus"]), SPEC, "kubectl get").unwrap_err();
-        assert_eq!(e, "error: unknown flag: --bogus\nSee 'kubectl get --help' for usage.\n");
+        assert_eq!(
+            e,
+            "error: unknown flag: --bogus\nSee 'kubectl get --help' for usage.\n"
+        );
         let e = parse(&s(&["-x"]), SPEC, "kubectl get").unwrap_err();
         assert!(e.starts_with("error: unknown shorthand flag: 'x' in -x"));
     }

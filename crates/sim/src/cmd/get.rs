@@ -11,7 +11,15 @@ use crate::object::{Kind, Object};
 use crate::selector::{FieldSelector, LabelSelector};
 
 /// What `kubectl get all` expands to.
-const ALL: &[Kind] = &[Kind::Pod, Kind::Service, Kind::DaemonSet, Kind::Deployment, Kind::ReplicaSet, Kind::StatefulSet, Kind::Job];
+const ALL: &[Kind] = &[
+    Kind::Pod,
+    Kind::Service,
+    Kind::DaemonSet,
+    Kind::Deployment,
+    Kind::ReplicaSet,
+    Kind::StatefulSet,
+    Kind::Job,
+];
 
 /// One requested group: a kind and the names asked for (empty = list).
 struct Request {
@@ -30,7 +38,10 @@ fn parse_targets(args: &[String]) -> Result<Vec<Request>, String> {
             let kind = resolve_kind(t)?;
             match out.iter_mut().find(|r| r.kind == kind) {
                 Some(r) => r.names.push(n.to_string()),
-                None => out.push(Request { kind, names: vec![n.to_string()] }),
+                None => out.push(Request {
+                    kind,
+                    names: vec![n.to_string()],
+                }),
             }
         }
         return Ok(out);
@@ -50,11 +61,21 @@ fn parse_targets(args: &[String]) -> Result<Vec<Request>, String> {
     if !names.is_empty() && kinds.len() > 1 {
         return Err("arguments in resource/name form must have a single resource and name".into());
     }
-    Ok(kinds.into_iter().map(|kind| Request { kind, names: names.clone() }).collect())
+    Ok(kinds
+        .into_iter()
+        .map(|kind| Request {
+            kind,
+            names: names.clone(),
+        })
+        .collect())
 }
 
 fn list_request(k: &Kubectl, kind: Kind, all_ns: bool) -> Result<ApiRequest, String> {
-    let ns = if all_ns || !kind.info().namespaced { String::new() } else { k.namespace() };
+    let ns = if all_ns || !kind.info().namespaced {
+        String::new()
+    } else {
+        k.namespace()
+    };
     let mut req = ApiRequest::new(Verb::List, kind, &ns, "");
     if let Some(l) = k.flags.get("selector") {
         req.options.label_selector = Some(LabelSelector::parse(l)?);
@@ -81,8 +102,17 @@ pub async fn get(k: Kubectl) -> i32 {
         all_namespaces: all_ns,
         show_labels: k.flags.bool("show-labels"),
         no_headers: k.flags.bool("no-headers"),
-        with_kind_prefix: k.flags.args.first().is_some_and(|a| a.contains(',') || a == "all"),
-        label_columns: k.flags.all("label-columns").iter().flat_map(|v| v.split(',').map(str::to_string)).collect(),
+        with_kind_prefix: k
+            .flags
+            .args
+            .first()
+            .is_some_and(|a| a.contains(',') || a == "all"),
+        label_columns: k
+            .flags
+            .all("label-columns")
+            .iter()
+            .flat_map(|v| v.split(',').map(str::to_string))
+            .collect(),
     };
     let mut code = 0;
     let mut groups: Vec<(Kind, Vec<Arc<Object>>)> = Vec::new();
@@ -95,7 +125,10 @@ pub async fn get(k: Kubectl) -> i32 {
                 Err(e) => return k.error(&e),
             };
             match k.sys.api(req).await {
-                Ok(ApiResult::List { items, resource_version }) => {
+                Ok(ApiResult::List {
+                    items,
+                    resource_version,
+                }) => {
                     objs = items;
                     list_rv = resource_version;
                 }
@@ -104,7 +137,11 @@ pub async fn get(k: Kubectl) -> i32 {
             }
         } else {
             for n in &t.names {
-                let ns = if t.kind.info().namespaced { k.namespace() } else { String::new() };
+                let ns = if t.kind.info().namespaced {
+                    k.namespace()
+                } else {
+                    String::new()
+                };
                 match k.sys.api(ApiRequest::new(Verb::Get, t.kind, &ns, n)).await {
                     Ok(ApiResult::Object(o)) => objs.push(o),
                     Ok(_) => {}
@@ -126,7 +163,11 @@ pub async fn get(k: Kubectl) -> i32 {
     if total == 0 && targets.iter().all(|t| t.names.is_empty()) && !watch {
         let namespaced = targets.iter().any(|t| t.kind.info().namespaced);
         let ns = k.namespace();
-        let msg = no_resources_message(if namespaced && !all_ns { Some(ns.as_str()) } else { None });
+        let msg = no_resources_message(if namespaced && !all_ns {
+            Some(ns.as_str())
+        } else {
+            None
+        });
         k.sys.err(&msg);
         return code;
     }
@@ -134,12 +175,14 @@ pub async fn get(k: Kubectl) -> i32 {
     if !k.flags.bool("watch-only") {
         if format.is_table() {
             if groups.len() == 1 {
-                k.sys.out(&print_table(groups[0].0, &groups[0].1, &opts, now));
+                k.sys
+                    .out(&print_table(groups[0].0, &groups[0].1, &opts, now));
             } else {
                 k.sys.out(&print_tables(&groups, &opts, now));
             }
         } else {
-            let all: Vec<Arc<Object>> = groups.iter().flat_map(|(_, o)| o.iter().cloned()).collect();
+            let all: Vec<Arc<Object>> =
+                groups.iter().flat_map(|(_, o)| o.iter().cloned()).collect();
             match print_objects(&all, &format, single, opts.no_headers) {
                 Ok(s) => k.sys.out(&s),
                 Err(e) => return k.error(&e),
@@ -152,7 +195,14 @@ pub async fn get(k: Kubectl) -> i32 {
     code
 }
 
-async fn watch_loop(k: &Kubectl, kind: Kind, all_ns: bool, rv: u64, format: &OutputFormat, opts: &PrintOptions) -> i32 {
+async fn watch_loop(
+    k: &Kubectl,
+    kind: Kind,
+    all_ns: bool,
+    rv: u64,
+    format: &OutputFormat,
+    opts: &PrintOptions,
+) -> i32 {
     let mut req = match list_request(k, kind, all_ns) {
         Ok(r) => r,
         Err(e) => return k.error(&e),
@@ -190,9 +240,17 @@ pub async fn describe(k: Kubectl) -> i32 {
     let mut code = 0;
     let mut first = true;
     for t in targets {
-        let tns = if t.kind.info().namespaced { ns.clone() } else { String::new() };
+        let tns = if t.kind.info().namespaced {
+            ns.clone()
+        } else {
+            String::new()
+        };
         let objs: Vec<Arc<Object>> = if t.names.is_empty() {
-            match k.sys.api(ApiRequest::new(Verb::List, t.kind, &tns, "")).await {
+            match k
+                .sys
+                .api(ApiRequest::new(Verb::List, t.kind, &tns, ""))
+                .await
+            {
                 Ok(ApiResult::List { items, .. }) => items,
                 Ok(_) => Vec::new(),
                 Err(s) => return k.status_error(&s),

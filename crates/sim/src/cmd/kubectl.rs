@@ -37,31 +37,73 @@ pub const GLOBAL: &[Flag] = &[
 pub type Task = Pin<Box<dyn Future<Output = i32>>>;
 
 const SUBCOMMANDS: &[&str] = &[
-    "annotate", "api-resources", "apply", "auth", "cluster-info", "cordon", "create", "delete", "describe", "drain",
-    "edit", "exec", "explain", "expose", "get", "label", "logs", "patch", "replace", "rollout", "run", "scale", "set",
-    "taint", "top", "uncordon", "version", "wait",
+    "annotate",
+    "api-resources",
+    "apply",
+    "auth",
+    "cluster-info",
+    "cordon",
+    "create",
+    "delete",
+    "describe",
+    "drain",
+    "edit",
+    "exec",
+    "explain",
+    "expose",
+    "get",
+    "label",
+    "logs",
+    "patch",
+    "replace",
+    "rollout",
+    "run",
+    "scale",
+    "set",
+    "taint",
+    "top",
+    "uncordon",
+    "version",
+    "wait",
 ];
 
 fn fail(stderr: String) -> Output {
-    Output { exit_code: 1, stdout: String::new(), stderr }
+    Output {
+        exit_code: 1,
+        stdout: String::new(),
+        stderr,
+    }
 }
 
 /// Parses a kubectl command line into a task, or the immediate error output.
-pub fn task(args: &[String], files: Rc<BTreeMap<String, String>>) -> Result<(Rc<RefCell<Io>>, Task), Output> {
+pub fn task(
+    args: &[String],
+    files: Rc<BTreeMap<String, String>>,
+) -> Result<(Rc<RefCell<Io>>, Task), Output> {
     // The subcommand is the first word that is not a global flag or its value.
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
-        let takes_value = GLOBAL.iter().any(|f| f.value && (args[i] == format!("--{}", f.long) || f.short.is_some_and(|c| args[i] == format!("-{c}"))));
+        let takes_value = GLOBAL.iter().any(|f| {
+            f.value
+                && (args[i] == format!("--{}", f.long)
+                    || f.short.is_some_and(|c| args[i] == format!("-{c}")))
+        });
         i += if takes_value { 2 } else { 1 };
     }
     let Some(sub) = args.get(i) else {
         return Err(Output { exit_code: 0, stdout: "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n".into(), stderr: String::new() });
     };
-    let rest: Vec<String> = args[..i].iter().chain(args[i + 1..].iter()).cloned().collect();
+    let rest: Vec<String> = args[..i]
+        .iter()
+        .chain(args[i + 1..].iter())
+        .cloned()
+        .collect();
     let sub = sub.as_str();
     if !SUBCOMMANDS.contains(&sub) {
         let suggestion = SUBCOMMANDS.iter().find(|c| crate::cmd::sim::close(sub, c));
-        let hint = suggestion.map_or(String::new(), |s| format!("\n\nDid you mean this?\n\t{s}\n"));
+        let hint = suggestion.map_or(String::new(), |s| {
+            format!("\n\nDid you mean this?\n\t{s}\n")
+        });
         return Err(fail(format!("error: unknown command \"{sub}\" for \"kubectl\"{hint}\nRun 'kubectl --help' for usage.\n")));
     }
     let spec: Vec<Flag> = GLOBAL.iter().chain(sub_flags(sub)).copied().collect();
@@ -83,7 +125,9 @@ pub fn task(args: &[String], files: Rc<BTreeMap<String, String>>) -> Result<(Rc<
         other => {
             let other = other.to_string();
             Box::pin(async move {
-                ctx.sys.err(&format!("error: \"kubectl {other}\" is not available in kubeloop yet\n"));
+                ctx.sys.err(&format!(
+                    "error: \"kubectl {other}\" is not available in kubeloop yet\n"
+                ));
                 1
             })
         }
@@ -92,55 +136,73 @@ pub fn task(args: &[String], files: Rc<BTreeMap<String, String>>) -> Result<(Rc<
 }
 
 const GET_FLAGS: &[Flag] = &[
-            flag("output", Some('o'), true),
-            flag("selector", Some('l'), true),
-            flag("field-selector", None, true),
-            flag("all-namespaces", Some('A'), false),
-            flag("watch", Some('w'), false),
-            flag("watch-only", None, false),
-            flag("show-labels", None, false),
-            flag("no-headers", None, false),
-            flag("label-columns", Some('L'), true),
-            flag("chunk-size", None, true),
-            flag("ignore-not-found", None, false),
-            flag("show-kind", None, false),
+    flag("output", Some('o'), true),
+    flag("selector", Some('l'), true),
+    flag("field-selector", None, true),
+    flag("all-namespaces", Some('A'), false),
+    flag("watch", Some('w'), false),
+    flag("watch-only", None, false),
+    flag("show-labels", None, false),
+    flag("no-headers", None, false),
+    flag("label-columns", Some('L'), true),
+    flag("chunk-size", None, true),
+    flag("ignore-not-found", None, false),
+    flag("show-kind", None, false),
 ];
 const WRITE_FLAGS: &[Flag] = &[
-            flag("filename", Some('f'), true),
-            flag("recursive", Some('R'), false),
-            flag("dry-run", None, true),
-            flag("cascade", None, true),
-            flag("grace-period", None, true),
-            flag("force", None, false),
-            flag("wait", None, true),
-            flag("all", None, false),
-            flag("selector", Some('l'), true),
-            flag("now", None, false),
-            flag("ignore-not-found", None, false),
-            flag("output", Some('o'), true),
-            flag("all-namespaces", Some('A'), false),
-            flag("server-side", None, false),
-            flag("validate", None, true),
-            flag("save-config", None, false),
+    flag("filename", Some('f'), true),
+    flag("recursive", Some('R'), false),
+    flag("dry-run", None, true),
+    flag("cascade", None, true),
+    flag("grace-period", None, true),
+    flag("force", None, false),
+    flag("wait", None, true),
+    flag("all", None, false),
+    flag("selector", Some('l'), true),
+    flag("now", None, false),
+    flag("ignore-not-found", None, false),
+    flag("output", Some('o'), true),
+    flag("all-namespaces", Some('A'), false),
+    flag("server-side", None, false),
+    flag("validate", None, true),
+    flag("save-config", None, false),
 ];
 const EXPOSE_FLAGS: &[Flag] = &[
-            flag("port", None, true),
-            flag("target-port", None, true),
-            flag("type", None, true),
-            flag("name", None, true),
-            flag("protocol", None, true),
-            flag("selector", None, true),
-            flag("labels", Some('l'), true),
-            flag("cluster-ip", None, true),
-            flag("external-ip", None, true),
-            flag("session-affinity", None, true),
-            flag("output", Some('o'), true),
-            flag("dry-run", None, true),
-            flag("filename", Some('f'), true),
+    flag("port", None, true),
+    flag("target-port", None, true),
+    flag("type", None, true),
+    flag("name", None, true),
+    flag("protocol", None, true),
+    flag("selector", None, true),
+    flag("labels", Some('l'), true),
+    flag("cluster-ip", None, true),
+    flag("external-ip", None, true),
+    flag("session-affinity", None, true),
+    flag("output", Some('o'), true),
+    flag("dry-run", None, true),
+    flag("filename", Some('f'), true),
 ];
-const SCALE_FLAGS: &[Flag] = &[flag("replicas", None, true), flag("current-replicas", None, true), flag("filename", Some('f'), true), flag("selector", Some('l'), true), flag("all", None, false)];
-const DESCRIBE_FLAGS: &[Flag] = &[flag("selector", Some('l'), true), flag("all-namespaces", Some('A'), false), flag("show-events", None, true), flag("filename", Some('f'), true)];
-const ROLLOUT_FLAGS: &[Flag] = &[flag("watch", Some('w'), true), flag("timeout", None, true), flag("revision", None, true), flag("to-revision", None, true), flag("selector", Some('l'), true), flag("output", Some('o'), true)];
+const SCALE_FLAGS: &[Flag] = &[
+    flag("replicas", None, true),
+    flag("current-replicas", None, true),
+    flag("filename", Some('f'), true),
+    flag("selector", Some('l'), true),
+    flag("all", None, false),
+];
+const DESCRIBE_FLAGS: &[Flag] = &[
+    flag("selector", Some('l'), true),
+    flag("all-namespaces", Some('A'), false),
+    flag("show-events", None, true),
+    flag("filename", Some('f'), true),
+];
+const ROLLOUT_FLAGS: &[Flag] = &[
+    flag("watch", Some('w'), true),
+    flag("timeout", None, true),
+    flag("revision", None, true),
+    flag("to-revision", None, true),
+    flag("selector", Some('l'), true),
+    flag("output", Some('o'), true),
+];
 const VERSION_FLAGS: &[Flag] = &[flag("client", None, false), flag("output", Some('o'), true)];
 
 fn sub_flags(sub: &str) -> &'static [Flag] {
@@ -172,7 +234,8 @@ impl Kubectl {
 
     /// Prints an API error as kubectl does; returns the exit code 1.
     pub fn status_error(&self, s: &Status) -> i32 {
-        self.sys.err(&format!("{}\n", s.kubectl_message(APISERVER_HOST)));
+        self.sys
+            .err(&format!("{}\n", s.kubectl_message(APISERVER_HOST)));
         1
     }
 
@@ -185,7 +248,8 @@ impl Kubectl {
 
 /// Resolves a resource word or `error: the server doesn't have a resource type "x"`.
 pub fn resolve_kind(word: &str) -> Result<Kind, String> {
-    Kind::from_resource_arg(word).ok_or_else(|| format!("the server doesn't have a resource type \"{word}\""))
+    Kind::from_resource_arg(word)
+        .ok_or_else(|| format!("the server doesn't have a resource type \"{word}\""))
 }
 
 /// `kind.group/name` as kubectl prints it in `created`/`configured` lines.
@@ -209,15 +273,22 @@ pub fn kind_quoted(kind: Kind, name: &str) -> String {
 }
 
 async fn version(k: Kubectl) -> i32 {
-    k.sys.out(&format!("Client Version: {v}\nKustomize Version: v5.7.1\n", v = crate::cluster::KUBERNETES_VERSION));
+    k.sys.out(&format!(
+        "Client Version: {v}\nKustomize Version: v5.7.1\n",
+        v = crate::cluster::KUBERNETES_VERSION
+    ));
     if !k.flags.bool("client") {
-        let req = crate::api::ApiRequest::new(crate::api::Verb::Get, Kind::Namespace, "", "default");
+        let req =
+            crate::api::ApiRequest::new(crate::api::Verb::Get, Kind::Namespace, "", "default");
         if let Err(s) = k.sys.api(req).await {
             if s.transport != crate::api::Transport::Server {
                 return k.status_error(&s);
             }
         }
-        k.sys.out(&format!("Server Version: {}\n", crate::cluster::KUBERNETES_VERSION));
+        k.sys.out(&format!(
+            "Server Version: {}\n",
+            crate::cluster::KUBERNETES_VERSION
+        ));
     }
     0
 }

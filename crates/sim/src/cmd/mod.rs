@@ -86,7 +86,11 @@ pub enum Started {
 }
 
 fn done(code: i32, stdout: impl Into<String>, stderr: impl Into<String>) -> Started {
-    Started::Done(Output { exit_code: code, stdout: stdout.into(), stderr: stderr.into() })
+    Started::Done(Output {
+        exit_code: code,
+        stdout: stdout.into(),
+        stderr: stderr.into(),
+    })
 }
 
 /// Starts a command line in the world's terminal, with `files` as the working directory.
@@ -95,15 +99,21 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
         Ok(w) => w,
         Err(e) => return done(2, "", format!("bash: {e}\n")),
     };
-    let Some(cmd) = words.first() else { return done(0, "", "") };
+    let Some(cmd) = words.first() else {
+        return done(0, "", "");
+    };
     let args = &words[1..];
     match cmd.as_str() {
         "kubectl" | "k" => match kubectl::task(args, Rc::new(files.clone())) {
-            Ok((io, task)) => Started::Running(world.spawn(Process::new(line, io, task, world.now()))),
+            Ok((io, task)) => {
+                Started::Running(world.spawn(Process::new(line, io, task, world.now())))
+            }
             Err(out) => Started::Done(out),
         },
         "etcdctl" => match etcdctl::task(args) {
-            Ok((io, task)) => Started::Running(world.spawn(Process::new(line, io, task, world.now()))),
+            Ok((io, task)) => {
+                Started::Running(world.spawn(Process::new(line, io, task, world.now())))
+            }
             Err(out) => Started::Done(out),
         },
         "sim" => Started::Done(sim::run(world, args)),
@@ -115,7 +125,12 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
 
 /// Runs a command to completion, advancing the world (at most `limit` ms of virtual time;
 /// a command still running then is interrupted like Ctrl-C).
-pub fn run(world: &mut World, line: &str, files: &BTreeMap<String, String>, limit: crate::time::Time) -> Output {
+pub fn run(
+    world: &mut World,
+    line: &str,
+    files: &BTreeMap<String, String>,
+    limit: crate::time::Time,
+) -> Output {
     match start(world, line, files) {
         Started::Done(o) => o,
         Started::Running(id) => {
@@ -147,10 +162,22 @@ mod tests {
 
     #[test]
     fn tokenizes_like_a_shell() {
-        assert_eq!(tokenize("kubectl get pods -o wide").unwrap(), ["kubectl", "get", "pods", "-o", "wide"]);
-        assert_eq!(tokenize("a 'b c' \"d \\\"e\" f\\ g").unwrap(), ["a", "b c", "d \"e", "f g"]);
-        assert_eq!(tokenize("kubectl get pods # comment").unwrap(), ["kubectl", "get", "pods"]);
+        assert_eq!(
+            tokenize("kubectl get pods -o wide").unwrap(),
+            ["kubectl", "get", "pods", "-o", "wide"]
+        );
+        assert_eq!(
+            tokenize("a 'b c' \"d \\\"e\" f\\ g").unwrap(),
+            ["a", "b c", "d \"e", "f g"]
+        );
+        assert_eq!(
+            tokenize("kubectl get pods # comment").unwrap(),
+            ["kubectl", "get", "pods"]
+        );
         assert!(tokenize("echo 'oops").is_err());
-        assert_eq!(tokenize("x -o jsonpath='{.items[*].metadata.name}'").unwrap()[2], "jsonpath={.items[*].metadata.name}");
+        assert_eq!(
+            tokenize("x -o jsonpath='{.items[*].metadata.name}'").unwrap()[2],
+            "jsonpath={.items[*].metadata.name}"
+        );
     }
 }

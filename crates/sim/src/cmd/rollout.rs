@@ -9,19 +9,32 @@ use crate::object::{Kind, Object};
 use crate::selector::FieldSelector;
 
 /// The status line for a Deployment (`DeploymentStatusViewer.Status`), and whether done.
-pub fn deployment_status(d: &Deployment, name: &str, revision: Option<i64>) -> Result<(String, bool), String> {
+pub fn deployment_status(
+    d: &Deployment,
+    name: &str,
+    revision: Option<i64>,
+) -> Result<(String, bool), String> {
     if let Some(r) = revision {
         let current = revision_of(d.metadata.annotations.as_ref());
         if current != r {
-            return Err(format!("desired revision ({r}) is different from the running revision ({current})"));
+            return Err(format!(
+                "desired revision ({r}) is different from the running revision ({current})"
+            ));
         }
     }
     let status = d.status.clone().unwrap_or_default();
     if d.metadata.generation.unwrap_or(0) > status.observed_generation.unwrap_or(0) {
-        return Ok(("Waiting for deployment spec update to be observed...\n".into(), false));
+        return Ok((
+            "Waiting for deployment spec update to be observed...\n".into(),
+            false,
+        ));
     }
-    if get_condition(&status, "Progressing").is_some_and(|c| c.reason.as_deref() == Some("ProgressDeadlineExceeded")) {
-        return Err(format!("deployment \"{name}\" exceeded its progress deadline"));
+    if get_condition(&status, "Progressing")
+        .is_some_and(|c| c.reason.as_deref() == Some("ProgressDeadlineExceeded"))
+    {
+        return Err(format!(
+            "deployment \"{name}\" exceeded its progress deadline"
+        ));
     }
     let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
     let updated = status.updated_replicas.unwrap_or(0);
@@ -36,14 +49,18 @@ pub fn deployment_status(d: &Deployment, name: &str, revision: Option<i64>) -> R
     if available < updated {
         return Ok((format!("Waiting for deployment \"{name}\" rollout to finish: {available} of {updated} updated replicas are available...\n"), false));
     }
-    Ok((format!("deployment \"{name}\" successfully rolled out\n"), true))
+    Ok((
+        format!("deployment \"{name}\" successfully rolled out\n"),
+        true,
+    ))
 }
 
 /// `kubectl rollout SUBCOMMAND TYPE/NAME`.
 pub async fn rollout(k: Kubectl) -> i32 {
     let args = k.flags.args.clone();
     let Some(sub) = args.first() else {
-        return k.error("You must specify a subcommand: history, pause, restart, resume, status, undo");
+        return k
+            .error("You must specify a subcommand: history, pause, restart, resume, status, undo");
     };
     let rest = &args[1..];
     let (t, name) = match rest.first().and_then(|a| a.split_once('/')) {
@@ -59,13 +76,18 @@ pub async fn rollout(k: Kubectl) -> i32 {
     };
     match sub.as_str() {
         "status" => status(&k, kind, &name).await,
-        other => k.error(&format!("\"kubectl rollout {other}\" is not available in kubeloop yet")),
+        other => k.error(&format!(
+            "\"kubectl rollout {other}\" is not available in kubeloop yet"
+        )),
     }
 }
 
 async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
     if kind != Kind::Deployment {
-        return k.error(&format!("no status viewer has been implemented for {}", kind.info().kind));
+        return k.error(&format!(
+            "no status viewer has been implemented for {}",
+            kind.info().kind
+        ));
     }
     let ns = k.namespace();
     let revision = k.flags.get("revision").and_then(|r| r.parse().ok());
@@ -76,7 +98,11 @@ async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
         Err(s) => return k.status_error(&s),
     };
     let strategy = match &*obj {
-        Object::Deployment(d) => d.spec.as_ref().and_then(|s| s.strategy.as_ref()).and_then(|s| s.type_.clone()),
+        Object::Deployment(d) => d
+            .spec
+            .as_ref()
+            .and_then(|s| s.strategy.as_ref())
+            .and_then(|s| s.type_.clone()),
         _ => None,
     };
     if strategy.as_deref() == Some("Recreate") {

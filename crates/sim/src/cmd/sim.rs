@@ -7,11 +7,19 @@ use crate::time::{format_duration, parse_duration};
 use crate::world::{Actor, World};
 
 fn ok(s: String) -> Output {
-    Output { exit_code: 0, stdout: s + "\n", stderr: String::new() }
+    Output {
+        exit_code: 0,
+        stdout: s + "\n",
+        stderr: String::new(),
+    }
 }
 
 fn err(s: String) -> Output {
-    Output { exit_code: 1, stdout: String::new(), stderr: format!("sim: {s}\n") }
+    Output {
+        exit_code: 1,
+        stdout: String::new(),
+        stderr: format!("sim: {s}\n"),
+    }
 }
 
 /// Whether `a` is within one edit of `b` (for "did you mean").
@@ -30,13 +38,20 @@ pub fn close(a: &str, b: &str) -> bool {
     for i in 1..=x.len() {
         for j in 1..=y.len() {
             let cost = usize::from(x[i - 1] != y[j - 1]);
-            dp[i][j] = (dp[i - 1][j] + 1).min(dp[i][j - 1] + 1).min(dp[i - 1][j - 1] + cost);
+            dp[i][j] = (dp[i - 1][j] + 1)
+                .min(dp[i][j - 1] + 1)
+                .min(dp[i - 1][j - 1] + cost);
         }
     }
     dp[x.len()][y.len()] <= 1
 }
 
-const COMPONENTS: &[&str] = &["etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager"];
+const COMPONENTS: &[&str] = &[
+    "etcd",
+    "kube-apiserver",
+    "kube-scheduler",
+    "kube-controller-manager",
+];
 
 fn component(name: &str) -> Option<Actor> {
     match name {
@@ -49,8 +64,12 @@ fn component(name: &str) -> Option<Actor> {
 }
 
 fn node(world: &World, name: Option<&String>) -> Result<u32, Output> {
-    let Some(name) = name else { return Err(err("a node name is required".into())) };
-    world.node_index(name).ok_or_else(|| err(format!("node \"{name}\" not found")))
+    let Some(name) = name else {
+        return Err(err("a node name is required".into()));
+    };
+    world
+        .node_index(name)
+        .ok_or_else(|| err(format!("node \"{name}\" not found")))
 }
 
 /// Runs a `sim` command.
@@ -59,17 +78,30 @@ pub fn run(world: &mut World, args: &[String]) -> Output {
     let arg = args.get(1);
     match sub {
         "stop" | "start" => {
-            let Some(name) = arg else { return err(format!("usage: sim {sub} {}", COMPONENTS.join("|"))) };
+            let Some(name) = arg else {
+                return err(format!("usage: sim {sub} {}", COMPONENTS.join("|")));
+            };
             let Some(a) = component(name) else {
-                return err(format!("unknown component \"{name}\" (one of: {})", COMPONENTS.join(", ")));
+                return err(format!(
+                    "unknown component \"{name}\" (one of: {})",
+                    COMPONENTS.join(", ")
+                ));
             };
             let was = world.is_running(a);
             if sub == "stop" {
                 world.stop(a);
-                ok(if was { format!("{} stopped", a.component_name()) } else { format!("{} is not running", a.component_name()) })
+                ok(if was {
+                    format!("{} stopped", a.component_name())
+                } else {
+                    format!("{} is not running", a.component_name())
+                })
             } else {
                 world.start(a);
-                ok(if was { format!("{} is already running", a.component_name()) } else { format!("{} started", a.component_name()) })
+                ok(if was {
+                    format!("{} is already running", a.component_name())
+                } else {
+                    format!("{} started", a.component_name())
+                })
             }
         }
         "partition" | "heal" | "poweroff" | "poweron" => match node(world, arg) {
@@ -101,7 +133,11 @@ pub fn run(world: &mut World, args: &[String]) -> Output {
         "advance" => match arg.map(|d| parse_duration(d)) {
             Some(Ok(d)) => {
                 world.run_for(d);
-                ok(format!("advanced {} to t={}", format_duration(d), format_duration(world.now())))
+                ok(format!(
+                    "advanced {} to t={}",
+                    format_duration(d),
+                    format_duration(world.now())
+                ))
             }
             Some(Err(e)) => err(e),
             None => err("usage: sim advance DURATION".into()),
@@ -110,13 +146,18 @@ pub fn run(world: &mut World, args: &[String]) -> Output {
             Some(x) if x > 0.0 => ok(format!("speed {x}x")),
             _ => err("usage: sim speed FACTOR (e.g. 2 or 0.5)".into()),
         },
-        "" => err("usage: sim stop|start|partition|heal|poweroff|poweron|node add|crash|advance|speed".into()),
+        "" => err(
+            "usage: sim stop|start|partition|heal|poweroff|poweron|node add|crash|advance|speed"
+                .into(),
+        ),
         other => err(format!("unknown command \"{other}\"")),
     }
 }
 
 fn add_node(world: &mut World, args: &[String]) -> Output {
-    let Some(name) = args.first() else { return err("usage: sim node add NAME [--cpu N] [--memory Q] [--pods N] [--label k=v] [--taint k=v:Effect]".into()) };
+    let Some(name) = args.first() else {
+        return err("usage: sim node add NAME [--cpu N] [--memory Q] [--pods N] [--label k=v] [--taint k=v:Effect]".into());
+    };
     if world.node_index(name).is_some() {
         return err(format!("node \"{name}\" already exists"));
     }
@@ -128,7 +169,9 @@ fn add_node(world: &mut World, args: &[String]) -> Output {
             None => (args[i].clone(), args.get(i + 1).cloned()),
         };
         let consumed = if args[i].contains('=') { 1 } else { 2 };
-        let Some(v) = value else { return err(format!("flag {flag} needs a value")) };
+        let Some(v) = value else {
+            return err(format!("flag {flag} needs a value"));
+        };
         match flag.as_str() {
             "--cpu" | "--memory" | "--pods" => {
                 let key = flag.trim_start_matches('-').to_string();
@@ -139,13 +182,24 @@ fn add_node(world: &mut World, args: &[String]) -> Output {
                 cfg.allocatable.insert(key, v);
             }
             "--label" => {
-                let Some((k, val)) = v.split_once('=') else { return err(format!("invalid label \"{v}\"")) };
+                let Some((k, val)) = v.split_once('=') else {
+                    return err(format!("invalid label \"{v}\""));
+                };
                 cfg.labels.insert(k.into(), val.into());
             }
             "--taint" => {
-                let Some((kv, effect)) = v.split_once(':') else { return err(format!("invalid taint \"{v}\"")) };
-                let (k, val) = kv.split_once('=').map_or((kv, None), |(a, b)| (a, Some(b.to_string())));
-                cfg.taints.push(k8s_openapi::api::core::v1::Taint { key: k.into(), value: val, effect: effect.into(), time_added: None });
+                let Some((kv, effect)) = v.split_once(':') else {
+                    return err(format!("invalid taint \"{v}\""));
+                };
+                let (k, val) = kv
+                    .split_once('=')
+                    .map_or((kv, None), |(a, b)| (a, Some(b.to_string())));
+                cfg.taints.push(k8s_openapi::api::core::v1::Taint {
+                    key: k.into(),
+                    value: val,
+                    effect: effect.into(),
+                    time_added: None,
+                });
             }
             other => return err(format!("unknown flag {other}")),
         }
@@ -168,12 +222,15 @@ fn crash(world: &mut World, args: &[String]) -> Output {
         words.push(args[i].clone());
         i += 1;
     }
-    let Some(pod) = words.first() else { return err("usage: sim crash POD [CONTAINER]".into()) };
+    let Some(pod) = words.first() else {
+        return err("usage: sim crash POD [CONTAINER]".into());
+    };
     let container = words.get(1).cloned();
     let code = 1;
     match world.crash_container(&ns, pod, container.as_deref(), code) {
-        Ok(c) => ok(format!("container {c} in pod {ns}/{pod} crashed (exit code {code})")),
+        Ok(c) => ok(format!(
+            "container {c} in pod {ns}/{pod} crashed (exit code {code})"
+        )),
         Err(e) => err(e),
     }
 }
-

@@ -5,11 +5,19 @@ use crate::process::Output;
 use crate::world::{Actor, World};
 
 fn out(s: String) -> Output {
-    Output { exit_code: 0, stdout: s, stderr: String::new() }
+    Output {
+        exit_code: 0,
+        stdout: s,
+        stderr: String::new(),
+    }
 }
 
 fn fail(code: i32, s: String) -> Output {
-    Output { exit_code: code, stdout: String::new(), stderr: s }
+    Output {
+        exit_code: code,
+        stdout: String::new(),
+        stderr: s,
+    }
 }
 
 /// Runs `ssh NODE CMD…`.
@@ -18,10 +26,16 @@ pub fn run(world: &mut World, args: &[String]) -> Output {
         return fail(255, "usage: ssh NODE COMMAND\n".into());
     };
     let Some(n) = world.node_index(node) else {
-        return fail(255, format!("ssh: Could not resolve hostname {node}: Name or service not known\n"));
+        return fail(
+            255,
+            format!("ssh: Could not resolve hostname {node}: Name or service not known\n"),
+        );
     };
     if !world.nodes[n as usize].powered {
-        return fail(255, format!("ssh: connect to host {node} port 22: No route to host\n"));
+        return fail(
+            255,
+            format!("ssh: connect to host {node} port 22: No route to host\n"),
+        );
     }
     let cmd: Vec<&str> = args[1..].iter().map(String::as_str).collect();
     let host = &world.nodes[n as usize];
@@ -36,16 +50,28 @@ pub fn run(world: &mut World, args: &[String]) -> Output {
             broadcast(&host.pod_cidr)
         )),
         ["systemctl", verb, unit] | ["sudo", "systemctl", verb, unit] => systemctl(world, n, verb, unit),
+        ["iptables-save", ..] | ["sudo", "iptables-save", ..] => rules(world, n, false),
+        ["ipvsadm", "-Ln"] | ["sudo", "ipvsadm", "-Ln"] | ["ipvsadm", "-L", "-n"] => rules(world, n, true),
         [other, ..] => fail(127, format!("bash: {other}: command not found\n")),
     }
 }
 
 fn gateway(cidr: &str) -> String {
-    cidr.split('/').next().unwrap_or("").trim_end_matches(".0").to_string() + ".1"
+    cidr.split('/')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(".0")
+        .to_string()
+        + ".1"
 }
 
 fn broadcast(cidr: &str) -> String {
-    cidr.split('/').next().unwrap_or("").trim_end_matches(".0").to_string() + ".255"
+    cidr.split('/')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(".0")
+        .to_string()
+        + ".255"
 }
 
 fn unit_actor(n: u32, unit: &str) -> Option<Actor> {
@@ -59,7 +85,10 @@ fn unit_actor(n: u32, unit: &str) -> Option<Actor> {
 
 fn systemctl(world: &mut World, n: u32, verb: &str, unit: &str) -> Output {
     let Some(a) = unit_actor(n, unit) else {
-        return fail(5, format!("Failed to {verb} {unit}: Unit {unit} not found.\n"));
+        return fail(
+            5,
+            format!("Failed to {verb} {unit}: Unit {unit} not found.\n"),
+        );
     };
     let name = unit.trim_end_matches(".service");
     match verb {
@@ -78,13 +107,29 @@ fn systemctl(world: &mut World, n: u32, verb: &str, unit: &str) -> Output {
         }
         "status" => {
             let running = world.is_running(a);
-            let state = if running { "active (running)" } else { "inactive (dead)" };
+            let state = if running {
+                "active (running)"
+            } else {
+                "inactive (dead)"
+            };
             let o = format!("● {name}.service - {name}\n     Loaded: loaded (/usr/lib/systemd/system/{name}.service; enabled; preset: enabled)\n     Active: {state}\n");
-            Output { exit_code: if running { 0 } else { 3 }, stdout: o, stderr: String::new() }
+            Output {
+                exit_code: if running { 0 } else { 3 },
+                stdout: o,
+                stderr: String::new(),
+            }
         }
         "is-active" => {
             let running = world.is_running(a);
-            Output { exit_code: if running { 0 } else { 3 }, stdout: if running { "active\n".into() } else { "inactive\n".into() }, stderr: String::new() }
+            Output {
+                exit_code: if running { 0 } else { 3 },
+                stdout: if running {
+                    "active\n".into()
+                } else {
+                    "inactive\n".into()
+                },
+                stderr: String::new(),
+            }
         }
         other => fail(1, format!("Unknown command verb '{other}'.\n")),
     }
@@ -108,12 +153,24 @@ fn crictl(world: &World, n: u32, args: &[&str]) -> Output {
     }
     let rt = &host.runtime;
     let now = world.now();
-    let mut w = crate::kubectl::tabwriter::TabWriter::new(crate::kubectl::tabwriter::TabConfig { minwidth: 0, tabwidth: 8, padding: 3, padchar: ' ', remember_widths: false });
+    let mut w = crate::kubectl::tabwriter::TabWriter::new(crate::kubectl::tabwriter::TabConfig {
+        minwidth: 0,
+        tabwidth: 8,
+        padding: 3,
+        padchar: ' ',
+        remember_widths: false,
+    });
     match args {
         ["ps", rest @ ..] => {
             let all = rest.contains(&"-a");
-            w.write_str("CONTAINER\tIMAGE\tCREATED\tSTATE\tNAME\tATTEMPT\tPOD ID\tPOD\tNAMESPACE\n");
-            let mut cs: Vec<_> = rt.containers.values().filter(|c| all || c.state == ContainerState::Running).collect();
+            w.write_str(
+                "CONTAINER\tIMAGE\tCREATED\tSTATE\tNAME\tATTEMPT\tPOD ID\tPOD\tNAMESPACE\n",
+            );
+            let mut cs: Vec<_> = rt
+                .containers
+                .values()
+                .filter(|c| all || c.state == ContainerState::Running)
+                .collect();
             cs.sort_by(|a, b| b.created.cmp(&a.created));
             for c in cs {
                 let sb = rt.sandboxes.get(&c.sandbox);
@@ -159,7 +216,11 @@ fn crictl(world: &World, n: u32, args: &[&str]) -> Output {
             for img in rt.images.values() {
                 for name in &img.names {
                     let (repo, tag) = name.rsplit_once(':').unwrap_or((name, "<none>"));
-                    rows.push(format!("{repo}\t{tag}\t{}\t{}\n", &img.id.trim_start_matches("sha256:")[..13], human_size(img.size)));
+                    rows.push(format!(
+                        "{repo}\t{tag}\t{}\t{}\n",
+                        &img.id.trim_start_matches("sha256:")[..13],
+                        human_size(img.size)
+                    ));
                 }
             }
             rows.sort();
@@ -181,5 +242,38 @@ fn human_size(b: u64) -> String {
         format!("{:.3}MB", b as f64 / 1e6).replace(".000", "")
     } else {
         format!("{}kB", b / 1000)
+    }
+}
+
+/// `iptables-save` / `ipvsadm -Ln`: the rules kube-proxy last wrote into this kernel.
+fn rules(world: &World, n: u32, ipvs: bool) -> Output {
+    let host = &world.nodes[n as usize];
+    let nodes = world.node_addresses();
+    let state = host.rules.clone().unwrap_or_default();
+    let mode = if host.rules.is_some() {
+        state.mode
+    } else {
+        crate::proxy::ProxyMode::Iptables
+    };
+    if ipvs && mode != crate::proxy::ProxyMode::Ipvs {
+        // No IPVS module loaded: ipvsadm shows an empty table.
+        return out("IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n".into());
+    }
+    let input = crate::proxy::ProxyInput {
+        node_name: host.config.name.clone(),
+        node_ip: host.ip.parse().unwrap_or(std::net::Ipv4Addr::UNSPECIFIED),
+        pod_cidr: crate::proxy::Cidr::parse(&host.pod_cidr),
+        cluster_cidr: crate::proxy::Cidr::parse(crate::cluster::CLUSTER_CIDR),
+        services: &state.services,
+        slices: &state.slices,
+        nodes: &nodes,
+        mode,
+        now: world.now(),
+        options: crate::proxy::ProxyOptions::default(),
+    };
+    if ipvs {
+        out(crate::proxy::ipvs::ipvsadm_ln(&input))
+    } else {
+        out(crate::proxy::iptables::iptables_save(&input))
     }
 }

@@ -13,7 +13,10 @@ use crate::api::{ApiRequest, ApiResponse, Body, Subresource, Verb};
 use crate::client::recorder::NORMAL;
 use crate::client::{Change, Recorder, WorkQueue};
 use crate::controllers::deployment_util as du;
-use crate::controllers::util::{compute_hash, controlled_by, controller_ref, equal_ignore_hash, is_pod_active, key_of, owner_ref, split_key, with_label};
+use crate::controllers::util::{
+    compute_hash, controlled_by, controller_ref, equal_ignore_hash, is_pod_active, key_of,
+    owner_ref, split_key, with_label,
+};
 use crate::controllers::{Controller, Env, Informers};
 use crate::object::{Kind, Object};
 use crate::time::{from_k8s_time, Time};
@@ -42,36 +45,80 @@ impl DeploymentController {
     }
 
     fn event(&mut self, env: &mut Env, d: &Arc<Object>, reason: &str, msg: &str) {
-        let rec = self.recorder.get_or_insert_with(|| Recorder::new("deployment-controller", None));
+        let rec = self
+            .recorder
+            .get_or_insert_with(|| Recorder::new("deployment-controller", None));
         env.event(rec, d, NORMAL, reason, msg);
     }
 
     /// Scales a ReplicaSet (spec.replicas + the desired/max annotations); returns whether
     /// anything was sent.
-    fn scale_rs(&mut self, env: &mut Env, key: &str, dobj: &Arc<Object>, d: &Deployment, rs_obj: &Arc<Object>, n: i32) -> bool {
-        let Some(rs) = as_rs(rs_obj) else { return false };
+    fn scale_rs(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        dobj: &Arc<Object>,
+        d: &Deployment,
+        rs_obj: &Arc<Object>,
+        n: i32,
+    ) -> bool {
+        let Some(rs) = as_rs(rs_obj) else {
+            return false;
+        };
         let cur = du::rs_replicas(rs);
-        let desired = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1).to_string();
-        let max = (d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1) + du::max_surge(d)).to_string();
+        let desired = d
+            .spec
+            .as_ref()
+            .and_then(|s| s.replicas)
+            .unwrap_or(1)
+            .to_string();
+        let max =
+            (d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1) + du::max_surge(d)).to_string();
         let ann = rs.metadata.annotations.clone().unwrap_or_default();
-        if cur == n && ann.get(du::DESIRED_REPLICAS) == Some(&desired) && ann.get(du::MAX_REPLICAS) == Some(&max) {
+        if cur == n
+            && ann.get(du::DESIRED_REPLICAS) == Some(&desired)
+            && ann.get(du::MAX_REPLICAS) == Some(&max)
+        {
             return false;
         }
         let mut new = rs.clone();
-        new.spec.get_or_insert_with(ReplicaSetSpec::default).replicas = Some(n);
+        new.spec
+            .get_or_insert_with(ReplicaSetSpec::default)
+            .replicas = Some(n);
         let a = new.metadata.annotations.get_or_insert_with(BTreeMap::new);
         a.insert(du::DESIRED_REPLICAS.into(), desired);
         a.insert(du::MAX_REPLICAS.into(), max);
-        let req = ApiRequest::new(Verb::Update, Kind::ReplicaSet, rs_obj.namespace(), rs_obj.name()).with_body(Body::Object(new.into()));
+        let req = ApiRequest::new(
+            Verb::Update,
+            Kind::ReplicaSet,
+            rs_obj.namespace(),
+            rs_obj.name(),
+        )
+        .with_body(Body::Object(new.into()));
         self.send(env, key, req);
         if cur != n {
             let dir = if n > cur { "up" } else { "down" };
-            self.event(env, dobj, "ScalingReplicaSet", &format!("Scaled {dir} replica set {} from {cur} to {n}", rs_obj.name()));
+            self.event(
+                env,
+                dobj,
+                "ScalingReplicaSet",
+                &format!(
+                    "Scaled {dir} replica set {} from {cur} to {n}",
+                    rs_obj.name()
+                ),
+            );
         }
         true
     }
 
-    fn create_new_rs(&mut self, env: &mut Env, key: &str, dobj: &Arc<Object>, d: &Deployment, all: &[&ReplicaSet]) {
+    fn create_new_rs(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        dobj: &Arc<Object>,
+        d: &Deployment,
+        all: &[&ReplicaSet],
+    ) {
         let Some(spec) = &d.spec else { return };
         let collision = d.status.as_ref().and_then(|s| s.collision_count);
         let hash = compute_hash(&spec.template, collision);
@@ -79,8 +126,16 @@ impl DeploymentController {
         let tm = template.metadata.get_or_insert_with(ObjectMeta::default);
         tm.labels = Some(with_label(tm.labels.as_ref(), "pod-template-hash", &hash));
         let mut selector: K8sSelector = spec.selector.clone();
-        selector.match_labels = Some(with_label(selector.match_labels.as_ref(), "pod-template-hash", &hash));
-        let max_rev = all.iter().map(|r| du::revision_of(r.metadata.annotations.as_ref())).max().unwrap_or(0);
+        selector.match_labels = Some(with_label(
+            selector.match_labels.as_ref(),
+            "pod-template-hash",
+            &hash,
+        ));
+        let max_rev = all
+            .iter()
+            .map(|r| du::revision_of(r.metadata.annotations.as_ref()))
+            .max()
+            .unwrap_or(0);
         let replicas = du::new_rs_new_replicas(d, all, 0).unwrap_or(0);
         let replicas = if is_recreate(d) { 0 } else { replicas };
         let mut annotations: BTreeMap<String, String> = d
@@ -89,12 +144,18 @@ impl DeploymentController {
             .clone()
             .unwrap_or_default()
             .into_iter()
-            .filter(|(k, _)| !k.starts_with("deployment.kubernetes.io/") && k != "kubectl.kubernetes.io/last-applied-configuration")
+            .filter(|(k, _)| {
+                !k.starts_with("deployment.kubernetes.io/")
+                    && k != "kubectl.kubernetes.io/last-applied-configuration"
+            })
             .collect();
         let d_replicas = spec.replicas.unwrap_or(1);
         annotations.insert(du::REVISION.into(), (max_rev + 1).to_string());
         annotations.insert(du::DESIRED_REPLICAS.into(), d_replicas.to_string());
-        annotations.insert(du::MAX_REPLICAS.into(), (d_replicas + du::max_surge(d)).to_string());
+        annotations.insert(
+            du::MAX_REPLICAS.into(),
+            (d_replicas + du::max_surge(d)).to_string(),
+        );
         let rs = ReplicaSet {
             metadata: ObjectMeta {
                 name: Some(format!("{}-{}", dobj.name(), hash)),
@@ -113,23 +174,41 @@ impl DeploymentController {
             status: None,
         };
         let name = rs.metadata.name.clone().unwrap_or_default();
-        let req = ApiRequest::new(Verb::Create, Kind::ReplicaSet, dobj.namespace(), "").with_body(Body::Object(rs.into()));
+        let req = ApiRequest::new(Verb::Create, Kind::ReplicaSet, dobj.namespace(), "")
+            .with_body(Body::Object(rs.into()));
         self.send(env, key, req);
         if replicas > 0 {
-            self.event(env, dobj, "ScalingReplicaSet", &format!("Scaled up replica set {name} from 0 to {replicas}"));
+            self.event(
+                env,
+                dobj,
+                "ScalingReplicaSet",
+                &format!("Scaled up replica set {name} from 0 to {replicas}"),
+            );
         }
         // Record the new revision and the Progressing condition on the Deployment.
         let mut status = d.status.clone().unwrap_or_default();
         if has_progress_deadline(d) {
             du::set_condition(
                 &mut status,
-                du::condition("Progressing", "True", "NewReplicaSetCreated", &format!("Created new replica set \"{name}\""), env.now()),
+                du::condition(
+                    "Progressing",
+                    "True",
+                    "NewReplicaSetCreated",
+                    &format!("Created new replica set \"{name}\""),
+                    env.now(),
+                ),
             );
             self.update_status(env, key, d, status);
         }
     }
 
-    fn update_status(&mut self, env: &mut Env, key: &str, d: &Deployment, status: DeploymentStatus) {
+    fn update_status(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        d: &Deployment,
+        status: DeploymentStatus,
+    ) {
         if d.status.as_ref() == Some(&status) {
             return;
         }
@@ -143,35 +222,63 @@ impl DeploymentController {
     }
 
     /// Computes status and conditions (`syncRolloutStatus`), and requeues for the deadline.
-    fn sync_status(&mut self, env: &mut Env, key: &str, d: &Deployment, all: &[&ReplicaSet], new_rs: Option<&ReplicaSet>) {
+    fn sync_status(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        d: &Deployment,
+        all: &[&ReplicaSet],
+        new_rs: Option<&ReplicaSet>,
+    ) {
         let now = env.now();
         let mut s = calculate_status(d, all, new_rs, now);
         let paused = d.spec.as_ref().and_then(|x| x.paused).unwrap_or(false);
         let cur = d.status.clone().unwrap_or_default();
         let current = du::get_condition(&cur, "Progressing").cloned();
-        let rs_name = new_rs.and_then(|r| r.metadata.name.clone()).unwrap_or_default();
+        let rs_name = new_rs
+            .and_then(|r| r.metadata.name.clone())
+            .unwrap_or_default();
         let complete_already = s.replicas == s.updated_replicas
-            && current.as_ref().is_some_and(|c| c.reason.as_deref() == Some("NewReplicaSetAvailable"));
+            && current
+                .as_ref()
+                .is_some_and(|c| c.reason.as_deref() == Some("NewReplicaSetAvailable"));
         if has_progress_deadline(d) && !paused && !complete_already {
             if du::deployment_complete(d, &s) {
                 let msg = format!("ReplicaSet \"{rs_name}\" has successfully progressed.");
-                du::set_condition(&mut s, du::condition("Progressing", "True", "NewReplicaSetAvailable", &msg, now));
+                du::set_condition(
+                    &mut s,
+                    du::condition("Progressing", "True", "NewReplicaSetAvailable", &msg, now),
+                );
             } else if du::deployment_progressing(d, &s) {
                 let msg = format!("ReplicaSet \"{rs_name}\" is progressing.");
                 let mut c = du::condition("Progressing", "True", "ReplicaSetUpdated", &msg, now);
                 if let Some(cur) = current.as_ref().filter(|c| c.status == "True") {
                     c.last_transition_time = cur.last_transition_time.clone();
                 }
-                s.conditions.get_or_insert_with(Vec::new).retain(|x| x.type_ != "Progressing");
+                s.conditions
+                    .get_or_insert_with(Vec::new)
+                    .retain(|x| x.type_ != "Progressing");
                 s.conditions.get_or_insert_with(Vec::new).push(c);
             } else if timed_out(d, &cur, now) {
                 let msg = format!("ReplicaSet \"{rs_name}\" has timed out progressing.");
-                du::set_condition(&mut s, du::condition("Progressing", "False", "ProgressDeadlineExceeded", &msg, now));
+                du::set_condition(
+                    &mut s,
+                    du::condition(
+                        "Progressing",
+                        "False",
+                        "ProgressDeadlineExceeded",
+                        &msg,
+                        now,
+                    ),
+                );
             }
         }
         // Requeue to notice a missed deadline.
-        if let (Some(c), Some(secs)) = (du::get_condition(&s, "Progressing"), progress_deadline(d)) {
-            if c.reason.as_deref() != Some("NewReplicaSetAvailable") && c.reason.as_deref() != Some("ProgressDeadlineExceeded") {
+        if let (Some(c), Some(secs)) = (du::get_condition(&s, "Progressing"), progress_deadline(d))
+        {
+            if c.reason.as_deref() != Some("NewReplicaSetAvailable")
+                && c.reason.as_deref() != Some("ProgressDeadlineExceeded")
+            {
                 let last = c.last_update_time.as_ref().map_or(now, from_k8s_time);
                 let due = last + secs as u64 * 1000 + 1;
                 if due > now {
@@ -184,11 +291,18 @@ impl DeploymentController {
 }
 
 fn is_recreate(d: &Deployment) -> bool {
-    d.spec.as_ref().and_then(|s| s.strategy.as_ref()).and_then(|s| s.type_.as_deref()) == Some("Recreate")
+    d.spec
+        .as_ref()
+        .and_then(|s| s.strategy.as_ref())
+        .and_then(|s| s.type_.as_deref())
+        == Some("Recreate")
 }
 
 fn progress_deadline(d: &Deployment) -> Option<i32> {
-    d.spec.as_ref().and_then(|s| s.progress_deadline_seconds).filter(|s| *s != i32::MAX)
+    d.spec
+        .as_ref()
+        .and_then(|s| s.progress_deadline_seconds)
+        .filter(|s| *s != i32::MAX)
 }
 
 fn has_progress_deadline(d: &Deployment) -> bool {
@@ -196,8 +310,13 @@ fn has_progress_deadline(d: &Deployment) -> bool {
 }
 
 fn timed_out(d: &Deployment, cur: &DeploymentStatus, now: Time) -> bool {
-    let (Some(secs), Some(c)) = (progress_deadline(d), du::get_condition(cur, "Progressing")) else { return false };
-    if c.reason.as_deref() == Some("NewReplicaSetAvailable") || c.reason.as_deref() == Some("ProgressDeadlineExceeded") {
+    let (Some(secs), Some(c)) = (progress_deadline(d), du::get_condition(cur, "Progressing"))
+    else {
+        return false;
+    };
+    if c.reason.as_deref() == Some("NewReplicaSetAvailable")
+        || c.reason.as_deref() == Some("ProgressDeadlineExceeded")
+    {
         return false;
     }
     let last = c.last_update_time.as_ref().map_or(now, from_k8s_time);
@@ -205,7 +324,12 @@ fn timed_out(d: &Deployment, cur: &DeploymentStatus, now: Time) -> bool {
 }
 
 /// `calculateStatus`.
-fn calculate_status(d: &Deployment, all: &[&ReplicaSet], new_rs: Option<&ReplicaSet>, now: Time) -> DeploymentStatus {
+fn calculate_status(
+    d: &Deployment,
+    all: &[&ReplicaSet],
+    new_rs: Option<&ReplicaSet>,
+    now: Time,
+) -> DeploymentStatus {
     let sum = |f: &dyn Fn(&ReplicaSet) -> i32| all.iter().map(|r| f(r)).sum::<i32>();
     let available = sum(&|r| du::rs_available(r));
     let total_spec = sum(&|r| du::rs_replicas(r));
@@ -214,7 +338,12 @@ fn calculate_status(d: &Deployment, all: &[&ReplicaSet], new_rs: Option<&Replica
         observed_generation: d.metadata.generation,
         replicas: Some(sum(&|r| r.status.as_ref().map_or(0, |s| s.replicas))),
         updated_replicas: Some(new_rs.map_or(0, |r| r.status.as_ref().map_or(0, |s| s.replicas))),
-        ready_replicas: Some(sum(&|r| r.status.as_ref().and_then(|s| s.ready_replicas).unwrap_or(0))),
+        ready_replicas: Some(sum(&|r| {
+            r.status
+                .as_ref()
+                .and_then(|s| s.ready_replicas)
+                .unwrap_or(0)
+        })),
         available_replicas: Some(available),
         unavailable_replicas: Some((total_spec - available).max(0)),
         collision_count: d.status.as_ref().and_then(|s| s.collision_count),
@@ -233,9 +362,21 @@ fn calculate_status(d: &Deployment, all: &[&ReplicaSet], new_rs: Option<&Replica
     zero_to_none(&mut s.available_replicas);
     zero_to_none(&mut s.unavailable_replicas);
     let c = if available >= replicas - du::max_unavailable(d) {
-        du::condition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.", now)
+        du::condition(
+            "Available",
+            "True",
+            "MinimumReplicasAvailable",
+            "Deployment has minimum availability.",
+            now,
+        )
     } else {
-        du::condition("Available", "False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", now)
+        du::condition(
+            "Available",
+            "False",
+            "MinimumReplicasUnavailable",
+            "Deployment does not have minimum availability.",
+            now,
+        )
     };
     du::set_condition(&mut s, c);
     s
@@ -261,7 +402,9 @@ impl Controller for DeploymentController {
             }
             Kind::Pod if matches!(change, Change::Deleted(_)) => {
                 // Recreate waits for old pods to disappear.
-                if let Some(rs) = controller_ref(o).and_then(|r| inf.replicasets.get(o.namespace(), &r.name)) {
+                if let Some(rs) =
+                    controller_ref(o).and_then(|r| inf.replicasets.get(o.namespace(), &r.name))
+                {
                     if let Some(r) = controller_ref(rs).filter(|r| r.kind == "Deployment") {
                         self.queue.add(format!("{}/{}", o.namespace(), r.name));
                     }
@@ -273,14 +416,32 @@ impl Controller for DeploymentController {
 
     fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
         let (ns, name) = split_key(key);
-        let Some(dobj) = inf.deployments.get(ns, name).cloned() else { return Ok(()) };
-        let Object::Deployment(d) = &*dobj else { return Ok(()) };
+        let Some(dobj) = inf.deployments.get(ns, name).cloned() else {
+            return Ok(());
+        };
+        let Object::Deployment(d) = &*dobj else {
+            return Ok(());
+        };
         let uid = dobj.meta().uid.clone().unwrap_or_default();
-        let mut rs_objs: Vec<&Arc<Object>> = inf.replicasets.iter_ns(ns).filter(|r| controlled_by(r, &uid)).collect();
-        rs_objs.sort_by_key(|r| (r.meta().creation_timestamp.as_ref().map(from_k8s_time), r.name().to_string()));
+        let mut rs_objs: Vec<&Arc<Object>> = inf
+            .replicasets
+            .iter_ns(ns)
+            .filter(|r| controlled_by(r, &uid))
+            .collect();
+        rs_objs.sort_by_key(|r| {
+            (
+                r.meta().creation_timestamp.as_ref().map(from_k8s_time),
+                r.name().to_string(),
+            )
+        });
         let all: Vec<&ReplicaSet> = rs_objs.iter().filter_map(|r| as_rs(r)).collect();
         let Some(spec) = &d.spec else { return Ok(()) };
-        let new_idx = all.iter().position(|r| r.spec.as_ref().and_then(|s| s.template.as_ref()).is_some_and(|t| equal_ignore_hash(t, &spec.template)));
+        let new_idx = all.iter().position(|r| {
+            r.spec
+                .as_ref()
+                .and_then(|s| s.template.as_ref())
+                .is_some_and(|t| equal_ignore_hash(t, &spec.template))
+        });
         let new_rs = new_idx.map(|i| all[i]);
         if dobj.meta().deletion_timestamp.is_some() {
             self.sync_status(env, key, d, &all, new_rs);
@@ -288,16 +449,25 @@ impl Controller for DeploymentController {
         }
         let paused = spec.paused.unwrap_or(false);
         let replicas = spec.replicas.unwrap_or(1);
-        let old: Vec<(&Arc<Object>, &ReplicaSet)> =
-            rs_objs.iter().zip(all.iter()).enumerate().filter(|(i, _)| Some(*i) != new_idx).map(|(_, (o, r))| (*o, *r)).collect();
+        let old: Vec<(&Arc<Object>, &ReplicaSet)> = rs_objs
+            .iter()
+            .zip(all.iter())
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != new_idx)
+            .map(|(_, (o, r))| (*o, *r))
+            .collect();
 
         // Keep the Deployment's revision annotation in step with its new ReplicaSet.
         if let Some(n) = new_rs {
             let rev = du::revision_of(n.metadata.annotations.as_ref());
             if du::revision_of(d.metadata.annotations.as_ref()) != rev && rev > 0 {
                 let mut nd = d.clone();
-                nd.metadata.annotations.get_or_insert_with(BTreeMap::new).insert(du::REVISION.into(), rev.to_string());
-                let req = ApiRequest::new(Verb::Update, Kind::Deployment, ns, name).with_body(Body::Object(nd.into()));
+                nd.metadata
+                    .annotations
+                    .get_or_insert_with(BTreeMap::new)
+                    .insert(du::REVISION.into(), rev.to_string());
+                let req = ApiRequest::new(Verb::Update, Kind::Deployment, ns, name)
+                    .with_body(Body::Object(nd.into()));
                 self.send(env, key, req);
                 return Ok(());
             }
@@ -306,7 +476,11 @@ impl Controller for DeploymentController {
         // Scaling event: the deployment's replicas changed under an existing rollout.
         let is_scaling_event = all.iter().any(|r| {
             du::rs_replicas(r) > 0
-                && r.metadata.annotations.as_ref().and_then(|a| a.get(du::DESIRED_REPLICAS)).and_then(|v| v.parse::<i32>().ok())
+                && r.metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(du::DESIRED_REPLICAS))
+                    .and_then(|v| v.parse::<i32>().ok())
                     != Some(replicas)
         });
         if paused || (is_scaling_event && new_rs.is_some()) {
@@ -395,7 +569,9 @@ impl Controller for DeploymentController {
     }
 
     fn on_response(&mut self, tag: u64, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
-        let Some(key) = self.tags.remove(&tag) else { return };
+        let Some(key) = self.tags.remove(&tag) else {
+            return;
+        };
         if let Err(s) = &resp.result {
             if !s.is_already_exists() {
                 self.queue.add_rate_limited(key, env.now());
@@ -407,11 +583,25 @@ impl Controller for DeploymentController {
 impl DeploymentController {
     /// Proportional scaling while a rollout is in progress (or paused). Returns whether
     /// anything was sent.
-    fn scale(&mut self, env: &mut Env, key: &str, dobj: &Arc<Object>, d: &Deployment, rs_objs: &[&Arc<Object>], new_idx: Option<usize>) -> bool {
+    fn scale(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        dobj: &Arc<Object>,
+        d: &Deployment,
+        rs_objs: &[&Arc<Object>],
+        new_idx: Option<usize>,
+    ) -> bool {
         let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
-        let active: Vec<&Arc<Object>> = rs_objs.iter().copied().filter(|r| as_rs(r).is_some_and(|x| du::rs_replicas(x) > 0)).collect();
+        let active: Vec<&Arc<Object>> = rs_objs
+            .iter()
+            .copied()
+            .filter(|r| as_rs(r).is_some_and(|x| du::rs_replicas(x) > 0))
+            .collect();
         if active.len() <= 1 {
-            let target = new_idx.map(|i| rs_objs[i]).or_else(|| active.first().copied());
+            let target = new_idx
+                .map(|i| rs_objs[i])
+                .or_else(|| active.first().copied());
             if let Some(t) = target {
                 return self.scale_rs(env, key, dobj, d, t, replicas);
             }
@@ -419,7 +609,11 @@ impl DeploymentController {
         }
         let surge = du::max_surge(d);
         let allowed = replicas + surge;
-        let current: i32 = active.iter().filter_map(|r| as_rs(r)).map(du::rs_replicas).sum();
+        let current: i32 = active
+            .iter()
+            .filter_map(|r| as_rs(r))
+            .map(du::rs_replicas)
+            .sum();
         let to_add = allowed - current;
         if to_add == 0 {
             return false;
@@ -427,8 +621,15 @@ impl DeploymentController {
         // Larger ReplicaSets first (newer first among equals) when adding; the reverse when removing.
         let mut order: Vec<&Arc<Object>> = active.clone();
         order.sort_by(|a, b| {
-            let (ra, rb) = (as_rs(a).map_or(0, du::rs_replicas), as_rs(b).map_or(0, du::rs_replicas));
-            if to_add > 0 { rb.cmp(&ra) } else { ra.cmp(&rb) }
+            let (ra, rb) = (
+                as_rs(a).map_or(0, du::rs_replicas),
+                as_rs(b).map_or(0, du::rs_replicas),
+            );
+            if to_add > 0 {
+                rb.cmp(&ra)
+            } else {
+                ra.cmp(&rb)
+            }
         });
         let mut added = 0;
         let mut sizes: Vec<(&Arc<Object>, i32)> = Vec::new();
@@ -472,7 +673,10 @@ impl DeploymentController {
         if sent {
             return Ok(());
         }
-        let old_uids: Vec<String> = old.iter().filter_map(|(o, _)| o.meta().uid.clone()).collect();
+        let old_uids: Vec<String> = old
+            .iter()
+            .filter_map(|(o, _)| o.meta().uid.clone())
+            .collect();
         let old_pods_running = inf
             .pods
             .iter_ns(dobj.namespace())
@@ -498,10 +702,20 @@ impl DeploymentController {
     }
 
     /// Deletes old ReplicaSets beyond revisionHistoryLimit (scaled to zero, oldest revision first).
-    fn cleanup(&mut self, env: &mut Env, key: &str, limit: i32, old: &[(&Arc<Object>, &ReplicaSet)]) {
+    fn cleanup(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        limit: i32,
+        old: &[(&Arc<Object>, &ReplicaSet)],
+    ) {
         let mut idle: Vec<&(&Arc<Object>, &ReplicaSet)> = old
             .iter()
-            .filter(|(o, r)| du::rs_replicas(r) == 0 && r.status.as_ref().map_or(0, |s| s.replicas) == 0 && o.meta().deletion_timestamp.is_none())
+            .filter(|(o, r)| {
+                du::rs_replicas(r) == 0
+                    && r.status.as_ref().map_or(0, |s| s.replicas) == 0
+                    && o.meta().deletion_timestamp.is_none()
+            })
             .collect();
         let excess = idle.len() as i32 - limit.max(0);
         if excess <= 0 {

@@ -21,17 +21,29 @@ pub fn scaled_value(v: &IntOrString, total: i32, round_up: bool) -> Result<i32, 
         IntOrString::Int(i) => Ok(*i),
         IntOrString::String(s) => {
             let Some(p) = s.strip_suffix('%') else {
-                return Err(format!("invalid value for IntOrString: invalid type: string is not a percentage"));
+                return Err(format!(
+                    "invalid value for IntOrString: invalid type: string is not a percentage"
+                ));
             };
-            let pct: i64 = p.parse().map_err(|_| format!("invalid value \"{s}\": strconv.Atoi: parsing \"{p}\": invalid syntax"))?;
+            let pct: i64 = p.parse().map_err(|_| {
+                format!("invalid value \"{s}\": strconv.Atoi: parsing \"{p}\": invalid syntax")
+            })?;
             let num = i64::from(total) * pct;
-            Ok(if round_up { (num + 99).div_euclid(100) } else { num.div_euclid(100) } as i32)
+            Ok(if round_up {
+                (num + 99).div_euclid(100)
+            } else {
+                num.div_euclid(100)
+            } as i32)
         }
     }
 }
 
 /// `ResolveFenceposts(maxSurge, maxUnavailable, desired)` → (surge, unavailable).
-pub fn resolve_fenceposts(max_surge: Option<&IntOrString>, max_unavailable: Option<&IntOrString>, desired: i32) -> Result<(i32, i32), String> {
+pub fn resolve_fenceposts(
+    max_surge: Option<&IntOrString>,
+    max_unavailable: Option<&IntOrString>,
+    desired: i32,
+) -> Result<(i32, i32), String> {
     let zero = IntOrString::Int(0);
     let surge = scaled_value(max_surge.unwrap_or(&zero), desired, true)?;
     let mut unavailable = scaled_value(max_unavailable.unwrap_or(&zero), desired, false)?;
@@ -46,13 +58,24 @@ fn replicas(d: &Deployment) -> i32 {
 }
 
 fn is_rolling(d: &Deployment) -> bool {
-    d.spec.as_ref().and_then(|s| s.strategy.as_ref()).and_then(|s| s.type_.as_deref()).unwrap_or("RollingUpdate")
+    d.spec
+        .as_ref()
+        .and_then(|s| s.strategy.as_ref())
+        .and_then(|s| s.type_.as_deref())
+        .unwrap_or("RollingUpdate")
         == "RollingUpdate"
 }
 
 fn rolling_params(d: &Deployment) -> (Option<IntOrString>, Option<IntOrString>) {
-    let ru = d.spec.as_ref().and_then(|s| s.strategy.as_ref()).and_then(|s| s.rolling_update.as_ref());
-    (ru.and_then(|r| r.max_surge.clone()), ru.and_then(|r| r.max_unavailable.clone()))
+    let ru = d
+        .spec
+        .as_ref()
+        .and_then(|s| s.strategy.as_ref())
+        .and_then(|s| s.rolling_update.as_ref());
+    (
+        ru.and_then(|r| r.max_surge.clone()),
+        ru.and_then(|r| r.max_unavailable.clone()),
+    )
 }
 
 /// `MaxUnavailable(deployment)`.
@@ -61,7 +84,8 @@ pub fn max_unavailable(d: &Deployment) -> i32 {
         return 0;
     }
     let (s, u) = rolling_params(d);
-    let (_, unavailable) = resolve_fenceposts(s.as_ref(), u.as_ref(), replicas(d)).unwrap_or((0, 1));
+    let (_, unavailable) =
+        resolve_fenceposts(s.as_ref(), u.as_ref(), replicas(d)).unwrap_or((0, 1));
     unavailable.min(replicas(d))
 }
 
@@ -71,7 +95,9 @@ pub fn max_surge(d: &Deployment) -> i32 {
         return 0;
     }
     let (s, u) = rolling_params(d);
-    resolve_fenceposts(s.as_ref(), u.as_ref(), replicas(d)).map(|(s, _)| s).unwrap_or(0)
+    resolve_fenceposts(s.as_ref(), u.as_ref(), replicas(d))
+        .map(|(s, _)| s)
+        .unwrap_or(0)
 }
 
 /// spec.replicas of a ReplicaSet.
@@ -81,16 +107,27 @@ pub fn rs_replicas(rs: &ReplicaSet) -> i32 {
 
 /// status.availableReplicas of a ReplicaSet.
 pub fn rs_available(rs: &ReplicaSet) -> i32 {
-    rs.status.as_ref().and_then(|s| s.available_replicas).unwrap_or(0)
+    rs.status
+        .as_ref()
+        .and_then(|s| s.available_replicas)
+        .unwrap_or(0)
 }
 
 /// `NewRSNewReplicas`.
-pub fn new_rs_new_replicas(d: &Deployment, all: &[&ReplicaSet], new_rs_replicas: i32) -> Result<i32, String> {
+pub fn new_rs_new_replicas(
+    d: &Deployment,
+    all: &[&ReplicaSet],
+    new_rs_replicas: i32,
+) -> Result<i32, String> {
     if !is_rolling(d) {
         return Ok(replicas(d));
     }
     let (s, _) = rolling_params(d);
-    let surge = scaled_value(s.as_ref().unwrap_or(&IntOrString::Int(0)), replicas(d), true)?;
+    let surge = scaled_value(
+        s.as_ref().unwrap_or(&IntOrString::Int(0)),
+        replicas(d),
+        true,
+    )?;
     let current: i32 = all.iter().map(|r| rs_replicas(r)).sum();
     let max_total = replicas(d) + surge;
     if current >= max_total {
@@ -102,7 +139,10 @@ pub fn new_rs_new_replicas(d: &Deployment, all: &[&ReplicaSet], new_rs_replicas:
 
 /// The revision number of an object's annotations (0 if absent or malformed).
 pub fn revision_of(annotations: Option<&std::collections::BTreeMap<String, String>>) -> i64 {
-    annotations.and_then(|a| a.get(REVISION)).and_then(|v| v.parse().ok()).unwrap_or(0)
+    annotations
+        .and_then(|a| a.get(REVISION))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 /// `DeploymentComplete`.
@@ -127,7 +167,13 @@ pub fn deployment_progressing(d: &Deployment, new: &DeploymentStatus) -> bool {
 }
 
 /// A deployment condition.
-pub fn condition(type_: &str, status: &str, reason: &str, message: &str, now: Time) -> DeploymentCondition {
+pub fn condition(
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+    now: Time,
+) -> DeploymentCondition {
     DeploymentCondition {
         type_: type_.to_string(),
         status: status.to_string(),
@@ -160,7 +206,14 @@ pub fn get_condition<'a>(s: &'a DeploymentStatus, t: &str) -> Option<&'a Deploym
 }
 
 /// `GetProportion`: how much of `to_scale` this RS takes during proportional scaling.
-pub fn proportion(rs: &ReplicaSet, rs_size: i32, fraction_to_add: i32, fraction_added: i32, d_replicas: i32, max_surge: i32) -> i32 {
+pub fn proportion(
+    rs: &ReplicaSet,
+    rs_size: i32,
+    fraction_to_add: i32,
+    fraction_added: i32,
+    d_replicas: i32,
+    max_surge: i32,
+) -> i32 {
     if fraction_to_add == 0 {
         return 0;
     }
@@ -175,7 +228,8 @@ pub fn proportion(rs: &ReplicaSet, rs_size: i32, fraction_to_add: i32, fraction_
     let new_size = match annotated {
         Some(max_replicas) if max_replicas > 0 => {
             let desired = d_replicas + max_surge;
-            (f64::from(rs_size) * f64::from(desired) / f64::from(max_replicas)).round() as i32 - rs_size
+            (f64::from(rs_size) * f64::from(desired) / f64::from(max_replicas)).round() as i32
+                - rs_size
         }
         _ => 0,
     };
@@ -195,9 +249,16 @@ mod tests {
         let pct = |s: &str| IntOrString::String(s.to_string());
         let cases = [(1, (1, 0)), (3, (1, 0)), (4, (1, 1)), (10, (3, 2))];
         for (desired, want) in cases {
-            assert_eq!(resolve_fenceposts(Some(&pct("25%")), Some(&pct("25%")), desired).unwrap(), want, "desired {desired}");
+            assert_eq!(
+                resolve_fenceposts(Some(&pct("25%")), Some(&pct("25%")), desired).unwrap(),
+                want,
+                "desired {desired}"
+            );
         }
-        assert_eq!(resolve_fenceposts(Some(&IntOrString::Int(0)), Some(&IntOrString::Int(0)), 5).unwrap(), (0, 1));
+        assert_eq!(
+            resolve_fenceposts(Some(&IntOrString::Int(0)), Some(&IntOrString::Int(0)), 5).unwrap(),
+            (0, 1)
+        );
         assert!(resolve_fenceposts(Some(&pct("oops")), None, 5).is_err());
         assert!(resolve_fenceposts(Some(&IntOrString::String("urg".into())), None, 5).is_err());
     }
@@ -205,9 +266,15 @@ mod tests {
     #[test]
     fn new_rs_grows_only_within_surge() {
         let mut d = Deployment::default();
-        d.spec = Some(k8s_openapi::api::apps::v1::DeploymentSpec { replicas: Some(10), ..Default::default() });
+        d.spec = Some(k8s_openapi::api::apps::v1::DeploymentSpec {
+            replicas: Some(10),
+            ..Default::default()
+        });
         let old = ReplicaSet {
-            spec: Some(k8s_openapi::api::apps::v1::ReplicaSetSpec { replicas: Some(10), ..Default::default() }),
+            spec: Some(k8s_openapi::api::apps::v1::ReplicaSetSpec {
+                replicas: Some(10),
+                ..Default::default()
+            }),
             ..Default::default()
         };
         let new = ReplicaSet::default();

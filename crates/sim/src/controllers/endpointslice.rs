@@ -43,7 +43,10 @@ fn selector_of(svc: &Service) -> Option<LabelSelector> {
         return None;
     }
     Some(LabelSelector {
-        requirements: sel.iter().map(|(k, v)| crate::selector::Requirement::Equals(k.clone(), v.clone())).collect(),
+        requirements: sel
+            .iter()
+            .map(|(k, v)| crate::selector::Requirement::Equals(k.clone(), v.clone()))
+            .collect(),
         nothing: false,
     })
 }
@@ -66,8 +69,15 @@ fn target_port(target: Option<&IntOrString>, port: i32, pod: &Pod) -> Option<i32
 }
 
 /// The slices a Service should have (without names), from the pods in the cache.
-pub fn desired_slices(svc_obj: &Arc<Object>, svc: &Service, pods: &[&Arc<Object>], inf: &Informers) -> Vec<EndpointSlice> {
-    let Some(sel) = selector_of(svc) else { return Vec::new() };
+pub fn desired_slices(
+    svc_obj: &Arc<Object>,
+    svc: &Service,
+    pods: &[&Arc<Object>],
+    inf: &Informers,
+) -> Vec<EndpointSlice> {
+    let Some(sel) = selector_of(svc) else {
+        return Vec::new();
+    };
     let spec = svc.spec.clone().unwrap_or_default();
     let publish_not_ready = spec.publish_not_ready_addresses.unwrap_or(false);
     // Group endpoints by their resolved port list (named ports may differ per pod).
@@ -79,7 +89,9 @@ pub fn desired_slices(svc_obj: &Arc<Object>, svc: &Service, pods: &[&Arc<Object>
         }
         let status = p.status.clone().unwrap_or_default();
         let phase = status.phase.as_deref().unwrap_or("");
-        let Some(ip) = status.pod_ip.clone().filter(|ip| !ip.is_empty()) else { continue };
+        let Some(ip) = status.pod_ip.clone().filter(|ip| !ip.is_empty()) else {
+            continue;
+        };
         if phase == "Succeeded" || phase == "Failed" {
             continue;
         }
@@ -89,17 +101,30 @@ pub fn desired_slices(svc_obj: &Arc<Object>, svc: &Service, pods: &[&Arc<Object>
         let mut ports = Vec::new();
         for sp in spec.ports.iter().flatten() {
             if let Some(tp) = target_port(sp.target_port.as_ref(), sp.port, p) {
-                ports.push((sp.name.clone().unwrap_or_default(), sp.protocol.clone().unwrap_or_else(|| "TCP".into()), tp));
+                ports.push((
+                    sp.name.clone().unwrap_or_default(),
+                    sp.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                    tp,
+                ));
             }
         }
         let node = p.spec.as_ref().and_then(|s| s.node_name.clone());
         let zone = node
             .as_ref()
             .and_then(|n| inf.nodes.get("", n))
-            .and_then(|n| n.meta().labels.as_ref().and_then(|l| l.get("topology.kubernetes.io/zone").cloned()));
+            .and_then(|n| {
+                n.meta()
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get("topology.kubernetes.io/zone").cloned())
+            });
         let ep = Endpoint {
             addresses: vec![ip],
-            conditions: Some(EndpointConditions { ready: Some(ready), serving: Some(serving), terminating: Some(terminating) }),
+            conditions: Some(EndpointConditions {
+                ready: Some(ready),
+                serving: Some(serving),
+                terminating: Some(terminating),
+            }),
             node_name: node,
             zone,
             target_ref: Some(ObjectReference {
@@ -139,7 +164,12 @@ pub fn desired_slices(svc_obj: &Arc<Object>, svc: &Service, pods: &[&Arc<Object>
     for (ports, eps) in groups {
         let eports: Vec<EndpointPort> = ports
             .iter()
-            .map(|(n, proto, p)| EndpointPort { name: Some(n.clone()), port: Some(*p), protocol: Some(proto.clone()), app_protocol: None })
+            .map(|(n, proto, p)| EndpointPort {
+                name: Some(n.clone()),
+                port: Some(*p),
+                protocol: Some(proto.clone()),
+                app_protocol: None,
+            })
             .collect();
         for chunk in eps.chunks(MAX_ENDPOINTS_PER_SLICE) {
             out.push(slice(svc_obj, &labels, chunk.to_vec(), eports.clone()));
@@ -148,7 +178,12 @@ pub fn desired_slices(svc_obj: &Arc<Object>, svc: &Service, pods: &[&Arc<Object>
     out
 }
 
-fn slice(svc_obj: &Arc<Object>, labels: &BTreeMap<String, String>, endpoints: Vec<Endpoint>, ports: Vec<EndpointPort>) -> EndpointSlice {
+fn slice(
+    svc_obj: &Arc<Object>,
+    labels: &BTreeMap<String, String>,
+    endpoints: Vec<Endpoint>,
+    ports: Vec<EndpointPort>,
+) -> EndpointSlice {
     EndpointSlice {
         metadata: ObjectMeta {
             generate_name: Some(format!("{}-", svc_obj.name())),
@@ -177,7 +212,12 @@ impl Controller for EndpointSliceController {
             Kind::Service => self.queue.add(key_of(change.object())),
             Kind::EndpointSlice => {
                 let o = change.object();
-                if let Some(svc) = o.meta().labels.as_ref().and_then(|l| l.get(SERVICE_NAME_LABEL)) {
+                if let Some(svc) = o
+                    .meta()
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(SERVICE_NAME_LABEL))
+                {
                     self.queue.add(format!("{}/{}", o.namespace(), svc));
                 }
             }
@@ -187,8 +227,12 @@ impl Controller for EndpointSliceController {
                     objs.push(old);
                 }
                 for svc_obj in inf.services.iter_ns(change.object().namespace()) {
-                    let Object::Service(svc) = &**svc_obj else { continue };
-                    let Some(sel) = selector_of(svc) else { continue };
+                    let Object::Service(svc) = &**svc_obj else {
+                        continue;
+                    };
+                    let Some(sel) = selector_of(svc) else {
+                        continue;
+                    };
                     if objs.iter().any(|o| sel.matches_object(o)) {
                         self.queue.add(key_of(svc_obj));
                     }
@@ -208,46 +252,71 @@ impl Controller for EndpointSliceController {
             .iter_ns(ns)
             .filter(|s| {
                 let l = s.meta().labels.as_ref();
-                l.and_then(|l| l.get(SERVICE_NAME_LABEL)).map(String::as_str) == Some(name)
-                    && l.and_then(|l| l.get(MANAGED_BY_LABEL)).map(String::as_str) == Some(MANAGED_BY)
+                l.and_then(|l| l.get(SERVICE_NAME_LABEL))
+                    .map(String::as_str)
+                    == Some(name)
+                    && l.and_then(|l| l.get(MANAGED_BY_LABEL)).map(String::as_str)
+                        == Some(MANAGED_BY)
             })
             .collect();
         let Some(svc_obj) = inf.services.get(ns, name).cloned() else {
             return Ok(()); // the garbage collector removes slices of deleted Services
         };
-        let Object::Service(svc) = &*svc_obj else { return Ok(()) };
+        let Object::Service(svc) = &*svc_obj else {
+            return Ok(());
+        };
         let uid = svc_obj.meta().uid.clone().unwrap_or_default();
-        let existing: Vec<&Arc<Object>> = existing.into_iter().filter(|s| controlled_by(s, &uid)).collect();
+        let existing: Vec<&Arc<Object>> = existing
+            .into_iter()
+            .filter(|s| controlled_by(s, &uid))
+            .collect();
         let pods: Vec<&Arc<Object>> = inf.pods.iter_ns(ns).collect();
-        let desired = if selector_of(svc).is_some() { desired_slices(&svc_obj, svc, &pods, inf) } else { Vec::new() };
+        let desired = if selector_of(svc).is_some() {
+            desired_slices(&svc_obj, svc, &pods, inf)
+        } else {
+            Vec::new()
+        };
         for (i, want) in desired.iter().enumerate() {
             match existing.get(i) {
                 Some(have) => {
-                    let Object::EndpointSlice(h) = &***have else { continue };
-                    if h.endpoints == want.endpoints && h.ports == want.ports && h.metadata.labels == want.metadata.labels {
+                    let Object::EndpointSlice(h) = &***have else {
+                        continue;
+                    };
+                    if h.endpoints == want.endpoints
+                        && h.ports == want.ports
+                        && h.metadata.labels == want.metadata.labels
+                    {
                         continue;
                     }
                     let mut upd = h.clone();
                     upd.endpoints = want.endpoints.clone();
                     upd.ports = want.ports.clone();
                     upd.metadata.labels = want.metadata.labels.clone();
-                    let req = ApiRequest::new(Verb::Update, Kind::EndpointSlice, ns, have.name()).with_body(Body::Object(upd.into()));
+                    let req = ApiRequest::new(Verb::Update, Kind::EndpointSlice, ns, have.name())
+                        .with_body(Body::Object(upd.into()));
                     self.send(env, key, req);
                 }
                 None => {
-                    let req = ApiRequest::new(Verb::Create, Kind::EndpointSlice, ns, "").with_body(Body::Object(want.clone().into()));
+                    let req = ApiRequest::new(Verb::Create, Kind::EndpointSlice, ns, "")
+                        .with_body(Body::Object(want.clone().into()));
                     self.send(env, key, req);
                 }
             }
         }
         for extra in existing.iter().skip(desired.len()) {
-            self.send(env, key, ApiRequest::new(Verb::Delete, Kind::EndpointSlice, ns, extra.name()));
+            self.send(
+                env,
+                key,
+                ApiRequest::new(Verb::Delete, Kind::EndpointSlice, ns, extra.name()),
+            );
         }
         Ok(())
     }
 
     fn on_response(&mut self, tag: u64, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
-        let Some(key) = self.tags.remove(&tag) else { return };
+        let Some(key) = self.tags.remove(&tag) else {
+            return;
+        };
         if let Some(n) = self.in_flight.get_mut(&key) {
             *n = n.saturating_sub(1);
         }

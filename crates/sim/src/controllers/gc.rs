@@ -24,10 +24,21 @@ pub struct GarbageCollector {
 }
 
 /// The owner kinds whose existence the collector can check.
-const TRACKED: &[&str] = &["Deployment", "ReplicaSet", "Pod", "Service", "EndpointSlice"];
+const TRACKED: &[&str] = &[
+    "Deployment",
+    "ReplicaSet",
+    "Pod",
+    "Service",
+    "EndpointSlice",
+];
 
 fn all_objects(inf: &Informers) -> impl Iterator<Item = &Arc<Object>> {
-    inf.deployments.iter().chain(inf.replicasets.iter()).chain(inf.pods.iter()).chain(inf.services.iter()).chain(inf.endpointslices.iter())
+    inf.deployments
+        .iter()
+        .chain(inf.replicasets.iter())
+        .chain(inf.pods.iter())
+        .chain(inf.services.iter())
+        .chain(inf.endpointslices.iter())
 }
 
 fn id(o: &Object) -> String {
@@ -36,8 +47,9 @@ fn id(o: &Object) -> String {
 
 impl GarbageCollector {
     fn scan(&mut self, env: &mut Env, inf: &Informers) {
-        let uids: BTreeMap<String, &Arc<Object>> =
-            all_objects(inf).filter_map(|o| o.meta().uid.clone().map(|u| (u, o))).collect();
+        let uids: BTreeMap<String, &Arc<Object>> = all_objects(inf)
+            .filter_map(|o| o.meta().uid.clone().map(|u| (u, o)))
+            .collect();
         // Owners waiting for foreground deletion: count their remaining dependents.
         let mut dependents_of: BTreeMap<String, usize> = BTreeMap::new();
         for o in all_objects(inf) {
@@ -48,9 +60,12 @@ impl GarbageCollector {
             for r in &refs {
                 *dependents_of.entry(r.uid.clone()).or_insert(0) += 1;
             }
-            let owners: Vec<Option<&&Arc<Object>>> = refs.iter().map(|r| uids.get(&r.uid)).collect();
+            let owners: Vec<Option<&&Arc<Object>>> =
+                refs.iter().map(|r| uids.get(&r.uid)).collect();
             // Owners of kinds this collector does not watch are assumed to exist.
-            let all_gone = refs.iter().all(|r| TRACKED.contains(&r.kind.as_str()) && !uids.contains_key(&r.uid));
+            let all_gone = refs
+                .iter()
+                .all(|r| TRACKED.contains(&r.kind.as_str()) && !uids.contains_key(&r.uid));
             let key = id(o);
             if all_gone && o.meta().deletion_timestamp.is_none() && !self.asked.contains(&key) {
                 self.asked.insert(key);
@@ -65,15 +80,22 @@ impl GarbageCollector {
                 if owner.meta().deletion_timestamp.is_none() {
                     continue;
                 }
-                if fins.iter().any(|f| f == "foregroundDeletion") && o.meta().deletion_timestamp.is_none() && !self.asked.contains(&key) {
+                if fins.iter().any(|f| f == "foregroundDeletion")
+                    && o.meta().deletion_timestamp.is_none()
+                    && !self.asked.contains(&key)
+                {
                     self.asked.insert(key.clone());
                     let mut req = ApiRequest::new(Verb::Delete, o.kind(), o.namespace(), o.name());
                     req.options.propagation = Some(Propagation::Foreground);
                     env.fire(req);
                 } else if fins.iter().any(|f| f == "orphan") {
-                    let remaining: Vec<_> = refs.iter().filter(|x| x.uid != r.uid).cloned().collect();
+                    let remaining: Vec<_> =
+                        refs.iter().filter(|x| x.uid != r.uid).cloned().collect();
                     let patch = serde_json::json!({"metadata": {"ownerReferences": if remaining.is_empty() { serde_json::Value::Null } else { serde_json::to_value(remaining).unwrap_or_default() }}});
-                    env.fire(ApiRequest::new(Verb::Patch, o.kind(), o.namespace(), o.name()).with_body(Body::Patch(PatchType::Merge, patch)));
+                    env.fire(
+                        ApiRequest::new(Verb::Patch, o.kind(), o.namespace(), o.name())
+                            .with_body(Body::Patch(PatchType::Merge, patch)),
+                    );
                 }
             }
         }
@@ -93,9 +115,16 @@ impl GarbageCollector {
             if release.is_empty() {
                 continue;
             }
-            let kept: Vec<String> = fins.iter().filter(|f| !release.contains(&f.as_str())).cloned().collect();
+            let kept: Vec<String> = fins
+                .iter()
+                .filter(|f| !release.contains(&f.as_str()))
+                .cloned()
+                .collect();
             let patch = serde_json::json!({"metadata": {"finalizers": if kept.is_empty() { serde_json::Value::Null } else { serde_json::json!(kept) }}});
-            env.fire(ApiRequest::new(Verb::Patch, o.kind(), o.namespace(), o.name()).with_body(Body::Patch(PatchType::Merge, patch)));
+            env.fire(
+                ApiRequest::new(Verb::Patch, o.kind(), o.namespace(), o.name())
+                    .with_body(Body::Patch(PatchType::Merge, patch)),
+            );
         }
     }
 }
@@ -115,10 +144,15 @@ impl Controller for GarbageCollector {
                 self.asked.remove(&id(o));
                 self.queue.add("scan".into());
             }
-            Change::Updated(old, new) if old.meta().deletion_timestamp.is_none() && new.meta().deletion_timestamp.is_some() => {
+            Change::Updated(old, new)
+                if old.meta().deletion_timestamp.is_none()
+                    && new.meta().deletion_timestamp.is_some() =>
+            {
                 self.queue.add("scan".into());
             }
-            Change::Updated(old, new) if old.meta().owner_references != new.meta().owner_references => {
+            Change::Updated(old, new)
+                if old.meta().owner_references != new.meta().owner_references =>
+            {
                 self.queue.add("scan".into());
             }
             _ => {}

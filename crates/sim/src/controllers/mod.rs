@@ -66,9 +66,17 @@ impl Informers {
 
     /// Whether every informer has listed once.
     pub fn synced(&self) -> bool {
-        [&self.pods, &self.replicasets, &self.deployments, &self.nodes, &self.services, &self.endpointslices, &self.leases]
-            .iter()
-            .all(|i| i.has_synced())
+        [
+            &self.pods,
+            &self.replicasets,
+            &self.deployments,
+            &self.nodes,
+            &self.services,
+            &self.endpointslices,
+            &self.leases,
+        ]
+        .iter()
+        .all(|i| i.has_synced())
     }
 }
 
@@ -103,7 +111,14 @@ impl Env<'_, '_> {
     }
 
     /// Records an event.
-    pub fn event(&mut self, rec: &mut Recorder, obj: &crate::object::Object, type_: &str, reason: &str, msg: &str) {
+    pub fn event(
+        &mut self,
+        rec: &mut Recorder,
+        obj: &crate::object::Object,
+        type_: &str,
+        reason: &str,
+        msg: &str,
+    ) {
         rec.event(self.ctx, self.client, obj, type_, reason, msg);
     }
 }
@@ -205,7 +220,10 @@ impl ControllerManager {
                 }
                 let lost: Vec<ReqId> = self.inflight.keys().copied().collect();
                 for id in lost {
-                    let s = crate::api::Status::transport(crate::api::Transport::Reset, "connection lost");
+                    let s = crate::api::Status::transport(
+                        crate::api::Transport::Reset,
+                        "connection lost",
+                    );
                     self.route_response(ctx, &ApiResponse { id, result: Err(s) });
                 }
             }
@@ -243,14 +261,28 @@ impl ControllerManager {
     }
 
     fn route_response(&mut self, ctx: &mut Ctx, resp: &ApiResponse) {
-        let Some((ci, tag)) = self.inflight.remove(&resp.id) else { return };
-        let mut env = Env { ctx, client: &mut self.client, inflight: &mut self.inflight, rng: &mut self.rng, ctrl: ci };
+        let Some((ci, tag)) = self.inflight.remove(&resp.id) else {
+            return;
+        };
+        let mut env = Env {
+            ctx,
+            client: &mut self.client,
+            inflight: &mut self.inflight,
+            rng: &mut self.rng,
+            ctrl: ci,
+        };
         self.controllers[ci].on_response(tag, resp, &mut env, &self.informers);
     }
 
     fn tick(&mut self, ctx: &mut Ctx) {
         for ci in 0..self.controllers.len() {
-            let mut env = Env { ctx, client: &mut self.client, inflight: &mut self.inflight, rng: &mut self.rng, ctrl: ci };
+            let mut env = Env {
+                ctx,
+                client: &mut self.client,
+                inflight: &mut self.inflight,
+                rng: &mut self.rng,
+                ctrl: ci,
+            };
             self.controllers[ci].tick(&mut env, &self.informers);
         }
     }
@@ -265,8 +297,13 @@ impl ControllerManager {
         for ci in 0..self.controllers.len() {
             self.controllers[ci].queue().promote(now);
             while let Some(key) = self.controllers[ci].queue().pop() {
-                let mut env =
-                    Env { ctx, client: &mut self.client, inflight: &mut self.inflight, rng: &mut self.rng, ctrl: ci };
+                let mut env = Env {
+                    ctx,
+                    client: &mut self.client,
+                    inflight: &mut self.inflight,
+                    rng: &mut self.rng,
+                    ctrl: ci,
+                };
                 match self.controllers[ci].sync(&key, &mut env, &self.informers) {
                     Ok(()) => self.controllers[ci].queue().forget(&key),
                     Err(()) => {

@@ -35,9 +35,16 @@ pub struct NodeLifecycleController {
 }
 
 fn ready_status(n: &Node) -> (String, Time) {
-    let c = n.status.as_ref().and_then(|s| s.conditions.as_ref()).and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"));
+    let c = n
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"));
     match c {
-        Some(c) => (c.status.clone(), c.last_heartbeat_time.as_ref().map_or(0, from_k8s_time)),
+        Some(c) => (
+            c.status.clone(),
+            c.last_heartbeat_time.as_ref().map_or(0, from_k8s_time),
+        ),
         None => ("Unknown".into(), 0),
     }
 }
@@ -45,10 +52,13 @@ fn ready_status(n: &Node) -> (String, Time) {
 fn tolerates(tols: &[Toleration], t: &Taint) -> Option<Option<i64>> {
     tols.iter()
         .find(|tol| {
-            let key_ok = tol.key.as_deref().unwrap_or("").is_empty() && tol.operator.as_deref() == Some("Exists")
+            let key_ok = tol.key.as_deref().unwrap_or("").is_empty()
+                && tol.operator.as_deref() == Some("Exists")
                 || tol.key.as_deref() == Some(&t.key);
-            let op_ok = tol.operator.as_deref() == Some("Exists") || tol.value.as_deref().unwrap_or("") == t.value.as_deref().unwrap_or("");
-            let eff_ok = tol.effect.as_deref().unwrap_or("").is_empty() || tol.effect.as_deref() == Some(&t.effect);
+            let op_ok = tol.operator.as_deref() == Some("Exists")
+                || tol.value.as_deref().unwrap_or("") == t.value.as_deref().unwrap_or("");
+            let eff_ok = tol.effect.as_deref().unwrap_or("").is_empty()
+                || tol.effect.as_deref() == Some(&t.effect);
             key_ok && op_ok && eff_ok
         })
         .map(|tol| tol.toleration_seconds)
@@ -58,14 +68,20 @@ impl NodeLifecycleController {
     fn monitor(&mut self, env: &mut Env, inf: &Informers) {
         let now = env.now();
         for node_obj in inf.nodes.iter() {
-            let Object::Node(node) = &**node_obj else { continue };
+            let Object::Node(node) = &**node_obj else {
+                continue;
+            };
             let name = node_obj.name();
             let (status, heartbeat) = ready_status(node);
             let lease_renew = inf
                 .leases
                 .get("kube-node-lease", name)
                 .and_then(|l| match &**l {
-                    Object::Lease(l) => l.spec.as_ref().and_then(|s| s.renew_time.as_ref()).map(from_k8s_micro_time),
+                    Object::Lease(l) => l
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.renew_time.as_ref())
+                        .map(from_k8s_micro_time),
                     _ => None,
                 })
                 .unwrap_or(0);
@@ -80,10 +96,21 @@ impl NodeLifecycleController {
         }
     }
 
-    fn mark_unknown(&mut self, env: &mut Env, inf: &Informers, node_obj: &Arc<Object>, node: &Node) {
+    fn mark_unknown(
+        &mut self,
+        env: &mut Env,
+        inf: &Informers,
+        node_obj: &Arc<Object>,
+        node: &Node,
+    ) {
         let now = env.now();
         let mut n = node.clone();
-        for c in n.status.get_or_insert_with(Default::default).conditions.get_or_insert_with(Vec::new) {
+        for c in n
+            .status
+            .get_or_insert_with(Default::default)
+            .conditions
+            .get_or_insert_with(Vec::new)
+        {
             if c.status != "Unknown" {
                 c.status = "Unknown".into();
                 c.reason = Some("NodeStatusUnknown".into());
@@ -95,7 +122,9 @@ impl NodeLifecycleController {
             .with_subresource(Subresource::Status)
             .with_body(Body::Object(n.into()));
         env.fire(req);
-        let rec = self.recorder.get_or_insert_with(|| Recorder::new("node-controller", None));
+        let rec = self
+            .recorder
+            .get_or_insert_with(|| Recorder::new("node-controller", None));
         env.event(rec, node_obj, NORMAL, "NodeNotReady", "Node is not ready");
         // MarkPodsNotReady: endpoints drop the node's pods right away.
         self.mark_pods_not_ready(env, inf, node_obj.name());
@@ -120,10 +149,24 @@ impl NodeLifecycleController {
         }
     }
 
-    fn reconcile_taints(&mut self, env: &mut Env, node_obj: &Arc<Object>, node: &Node, ready: &str) {
+    fn reconcile_taints(
+        &mut self,
+        env: &mut Env,
+        node_obj: &Arc<Object>,
+        node: &Node,
+        ready: &str,
+    ) {
         let now = env.now();
-        let existing = node.spec.as_ref().and_then(|s| s.taints.clone()).unwrap_or_default();
-        let mut want: Vec<Taint> = existing.iter().filter(|t| t.key != NOT_READY && t.key != UNREACHABLE).cloned().collect();
+        let existing = node
+            .spec
+            .as_ref()
+            .and_then(|s| s.taints.clone())
+            .unwrap_or_default();
+        let mut want: Vec<Taint> = existing
+            .iter()
+            .filter(|t| t.key != NOT_READY && t.key != UNREACHABLE)
+            .cloned()
+            .collect();
         let key = match ready {
             "False" => Some(NOT_READY),
             "Unknown" => Some(UNREACHABLE),
@@ -131,7 +174,10 @@ impl NodeLifecycleController {
         };
         if let Some(k) = key {
             for effect in ["NoSchedule", "NoExecute"] {
-                let keep = existing.iter().find(|t| t.key == k && t.effect == effect).cloned();
+                let keep = existing
+                    .iter()
+                    .find(|t| t.key == k && t.effect == effect)
+                    .cloned();
                 want.push(keep.unwrap_or_else(|| Taint {
                     key: k.into(),
                     effect: effect.into(),
@@ -144,22 +190,32 @@ impl NodeLifecycleController {
             return;
         }
         let mut n = node.clone();
-        n.spec.get_or_insert_with(Default::default).taints = if want.is_empty() { None } else { Some(want) };
-        let req = ApiRequest::new(Verb::Update, Kind::Node, "", node_obj.name()).with_body(Body::Object(n.into()));
+        n.spec.get_or_insert_with(Default::default).taints =
+            if want.is_empty() { None } else { Some(want) };
+        let req = ApiRequest::new(Verb::Update, Kind::Node, "", node_obj.name())
+            .with_body(Body::Object(n.into()));
         env.fire(req);
     }
 
     /// The taint-eviction controller: deletes pods whose NoExecute tolerations expired.
     fn evict(&mut self, env: &mut Env, inf: &Informers, node_obj: &Arc<Object>, node: &Node) {
         let now = env.now();
-        let taints: Vec<Taint> =
-            node.spec.as_ref().and_then(|s| s.taints.clone()).unwrap_or_default().into_iter().filter(|t| t.effect == "NoExecute").collect();
+        let taints: Vec<Taint> = node
+            .spec
+            .as_ref()
+            .and_then(|s| s.taints.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|t| t.effect == "NoExecute")
+            .collect();
         if taints.is_empty() {
             return;
         }
         for pod_obj in inf.pods.iter() {
             let Object::Pod(p) = &**pod_obj else { continue };
-            if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) != Some(node_obj.name()) || p.metadata.deletion_timestamp.is_some() {
+            if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) != Some(node_obj.name())
+                || p.metadata.deletion_timestamp.is_some()
+            {
                 continue;
             }
             let key = format!("{}/{}", pod_obj.namespace(), pod_obj.name());
@@ -169,9 +225,26 @@ impl NodeLifecycleController {
             if let Some(deadline) = eviction_deadline(p, &taints) {
                 if deadline <= now {
                     self.evicted.insert(key, now);
-                    let rec = self.recorder.get_or_insert_with(|| Recorder::new("taint-eviction-controller", None));
-                    env.event(rec, pod_obj, NORMAL, "TaintManagerEviction", &format!("Marking for deletion Pod {}/{}", pod_obj.namespace(), pod_obj.name()));
-                    env.fire(ApiRequest::new(Verb::Delete, Kind::Pod, pod_obj.namespace(), pod_obj.name()));
+                    let rec = self
+                        .recorder
+                        .get_or_insert_with(|| Recorder::new("taint-eviction-controller", None));
+                    env.event(
+                        rec,
+                        pod_obj,
+                        NORMAL,
+                        "TaintManagerEviction",
+                        &format!(
+                            "Marking for deletion Pod {}/{}",
+                            pod_obj.namespace(),
+                            pod_obj.name()
+                        ),
+                    );
+                    env.fire(ApiRequest::new(
+                        Verb::Delete,
+                        Kind::Pod,
+                        pod_obj.namespace(),
+                        pod_obj.name(),
+                    ));
                 }
             }
         }
@@ -182,7 +255,11 @@ impl NodeLifecycleController {
 /// timeAdded + tolerationSeconds for tolerated ones (the earliest), never if all are
 /// tolerated forever.
 fn eviction_deadline(p: &Pod, taints: &[Taint]) -> Option<Time> {
-    let tols = p.spec.as_ref().and_then(|s| s.tolerations.clone()).unwrap_or_default();
+    let tols = p
+        .spec
+        .as_ref()
+        .and_then(|s| s.tolerations.clone())
+        .unwrap_or_default();
     let mut deadline: Option<Time> = None;
     for t in taints {
         let added = t.time_added.as_ref().map_or(0, from_k8s_time);
@@ -208,7 +285,8 @@ impl Controller for NodeLifecycleController {
     fn on_change(&mut self, kind: Kind, change: &Change, _inf: &Informers, _now: Time) {
         if kind == Kind::Pod {
             if let Change::Deleted(o) = change {
-                self.evicted.remove(&format!("{}/{}", o.namespace(), o.name()));
+                self.evicted
+                    .remove(&format!("{}/{}", o.namespace(), o.name()));
             }
         }
     }
@@ -227,5 +305,12 @@ impl Controller for NodeLifecycleController {
 /// Sets a pod's Ready condition to False (`MarkPodsNotReady`).
 pub fn mark_not_ready(p: &mut Pod, now: Time) {
     let status = p.status.get_or_insert_with(Default::default);
-    set_pod_condition(status.conditions.get_or_insert_with(Vec::new), "Ready", "False", None, None, now);
+    set_pod_condition(
+        status.conditions.get_or_insert_with(Vec::new),
+        "Ready",
+        "False",
+        None,
+        None,
+        now,
+    );
 }

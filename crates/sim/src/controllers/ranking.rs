@@ -30,7 +30,14 @@ fn deletion_cost(p: &Pod) -> i64 {
 }
 
 fn max_restarts(p: &Pod) -> i32 {
-    p.status.as_ref().and_then(|s| s.container_statuses.as_ref()).into_iter().flatten().map(|c| c.restart_count).max().unwrap_or(0)
+    p.status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_ref())
+        .into_iter()
+        .flatten()
+        .map(|c| c.restart_count)
+        .max()
+        .unwrap_or(0)
 }
 
 /// floor(log2(now − t)) with durations in nanoseconds, −1 for non-positive durations.
@@ -48,13 +55,29 @@ fn uid(p: &Pod) -> &str {
 }
 
 /// Orders two pods: `Less` means `a` is deleted before `b`.
-pub fn compare_for_deletion(a: &Arc<Object>, b: &Arc<Object>, per_node: &BTreeMap<String, i32>, now: Time) -> Ordering {
-    let (Object::Pod(a), Object::Pod(b)) = (&**a, &**b) else { return Ordering::Equal };
-    let node = |p: &Pod| p.spec.as_ref().and_then(|s| s.node_name.clone()).filter(|n| !n.is_empty());
+pub fn compare_for_deletion(
+    a: &Arc<Object>,
+    b: &Arc<Object>,
+    per_node: &BTreeMap<String, i32>,
+    now: Time,
+) -> Ordering {
+    let (Object::Pod(a), Object::Pod(b)) = (&**a, &**b) else {
+        return Ordering::Equal;
+    };
+    let node = |p: &Pod| {
+        p.spec
+            .as_ref()
+            .and_then(|s| s.node_name.clone())
+            .filter(|n| !n.is_empty())
+    };
     // 1. Unassigned before assigned.
     let (na, nb) = (node(a), node(b));
     if na.is_some() != nb.is_some() {
-        return if na.is_none() { Ordering::Less } else { Ordering::Greater };
+        return if na.is_none() {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
     }
     // 2. Pending < Unknown < Running.
     let (pa, pb) = (phase_rank(a), phase_rank(b));
@@ -64,7 +87,11 @@ pub fn compare_for_deletion(a: &Arc<Object>, b: &Arc<Object>, per_node: &BTreeMa
     // 3. Not ready before ready.
     let (ra, rb) = (ready_since(a), ready_since(b));
     if ra.is_some() != rb.is_some() {
-        return if ra.is_none() { Ordering::Less } else { Ordering::Greater };
+        return if ra.is_none() {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
     }
     // 4. Lower pod-deletion-cost first.
     let (ca, cb) = (deletion_cost(a), deletion_cost(b));
@@ -72,7 +99,12 @@ pub fn compare_for_deletion(a: &Arc<Object>, b: &Arc<Object>, per_node: &BTreeMa
         return ca.cmp(&cb);
     }
     // 5. More co-located pods (higher rank) first.
-    let rank = |n: &Option<String>| n.as_ref().and_then(|n| per_node.get(n)).copied().unwrap_or(0);
+    let rank = |n: &Option<String>| {
+        n.as_ref()
+            .and_then(|n| per_node.get(n))
+            .copied()
+            .unwrap_or(0)
+    };
     let (ka, kb) = (rank(&na), rank(&nb));
     if ka != kb {
         return kb.cmp(&ka);
@@ -81,7 +113,11 @@ pub fn compare_for_deletion(a: &Arc<Object>, b: &Arc<Object>, per_node: &BTreeMa
     if let (Some(ta), Some(tb)) = (ra, rb) {
         if ta != tb {
             let d = log_rank(ta, now) - log_rank(tb, now);
-            return if d == 0 { uid(a).cmp(uid(b)) } else { d.cmp(&0) };
+            return if d == 0 {
+                uid(a).cmp(uid(b))
+            } else {
+                d.cmp(&0)
+            };
         }
     }
     // 7. More restarts first.
@@ -95,7 +131,11 @@ pub fn compare_for_deletion(a: &Arc<Object>, b: &Arc<Object>, per_node: &BTreeMa
     if ta != tb {
         let (ta, tb) = (ta.unwrap_or(0), tb.unwrap_or(0));
         let d = log_rank(ta, now) - log_rank(tb, now);
-        return if d == 0 { uid(a).cmp(uid(b)) } else { d.cmp(&0) };
+        return if d == 0 {
+            uid(a).cmp(uid(b))
+        } else {
+            d.cmp(&0)
+        };
     }
     Ordering::Equal
 }

@@ -11,7 +11,10 @@ use k8s_openapi::api::core::v1::Pod;
 use crate::api::{ApiRequest, ApiResponse, Body, Subresource, Verb};
 use crate::client::recorder::{NORMAL, WARNING};
 use crate::client::{Change, Recorder, WorkQueue};
-use crate::controllers::util::{controller_ref, controlled_by, is_pod_active, is_pod_available, is_pod_ready, key_of, pod_from_template, split_key};
+use crate::controllers::util::{
+    controlled_by, controller_ref, is_pod_active, is_pod_available, is_pod_ready, key_of,
+    pod_from_template, split_key,
+};
 use crate::controllers::{Controller, Env, Informers};
 use crate::object::{Kind, Object};
 use crate::selector::LabelSelector;
@@ -66,7 +69,10 @@ impl ReplicaSetController {
     fn satisfied(&self, key: &str, now: Time) -> bool {
         match self.expectations.get(key) {
             None => true,
-            Some(e) => (e.adds <= 0 && e.dels.is_empty()) || now.saturating_sub(e.set_at) > EXPECTATIONS_TIMEOUT,
+            Some(e) => {
+                (e.adds <= 0 && e.dels.is_empty())
+                    || now.saturating_sub(e.set_at) > EXPECTATIONS_TIMEOUT
+            }
         }
     }
 
@@ -80,7 +86,9 @@ impl ReplicaSetController {
     }
 
     fn send_batch(&mut self, key: &str, env: &mut Env) {
-        let Some(b) = self.batches.get_mut(key) else { return };
+        let Some(b) = self.batches.get_mut(key) else {
+            return;
+        };
         let n = b.batch.min(b.remaining);
         b.remaining -= n;
         b.outstanding += n;
@@ -88,30 +96,68 @@ impl ReplicaSetController {
         let ns = b.rs.namespace().to_string();
         for _ in 0..n {
             let tag = self.tag(TAG_CREATE, key);
-            let req = ApiRequest::new(Verb::Create, Kind::Pod, &ns, "").with_body(Body::Object(pod.clone().into()));
+            let req = ApiRequest::new(Verb::Create, Kind::Pod, &ns, "")
+                .with_body(Body::Object(pod.clone().into()));
             env.send(req, tag);
         }
     }
 
-    fn manage(&mut self, key: &str, rs: &Arc<Object>, r: &ReplicaSet, pods: &[&Arc<Object>], related: &[&Arc<Object>], env: &mut Env) {
+    fn manage(
+        &mut self,
+        key: &str,
+        rs: &Arc<Object>,
+        r: &ReplicaSet,
+        pods: &[&Arc<Object>],
+        related: &[&Arc<Object>],
+        env: &mut Env,
+    ) {
         let want = r.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1).max(0) as usize;
         let have = pods.len();
         let now = env.now();
         if have < want {
             let n = (want - have).min(BURST_REPLICAS);
-            let Some(template) = r.spec.as_ref().and_then(|s| s.template.clone()) else { return };
+            let Some(template) = r.spec.as_ref().and_then(|s| s.template.clone()) else {
+                return;
+            };
             let pod = pod_from_template(&template, rs, &format!("{}-", rs.name()));
-            self.expectations.insert(key.to_string(), Expectation { adds: n as i64, dels: BTreeSet::new(), set_at: now });
-            self.batches.insert(key.to_string(), Batches { remaining: n, batch: 1, outstanding: 0, failed: false, pod, rs: rs.clone() });
+            self.expectations.insert(
+                key.to_string(),
+                Expectation {
+                    adds: n as i64,
+                    dels: BTreeSet::new(),
+                    set_at: now,
+                },
+            );
+            self.batches.insert(
+                key.to_string(),
+                Batches {
+                    remaining: n,
+                    batch: 1,
+                    outstanding: 0,
+                    failed: false,
+                    pod,
+                    rs: rs.clone(),
+                },
+            );
             self.send_batch(key, env);
         } else if have > want {
             let n = (have - want).min(BURST_REPLICAS);
             let victims = pods_to_delete(pods, related, n, now);
             let dels: BTreeSet<String> = victims.iter().map(|p| key_of(p)).collect();
-            self.expectations.insert(key.to_string(), Expectation { adds: 0, dels, set_at: now });
+            self.expectations.insert(
+                key.to_string(),
+                Expectation {
+                    adds: 0,
+                    dels,
+                    set_at: now,
+                },
+            );
             for v in victims {
                 let tag = self.tag(TAG_DELETE, key);
-                env.send(ApiRequest::new(Verb::Delete, Kind::Pod, v.namespace(), v.name()), tag);
+                env.send(
+                    ApiRequest::new(Verb::Delete, Kind::Pod, v.namespace(), v.name()),
+                    tag,
+                );
             }
         }
     }
@@ -131,7 +177,9 @@ impl Controller for ReplicaSetController {
             Kind::ReplicaSet => self.queue.add(key_of(change.object())),
             Kind::Pod => {
                 let pod = change.object();
-                let Some(key) = Self::owner_key(pod, inf) else { return };
+                let Some(key) = Self::owner_key(pod, inf) else {
+                    return;
+                };
                 match change {
                     Change::Added(_) => {
                         if let Some(e) = self.expectations.get_mut(&key) {
@@ -145,7 +193,9 @@ impl Controller for ReplicaSetController {
                     }
                     Change::Updated(old, new) => {
                         // A pod that started terminating counts as deleted for expectations.
-                        if old.meta().deletion_timestamp.is_none() && new.meta().deletion_timestamp.is_some() {
+                        if old.meta().deletion_timestamp.is_none()
+                            && new.meta().deletion_timestamp.is_some()
+                        {
                             if let Some(e) = self.expectations.get_mut(&key) {
                                 e.dels.remove(&key_of(pod));
                             }
@@ -165,24 +215,37 @@ impl Controller for ReplicaSetController {
             self.batches.remove(key);
             return Ok(());
         };
-        let Object::ReplicaSet(r) = &*rs else { return Ok(()) };
+        let Object::ReplicaSet(r) = &*rs else {
+            return Ok(());
+        };
         let uid = rs.meta().uid.clone().unwrap_or_default();
-        let selector = LabelSelector::from_k8s(r.spec.as_ref().map(|s| &s.selector)).map_err(|_| ())?;
+        let selector =
+            LabelSelector::from_k8s(r.spec.as_ref().map(|s| &s.selector)).map_err(|_| ())?;
         let owned: Vec<&Arc<Object>> = inf
             .pods
             .iter_ns(ns)
             .filter(|p| controlled_by(p, &uid) && selector.matches_object(p))
             .collect();
-        let active: Vec<&Arc<Object>> =
-            owned.iter().copied().filter(|p| matches!(&***p, Object::Pod(pod) if is_pod_active(pod))).collect();
+        let active: Vec<&Arc<Object>> = owned
+            .iter()
+            .copied()
+            .filter(|p| matches!(&***p, Object::Pod(pod) if is_pod_active(pod)))
+            .collect();
         let now = env.now();
-        let in_batches = self.batches.get(key).is_some_and(|b| b.outstanding > 0 || b.remaining > 0);
+        let in_batches = self
+            .batches
+            .get(key)
+            .is_some_and(|b| b.outstanding > 0 || b.remaining > 0);
         if self.satisfied(key, now) && rs.meta().deletion_timestamp.is_none() && !in_batches {
             let related = related_pods(&rs, inf);
             let related: Vec<&Arc<Object>> = related.iter().collect();
             self.manage(key, &rs, r, &active, &related, env);
         }
-        let min_ready = r.spec.as_ref().and_then(|s| s.min_ready_seconds).unwrap_or(0);
+        let min_ready = r
+            .spec
+            .as_ref()
+            .and_then(|s| s.min_ready_seconds)
+            .unwrap_or(0);
         let status = compute_status(r, &owned, &active, min_ready, now);
         if r.status.as_ref() != Some(&status) {
             let mut updated = r.clone();
@@ -194,14 +257,18 @@ impl Controller for ReplicaSetController {
             env.send(req, tag);
         }
         // Pods that are ready but not yet available need another look later.
-        if min_ready > 0 && status.ready_replicas.unwrap_or(0) > status.available_replicas.unwrap_or(0) {
+        if min_ready > 0
+            && status.ready_replicas.unwrap_or(0) > status.available_replicas.unwrap_or(0)
+        {
             self.queue.add_after(key.to_string(), now + 1000);
         }
         Ok(())
     }
 
     fn on_response(&mut self, tag: u64, resp: &ApiResponse, env: &mut Env, inf: &Informers) {
-        let Some(key) = self.tags.remove(&tag) else { return };
+        let Some(key) = self.tags.remove(&tag) else {
+            return;
+        };
         let kind = tag & (0xff << 40);
         if kind == TAG_CREATE {
             let mut next = false;
@@ -231,12 +298,28 @@ impl Controller for ReplicaSetController {
                 }
             }
             if let Some((rs, msg)) = failure {
-                let rec = self.recorder.get_or_insert_with(|| Recorder::new("replicaset-controller", None));
-                env.event(rec, &rs, WARNING, "FailedCreate", &format!("Error creating: {msg}"));
+                let rec = self
+                    .recorder
+                    .get_or_insert_with(|| Recorder::new("replicaset-controller", None));
+                env.event(
+                    rec,
+                    &rs,
+                    WARNING,
+                    "FailedCreate",
+                    &format!("Error creating: {msg}"),
+                );
             } else if let Ok(crate::api::ApiResult::Object(pod)) = &resp.result {
                 if let Some(rs) = inf.replicasets.get(pod.namespace(), split_key(&key).1) {
-                    let rec = self.recorder.get_or_insert_with(|| Recorder::new("replicaset-controller", None));
-                    env.event(rec, rs, NORMAL, "SuccessfulCreate", &format!("Created pod: {}", pod.name()));
+                    let rec = self
+                        .recorder
+                        .get_or_insert_with(|| Recorder::new("replicaset-controller", None));
+                    env.event(
+                        rec,
+                        rs,
+                        NORMAL,
+                        "SuccessfulCreate",
+                        &format!("Created pod: {}", pod.name()),
+                    );
                 }
             }
             if next {
@@ -246,8 +329,16 @@ impl Controller for ReplicaSetController {
             match &resp.result {
                 Ok(crate::api::ApiResult::Object(pod)) => {
                     if let Some(rs) = inf.replicasets.get(pod.namespace(), split_key(&key).1) {
-                        let rec = self.recorder.get_or_insert_with(|| Recorder::new("replicaset-controller", None));
-                        env.event(rec, rs, NORMAL, "SuccessfulDelete", &format!("Deleted pod: {}", pod.name()));
+                        let rec = self
+                            .recorder
+                            .get_or_insert_with(|| Recorder::new("replicaset-controller", None));
+                        env.event(
+                            rec,
+                            rs,
+                            NORMAL,
+                            "SuccessfulDelete",
+                            &format!("Deleted pod: {}", pod.name()),
+                        );
                     }
                 }
                 Err(s) if s.is_not_found() => {}
@@ -283,8 +374,19 @@ fn related_pods(rs: &Arc<Object>, inf: &Informers) -> Vec<Arc<Object>> {
         .collect()
 }
 
-fn compute_status(r: &ReplicaSet, owned: &[&Arc<Object>], active: &[&Arc<Object>], min_ready: i32, now: Time) -> ReplicaSetStatus {
-    let template_labels = r.spec.as_ref().and_then(|s| s.template.as_ref()).and_then(|t| t.metadata.as_ref()).and_then(|m| m.labels.clone());
+fn compute_status(
+    r: &ReplicaSet,
+    owned: &[&Arc<Object>],
+    active: &[&Arc<Object>],
+    min_ready: i32,
+    now: Time,
+) -> ReplicaSetStatus {
+    let template_labels = r
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.as_ref())
+        .and_then(|t| t.metadata.as_ref())
+        .and_then(|m| m.labels.clone());
     let mut ready = 0;
     let mut available = 0;
     let mut fully_labeled = 0;
@@ -297,7 +399,11 @@ fn compute_status(r: &ReplicaSet, owned: &[&Arc<Object>], active: &[&Arc<Object>
             }
         }
         let labels = pod.metadata.labels.as_ref();
-        if template_labels.iter().flatten().all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v)) {
+        if template_labels
+            .iter()
+            .flatten()
+            .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v))
+        {
             fully_labeled += 1;
         }
     }
@@ -315,7 +421,12 @@ fn compute_status(r: &ReplicaSet, owned: &[&Arc<Object>], active: &[&Arc<Object>
 }
 
 /// The `diff` pods to delete, in upstream's `ActivePodsWithRanks` order.
-pub fn pods_to_delete<'a>(pods: &[&'a Arc<Object>], related: &[&Arc<Object>], diff: usize, now: Time) -> Vec<&'a Arc<Object>> {
+pub fn pods_to_delete<'a>(
+    pods: &[&'a Arc<Object>],
+    related: &[&Arc<Object>],
+    diff: usize,
+    now: Time,
+) -> Vec<&'a Arc<Object>> {
     let mut per_node: BTreeMap<String, i32> = BTreeMap::new();
     for p in related {
         if let Object::Pod(pod) = &***p {
@@ -326,7 +437,9 @@ pub fn pods_to_delete<'a>(pods: &[&'a Arc<Object>], related: &[&Arc<Object>], di
     }
     let mut ranked: Vec<&'a Arc<Object>> = pods.to_vec();
     if diff < pods.len() {
-        ranked.sort_by(|a, b| crate::controllers::ranking::compare_for_deletion(a, b, &per_node, now));
+        ranked.sort_by(|a, b| {
+            crate::controllers::ranking::compare_for_deletion(a, b, &per_node, now)
+        });
     }
     ranked.into_iter().take(diff).collect()
 }

@@ -12,7 +12,11 @@ use crate::time::{from_k8s_time, Time};
 
 /// The controller owner reference of an object, if any.
 pub fn controller_ref(o: &Object) -> Option<&OwnerReference> {
-    o.meta().owner_references.iter().flatten().find(|r| r.controller == Some(true))
+    o.meta()
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true))
 }
 
 /// Whether `o` is controlled by the object with `uid`.
@@ -35,13 +39,23 @@ pub fn owner_ref(owner: &Object) -> OwnerReference {
 
 /// `IsPodActive`: not terminal and not being deleted.
 pub fn is_pod_active(p: &Pod) -> bool {
-    let phase = p.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("");
+    let phase = p
+        .status
+        .as_ref()
+        .and_then(|s| s.phase.as_deref())
+        .unwrap_or("");
     phase != "Succeeded" && phase != "Failed" && p.metadata.deletion_timestamp.is_none()
 }
 
 /// The PodReady condition, if true: since when.
 pub fn ready_since(p: &Pod) -> Option<Time> {
-    let c = p.status.as_ref()?.conditions.as_ref()?.iter().find(|c| c.type_ == "Ready")?;
+    let c = p
+        .status
+        .as_ref()?
+        .conditions
+        .as_ref()?
+        .iter()
+        .find(|c| c.type_ == "Ready")?;
     if c.status != "True" {
         return None;
     }
@@ -66,7 +80,9 @@ pub fn is_pod_available(p: &Pod, min_ready_seconds: i32, now: Time) -> bool {
 /// upstream uses so generated names never spell words.
 pub fn safe_encode(s: &str) -> String {
     const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    s.bytes().map(|b| ALPHANUMS[b as usize % ALPHANUMS.len()] as char).collect()
+    s.bytes()
+        .map(|b| ALPHANUMS[b as usize % ALPHANUMS.len()] as char)
+        .collect()
 }
 
 /// The pod-template-hash of a template (fnv32a of the template, like upstream's
@@ -119,7 +135,11 @@ pub fn pod_from_template(template: &PodTemplateSpec, owner: &Object, generate_na
 }
 
 /// Copies labels, adding one.
-pub fn with_label(labels: Option<&BTreeMap<String, String>>, k: &str, v: &str) -> BTreeMap<String, String> {
+pub fn with_label(
+    labels: Option<&BTreeMap<String, String>>,
+    k: &str,
+    v: &str,
+) -> BTreeMap<String, String> {
     let mut l = labels.cloned().unwrap_or_default();
     l.insert(k.to_string(), v.to_string());
     l
@@ -146,7 +166,11 @@ mod tests {
         assert!(h.chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)));
         assert!(h.len() >= 8 && h.len() <= 10);
         t.metadata = Some(ObjectMeta {
-            labels: Some([("pod-template-hash".to_string(), h.clone())].into_iter().collect()),
+            labels: Some(
+                [("pod-template-hash".to_string(), h.clone())]
+                    .into_iter()
+                    .collect(),
+            ),
             ..ObjectMeta::default()
         });
         assert_eq!(compute_hash(&t, None), h);

@@ -33,26 +33,76 @@ pub struct CatalogImage {
 
 fn semverish(t: &str) -> bool {
     let base = t.split('-').next().unwrap_or("");
-    !base.is_empty() && base.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    !base.is_empty()
+        && base
+            .split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
 }
 
 fn nginx_tag(t: &str) -> bool {
-    matches!(t, "latest" | "stable" | "mainline" | "alpine" | "stable-alpine" | "mainline-alpine" | "alpine-slim" | "perl")
-        || (semverish(t) && t.starts_with('1'))
+    matches!(
+        t,
+        "latest"
+            | "stable"
+            | "mainline"
+            | "alpine"
+            | "stable-alpine"
+            | "mainline-alpine"
+            | "alpine-slim"
+            | "perl"
+    ) || (semverish(t) && t.starts_with('1'))
 }
 
 fn common_tag(t: &str) -> bool {
-    matches!(t, "latest" | "alpine" | "stable" | "bookworm" | "bullseye" | "slim" | "lts") || semverish(t)
+    matches!(
+        t,
+        "latest" | "alpine" | "stable" | "bookworm" | "bullseye" | "slim" | "lts"
+    ) || semverish(t)
 }
 
 const CATALOG: &[CatalogImage] = &[
-    CatalogImage { repo: "nginx", full: "docker.io/library/nginx", size: 72_000_000, tag_ok: nginx_tag },
-    CatalogImage { repo: "httpd", full: "docker.io/library/httpd", size: 58_000_000, tag_ok: common_tag },
-    CatalogImage { repo: "redis", full: "docker.io/library/redis", size: 45_000_000, tag_ok: common_tag },
-    CatalogImage { repo: "mysql", full: "docker.io/library/mysql", size: 170_000_000, tag_ok: common_tag },
-    CatalogImage { repo: "postgres", full: "docker.io/library/postgres", size: 160_000_000, tag_ok: common_tag },
-    CatalogImage { repo: "busybox", full: "docker.io/library/busybox", size: 2_200_000, tag_ok: common_tag },
-    CatalogImage { repo: "registry.k8s.io/pause", full: "registry.k8s.io/pause", size: 320_000, tag_ok: semverish },
+    CatalogImage {
+        repo: "nginx",
+        full: "docker.io/library/nginx",
+        size: 72_000_000,
+        tag_ok: nginx_tag,
+    },
+    CatalogImage {
+        repo: "httpd",
+        full: "docker.io/library/httpd",
+        size: 58_000_000,
+        tag_ok: common_tag,
+    },
+    CatalogImage {
+        repo: "redis",
+        full: "docker.io/library/redis",
+        size: 45_000_000,
+        tag_ok: common_tag,
+    },
+    CatalogImage {
+        repo: "mysql",
+        full: "docker.io/library/mysql",
+        size: 170_000_000,
+        tag_ok: common_tag,
+    },
+    CatalogImage {
+        repo: "postgres",
+        full: "docker.io/library/postgres",
+        size: 160_000_000,
+        tag_ok: common_tag,
+    },
+    CatalogImage {
+        repo: "busybox",
+        full: "docker.io/library/busybox",
+        size: 2_200_000,
+        tag_ok: common_tag,
+    },
+    CatalogImage {
+        repo: "registry.k8s.io/pause",
+        full: "registry.k8s.io/pause",
+        size: 320_000,
+        tag_ok: semverish,
+    },
 ];
 
 /// A parsed image reference.
@@ -78,11 +128,22 @@ pub fn parse(image: &str) -> ImageRef {
     };
     let last_slash = name.rfind('/').map_or(0, |i| i + 1);
     let (repo, tag) = match name[last_slash..].rfind(':') {
-        Some(i) => (&name[..last_slash + i], name[last_slash + i + 1..].to_string()),
-        None => (name, if digest.is_some() { String::new() } else { "latest".to_string() }),
+        Some(i) => (
+            &name[..last_slash + i],
+            name[last_slash + i + 1..].to_string(),
+        ),
+        None => (
+            name,
+            if digest.is_some() {
+                String::new()
+            } else {
+                "latest".to_string()
+            },
+        ),
     };
     let first = repo.split('/').next().unwrap_or("");
-    let has_registry = repo.contains('/') && (first.contains('.') || first.contains(':') || first == "localhost");
+    let has_registry =
+        repo.contains('/') && (first.contains('.') || first.contains(':') || first == "localhost");
     let full_repo = if has_registry {
         repo.to_string()
     } else if repo.contains('/') {
@@ -94,13 +155,25 @@ pub fn parse(image: &str) -> ImageRef {
         Some(d) if tag.is_empty() => format!("{full_repo}@{d}"),
         _ => format!("{full_repo}:{tag}"),
     };
-    let short = repo.strip_prefix("docker.io/library/").or_else(|| repo.strip_prefix("docker.io/")).unwrap_or(repo);
-    ImageRef { original: image.to_string(), repo: short.to_string(), tag, digest, full }
+    let short = repo
+        .strip_prefix("docker.io/library/")
+        .or_else(|| repo.strip_prefix("docker.io/"))
+        .unwrap_or(repo);
+    ImageRef {
+        original: image.to_string(),
+        repo: short.to_string(),
+        tag,
+        digest,
+        full,
+    }
 }
 
 /// What pulling an image gives: its size, or the registry's error.
 pub fn resolve(image: &ImageRef) -> Result<u64, String> {
-    if let Some(c) = CATALOG.iter().find(|c| c.repo == image.repo || c.full.ends_with(&format!("/{}", image.repo))) {
+    if let Some(c) = CATALOG
+        .iter()
+        .find(|c| c.repo == image.repo || c.full.ends_with(&format!("/{}", image.repo)))
+    {
         if image.digest.is_some() || (c.tag_ok)(&image.tag) {
             return Ok(c.size);
         }
@@ -136,9 +209,16 @@ fn is_typo(a: &str, b: &str) -> bool {
     if x.len() == y.len() {
         let diffs: Vec<usize> = (0..x.len()).filter(|&i| x[i] != y[i]).collect();
         return diffs.len() == 1
-            || (diffs.len() == 2 && diffs[1] == diffs[0] + 1 && x[diffs[0]] == y[diffs[1]] && x[diffs[1]] == y[diffs[0]]);
+            || (diffs.len() == 2
+                && diffs[1] == diffs[0] + 1
+                && x[diffs[0]] == y[diffs[1]]
+                && x[diffs[1]] == y[diffs[0]]);
     }
-    let (long, short) = if x.len() > y.len() { (&x, &y) } else { (&y, &x) };
+    let (long, short) = if x.len() > y.len() {
+        (&x, &y)
+    } else {
+        (&y, &x)
+    };
     if long.len() != short.len() + 1 {
         return false;
     }
@@ -169,19 +249,55 @@ pub fn behaviour(image: &ImageRef, command: &[String], cpus: u32) -> Behaviour {
                 .collect(),
             ..generic
         },
-        "httpd" => Behaviour { start_ms: 300, ports: vec![80], processes: vec!["httpd -DFOREGROUND".into()], ..generic },
-        "redis" => Behaviour { start_ms: 100, ports: vec![6379], processes: vec!["redis-server *:6379".into()], ..generic },
-        "mysql" => Behaviour { start_ms: 8000, ports: vec![3306, 33060], stop_ms: 2000, processes: vec!["mysqld".into()], ..generic },
-        "postgres" => Behaviour { start_ms: 3000, ports: vec![5432], stop_ms: 500, processes: vec!["postgres".into()], ..generic },
+        "httpd" => Behaviour {
+            start_ms: 300,
+            ports: vec![80],
+            processes: vec!["httpd -DFOREGROUND".into()],
+            ..generic
+        },
+        "redis" => Behaviour {
+            start_ms: 100,
+            ports: vec![6379],
+            processes: vec!["redis-server *:6379".into()],
+            ..generic
+        },
+        "mysql" => Behaviour {
+            start_ms: 8000,
+            ports: vec![3306, 33060],
+            stop_ms: 2000,
+            processes: vec!["mysqld".into()],
+            ..generic
+        },
+        "postgres" => Behaviour {
+            start_ms: 3000,
+            ports: vec![5432],
+            stop_ms: 500,
+            processes: vec!["postgres".into()],
+            ..generic
+        },
         "busybox" => {
-            let exits = if command.is_empty() || cmdline.contains("exit 0") || cmdline == "true" || cmdline.starts_with("echo") {
+            let exits = if command.is_empty()
+                || cmdline.contains("exit 0")
+                || cmdline == "true"
+                || cmdline.starts_with("echo")
+            {
                 Some((50, 0))
             } else if let Some(code) = exit_code(&cmdline) {
                 Some((50, code))
             } else {
                 None
             };
-            Behaviour { start_ms: 20, exits, handles_sigterm: false, processes: vec![if cmdline.is_empty() { "sh".into() } else { cmdline.clone() }], ..generic }
+            Behaviour {
+                start_ms: 20,
+                exits,
+                handles_sigterm: false,
+                processes: vec![if cmdline.is_empty() {
+                    "sh".into()
+                } else {
+                    cmdline.clone()
+                }],
+                ..generic
+            }
         }
         _ => generic,
     }
@@ -189,7 +305,11 @@ pub fn behaviour(image: &ImageRef, command: &[String], cpus: u32) -> Behaviour {
 
 fn exit_code(cmd: &str) -> Option<i32> {
     let i = cmd.find("exit ")?;
-    cmd[i + 5..].split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    cmd[i + 5..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
 
 #[cfg(test)]
@@ -201,16 +321,26 @@ mod tests {
         assert_eq!(parse("nginx").full, "docker.io/library/nginx:latest");
         assert_eq!(parse("nginx:1.27").full, "docker.io/library/nginx:1.27");
         assert_eq!(parse("bitnami/redis:7").full, "docker.io/bitnami/redis:7");
-        assert_eq!(parse("registry.k8s.io/pause:3.10").repo, "registry.k8s.io/pause");
-        assert_eq!(parse("localhost:5000/app").full, "localhost:5000/app:latest");
+        assert_eq!(
+            parse("registry.k8s.io/pause:3.10").repo,
+            "registry.k8s.io/pause"
+        );
+        assert_eq!(
+            parse("localhost:5000/app").full,
+            "localhost:5000/app:latest"
+        );
         assert_eq!(parse("nginx@sha256:abc").tag, "");
     }
 
     #[test]
     fn catalog_tags_typos_and_generic_images() {
         assert_eq!(resolve(&parse("nginx:1.27")), Ok(72_000_000));
-        assert!(resolve(&parse("nginx:no-such-tag-42")).unwrap_err().contains(": not found"));
-        assert!(resolve(&parse("ngnix")).unwrap_err().contains("pull access denied"));
+        assert!(resolve(&parse("nginx:no-such-tag-42"))
+            .unwrap_err()
+            .contains(": not found"));
+        assert!(resolve(&parse("ngnix"))
+            .unwrap_err()
+            .contains("pull access denied"));
         assert!(resolve(&parse("ghcr.io/acme/shop:v3")).is_ok());
     }
 }

@@ -3,6 +3,9 @@
 
 use std::sync::Arc;
 
+use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::api::discovery::v1::EndpointSlice;
+
 use crate::client::{Client, Informer};
 use crate::cluster::{ClusterConfig, ProxyMode};
 use crate::object::{Kind, Object};
@@ -17,6 +20,19 @@ pub const SYNC_PERIOD: Time = 30 * SECOND;
 const TIMER_SYNC: u64 = 1;
 const TIMER_SVC: u64 = 2;
 const TIMER_SLICES: u64 = 3;
+
+/// The rules kube-proxy last wrote into the node's kernel (they outlive kube-proxy).
+#[derive(Clone, Debug, Default)]
+pub struct RulesState {
+    /// Services as of the sync.
+    pub services: Vec<Arc<Service>>,
+    /// EndpointSlices as of the sync.
+    pub slices: Vec<Arc<EndpointSlice>>,
+    /// When it was written.
+    pub synced_at: Time,
+    /// The mode that wrote them.
+    pub mode: ProxyMode,
+}
 
 /// kube-proxy on one node.
 pub struct KubeProxy {
@@ -36,10 +52,8 @@ pub struct KubeProxy {
     dirty: bool,
     /// How many times the rules were rewritten.
     pub syncs: u64,
-    /// Services as of the last sync.
-    pub synced_services: Vec<Arc<Object>>,
-    /// EndpointSlices as of the last sync.
-    pub synced_slices: Vec<Arc<Object>>,
+    /// Rules written by the last sync, for the node's kernel to take.
+    pub pending: Option<RulesState>,
 }
 
 impl KubeProxy {
@@ -57,8 +71,7 @@ impl KubeProxy {
             sync_scheduled: false,
             dirty: false,
             syncs: 0,
-            synced_services: Vec::new(),
-            synced_slices: Vec::new(),
+            pending: None,
         }
     }
 
@@ -74,12 +87,20 @@ impl KubeProxy {
         let changed = match payload {
             Payload::ApiResp(r) => {
                 let a = self.services.on_response(ctx, &mut self.client, &r);
-                let b = if a.is_none() { self.slices.on_response(ctx, &mut self.client, &r) } else { None };
+                let b = if a.is_none() {
+                    self.slices.on_response(ctx, &mut self.client, &r)
+                } else {
+                    None
+                };
                 a.or(b).is_some_and(|c| !c.is_empty())
             }
             Payload::Watch(ev) => {
                 let a = self.services.on_watch(ctx, &mut self.client, &ev);
-                let b = if a.is_none() { self.slices.on_watch(ctx, &mut self.client, &ev) } else { None };
+                let b = if a.is_none() {
+                    self.slices.on_watch(ctx, &mut self.client, &ev)
+                } else {
+                    None
+                };
                 a.or(b).is_some_and(|c| !c.is_empty())
             }
             Payload::ConnectionLost => {
@@ -126,8 +147,20 @@ impl KubeProxy {
         self.dirty = false;
         self.last_sync = Some(ctx.now);
         self.syncs += 1;
-        self.synced_services = self.services.iter().cloned().collect();
-        self.synced_slices = self.slices.iter().cloned().collect();
+        let services = self.services.iter().filter_map(|o| match &**o {
+            Object::Service(s) => Some(Arc::new(s.clone())),
+            _ => None,
+        });
+        let slices = self.slices.iter().filter_map(|o| match &**o {
+            Object::EndpointSlice(s) => Some(Arc::new(s.clone())),
+            _ => None,
+        });
+        self.pending = Some(RulesState {
+            services: services.collect(),
+            slices: slices.collect(),
+            synced_at: ctx.now,
+            mode: self.mode,
+        });
     }
 
     /// When the rules were last written.

@@ -69,7 +69,13 @@ pub struct Kubelet {
 
 impl Kubelet {
     /// A freshly started kubelet for node `n`.
-    pub fn new(n: u32, config: &NodeConfig, ip: &str, _pod_cidr: &str, _cluster: &ClusterConfig) -> Kubelet {
+    pub fn new(
+        n: u32,
+        config: &NodeConfig,
+        ip: &str,
+        _pod_cidr: &str,
+        _cluster: &ClusterConfig,
+    ) -> Kubelet {
         let name = config.name.clone();
         Kubelet {
             node: n,
@@ -77,7 +83,8 @@ impl Kubelet {
             config: config.clone(),
             client: Client::new(&format!("system:node:{name}"), &["system:nodes"]),
             recorder: Recorder::new("kubelet", Some(&name)),
-            pods: Informer::new(Kind::Pod, TIMER_INFORMER).with_fields(FieldSelector::eq("spec.nodeName", &name)),
+            pods: Informer::new(Kind::Pod, TIMER_INFORMER)
+                .with_fields(FieldSelector::eq("spec.nodeName", &name)),
             name,
             workers: BTreeMap::new(),
             cri_next: 1,
@@ -118,7 +125,10 @@ impl Kubelet {
         let id = self.cri_next;
         self.cri_next += 1;
         self.cri_inflight.insert(id, purpose);
-        ctx.send(Actor::Runtime(self.node), Payload::Cri(CriRequest { id, op }));
+        ctx.send(
+            Actor::Runtime(self.node),
+            Payload::Cri(CriRequest { id, op }),
+        );
         id
     }
 
@@ -175,7 +185,10 @@ impl Kubelet {
             let uid = o.meta().uid.clone().unwrap_or_default();
             match c {
                 Change::Added(_) | Change::Updated(..) => {
-                    let w = self.workers.entry(uid.clone()).or_insert_with(|| PodWorker::new(&uid, o.clone(), ctx.now));
+                    let w = self
+                        .workers
+                        .entry(uid.clone())
+                        .or_insert_with(|| PodWorker::new(&uid, o.clone(), ctx.now));
                     w.pod = Some(o);
                 }
                 Change::Deleted(_) => {
@@ -190,7 +203,9 @@ impl Kubelet {
 
     /// Starts a sync of one pod (or marks it to run again after the current one).
     fn sync(&mut self, ctx: &mut Ctx, uid: &str) {
-        let Some(w) = self.workers.get_mut(uid) else { return };
+        let Some(w) = self.workers.get_mut(uid) else {
+            return;
+        };
         if w.busy {
             w.again = true;
             return;
@@ -208,11 +223,16 @@ impl Kubelet {
     /// Runs the worker's next action, or finishes the sync.
     fn next_action(&mut self, ctx: &mut Ctx, uid: &str) {
         loop {
-            let Some(w) = self.workers.get_mut(uid) else { return };
+            let Some(w) = self.workers.get_mut(uid) else {
+                return;
+            };
             let Some(action) = w.actions.pop_front() else {
                 w.busy = false;
                 self.report_status(ctx, uid);
-                let again = self.workers.get_mut(uid).is_some_and(|w| std::mem::take(&mut w.again));
+                let again = self
+                    .workers
+                    .get_mut(uid)
+                    .is_some_and(|w| std::mem::take(&mut w.again));
                 if again {
                     self.sync(ctx, uid);
                 }
@@ -224,15 +244,35 @@ impl Kubelet {
             }
             if let Action::EnsureImage { container } = &action {
                 // Image pull back-off: don't even look while backing off.
-                let image = w.container_spec(container).and_then(|c| c.image.clone()).unwrap_or_default();
+                let image = w
+                    .container_spec(container)
+                    .and_then(|c| c.image.clone())
+                    .unwrap_or_default();
                 if let Some(b) = w.pull_backoff.get(&image).copied() {
                     if ctx.now < b.until {
                         w.waiting.insert(
                             container.clone(),
-                            Waiting { reason: "ImagePullBackOff".into(), message: Some(format!("Back-off pulling image \"{image}\"")) },
+                            Waiting {
+                                reason: "ImagePullBackOff".into(),
+                                message: Some(format!("Back-off pulling image \"{image}\"")),
+                            },
                         );
-                        self.container_event(ctx, uid, container, WARNING, "BackOff", &format!("Back-off pulling image \"{image}\""));
-                        self.container_event(ctx, uid, container, WARNING, "Failed", "Error: ImagePullBackOff");
+                        self.container_event(
+                            ctx,
+                            uid,
+                            container,
+                            WARNING,
+                            "BackOff",
+                            &format!("Back-off pulling image \"{image}\""),
+                        );
+                        self.container_event(
+                            ctx,
+                            uid,
+                            container,
+                            WARNING,
+                            "Failed",
+                            "Error: ImagePullBackOff",
+                        );
                         self.skip_container(uid, container);
                         let wait = b.until - ctx.now;
                         self.pod_timer(ctx, wait, uid);
@@ -240,9 +280,13 @@ impl Kubelet {
                     }
                 }
             }
-            let Some(op) = w.cri_op(&action) else { continue };
+            let Some(op) = w.cri_op(&action) else {
+                continue;
+            };
             let pull_image = match &action {
-                Action::Pull { container } => w.container_spec(container).and_then(|c| c.image.clone()),
+                Action::Pull { container } => {
+                    w.container_spec(container).and_then(|c| c.image.clone())
+                }
                 _ => None,
             };
             if let Action::Kill { name, .. } = &action {
@@ -252,7 +296,14 @@ impl Kubelet {
             }
             if let (Action::Pull { container }, Some(image)) = (&action, pull_image) {
                 let container = container.clone();
-                self.container_event(ctx, uid, &container, NORMAL, "Pulling", &format!("Pulling image \"{image}\""));
+                self.container_event(
+                    ctx,
+                    uid,
+                    &container,
+                    NORMAL,
+                    "Pulling",
+                    &format!("Pulling image \"{image}\""),
+                );
             }
             let w = self.workers.get_mut(uid).expect("worker");
             w.actions.push_front(action);
@@ -291,14 +342,27 @@ impl Kubelet {
 
     fn on_action_result(&mut self, ctx: &mut Ctx, uid: &str, result: Result<CriResult, String>) {
         let now = ctx.now;
-        let Some(w) = self.workers.get_mut(uid) else { return };
+        let Some(w) = self.workers.get_mut(uid) else {
+            return;
+        };
         w.waiting_on = None;
-        let Some(action) = w.actions.pop_front() else { return };
+        let Some(action) = w.actions.pop_front() else {
+            return;
+        };
         match (action, result) {
-            (Action::Inspect, Ok(CriResult::PodStatus { sandboxes, containers })) => {
+            (
+                Action::Inspect,
+                Ok(CriResult::PodStatus {
+                    sandboxes,
+                    containers,
+                }),
+            ) => {
                 // Exits we had not noticed yet feed the crash back-off.
                 for c in &containers {
-                    let known = w.containers.iter().any(|k| k.id == c.id && k.state == c.state);
+                    let known = w
+                        .containers
+                        .iter()
+                        .any(|k| k.id == c.id && k.state == c.state);
                     if !known && c.state == crate::node::runtime::ContainerState::Exited {
                         if let Some(f) = c.finished {
                             if !w.terminating {
@@ -312,12 +376,29 @@ impl Kubelet {
                 w.sandbox = w.ready_sandbox().map(|s| (s.id.clone(), s.ip.clone()));
                 w.waiting.retain(|_, v| v.reason != "CrashLoopBackOff");
                 let actions = w.compute_actions(now);
-                let backoff_wake = w.crash_backoff.values().map(|b| b.until).filter(|u| *u > now).min();
-                let crashloops: Vec<String> = w.waiting.iter().filter(|(_, v)| v.reason == "CrashLoopBackOff").map(|(k, _)| k.clone()).collect();
+                let backoff_wake = w
+                    .crash_backoff
+                    .values()
+                    .map(|b| b.until)
+                    .filter(|u| *u > now)
+                    .min();
+                let crashloops: Vec<String> = w
+                    .waiting
+                    .iter()
+                    .filter(|(_, v)| v.reason == "CrashLoopBackOff")
+                    .map(|(k, _)| k.clone())
+                    .collect();
                 w.actions = actions;
                 let pod = w.pod().map(pod_ref).unwrap_or_default();
                 for name in crashloops {
-                    self.container_event(ctx, uid, &name, WARNING, "BackOff", &format!("Back-off restarting failed container {name} in pod {pod}"));
+                    self.container_event(
+                        ctx,
+                        uid,
+                        &name,
+                        WARNING,
+                        "BackOff",
+                        &format!("Back-off restarting failed container {name} in pod {pod}"),
+                    );
                 }
                 if let Some(t) = backoff_wake {
                     self.pod_timer(ctx, t - now, uid);
@@ -325,15 +406,18 @@ impl Kubelet {
             }
             (Action::RunSandbox, Ok(CriResult::Sandbox { id, ip })) => {
                 w.sandbox = Some((id.clone(), ip.clone()));
-                w.sandboxes.insert(0, crate::node::runtime::Sandbox {
-                    id,
-                    pod_uid: uid.to_string(),
-                    name: String::new(),
-                    namespace: String::new(),
-                    ip,
-                    ready: true,
-                    created: now,
-                });
+                w.sandboxes.insert(
+                    0,
+                    crate::node::runtime::Sandbox {
+                        id,
+                        pod_uid: uid.to_string(),
+                        name: String::new(),
+                        namespace: String::new(),
+                        ip,
+                        ready: true,
+                        created: now,
+                    },
+                );
                 w.containers.clear();
             }
             (Action::RunSandbox, Err(e)) => {
@@ -345,7 +429,10 @@ impl Kubelet {
             (Action::EnsureImage { container }, Ok(CriResult::Image(present))) => {
                 let spec = w.container_spec(&container).cloned().unwrap_or_default();
                 let image = spec.image.clone().unwrap_or_default();
-                let policy = spec.image_pull_policy.clone().unwrap_or_else(|| default_pull_policy(&image));
+                let policy = spec
+                    .image_pull_policy
+                    .clone()
+                    .unwrap_or_else(|| default_pull_policy(&image));
                 let need = match policy.as_str() {
                     "Always" => true,
                     "Never" => false,
@@ -356,13 +443,30 @@ impl Kubelet {
                 } else if present.is_none() {
                     w.waiting.insert(container.clone(), Waiting { reason: "ErrImageNeverPull".into(), message: Some(format!("Container image \"{image}\" is not present with pull policy of Never")) });
                     self.skip_container(uid, &container);
-                    self.container_event(ctx, uid, &container, WARNING, "ErrImageNeverPull", &format!("Container image \"{image}\" is not present with pull policy of Never"));
+                    self.container_event(
+                        ctx,
+                        uid,
+                        &container,
+                        WARNING,
+                        "ErrImageNeverPull",
+                        &format!(
+                            "Container image \"{image}\" is not present with pull policy of Never"
+                        ),
+                    );
                 } else {
                     self.container_event(ctx, uid, &container, NORMAL, "Pulled", &format!("Container image \"{image}\" already present on machine and can be accessed by the pod"));
                 }
             }
-            (Action::Pull { container }, Ok(CriResult::Pulled { size, took, waited, .. })) => {
-                let image = w.container_spec(&container).and_then(|c| c.image.clone()).unwrap_or_default();
+            (
+                Action::Pull { container },
+                Ok(CriResult::Pulled {
+                    size, took, waited, ..
+                }),
+            ) => {
+                let image = w
+                    .container_spec(&container)
+                    .and_then(|c| c.image.clone())
+                    .unwrap_or_default();
                 w.pull_backoff.remove(&image);
                 let msg = format!(
                     "Successfully pulled image \"{image}\" in {} ({} including waiting). Image size: {size} bytes.",
@@ -372,24 +476,59 @@ impl Kubelet {
                 self.container_event(ctx, uid, &container, NORMAL, "Pulled", &msg);
             }
             (Action::Pull { container }, Err(e)) => {
-                let image = w.container_spec(&container).and_then(|c| c.image.clone()).unwrap_or_default();
+                let image = w
+                    .container_spec(&container)
+                    .and_then(|c| c.image.clone())
+                    .unwrap_or_default();
                 let prev = w.pull_backoff.get(&image).copied();
-                w.pull_backoff.insert(image.clone(), Backoff::next(prev, now));
+                w.pull_backoff
+                    .insert(image.clone(), Backoff::next(prev, now));
                 let msg = format!("Failed to pull image \"{image}\": {e}");
-                w.waiting.insert(container.clone(), Waiting { reason: "ErrImagePull".into(), message: Some(msg.clone()) });
+                w.waiting.insert(
+                    container.clone(),
+                    Waiting {
+                        reason: "ErrImagePull".into(),
+                        message: Some(msg.clone()),
+                    },
+                );
                 self.skip_container(uid, &container);
                 self.container_event(ctx, uid, &container, WARNING, "Failed", &msg);
-                self.container_event(ctx, uid, &container, WARNING, "Failed", "Error: ErrImagePull");
-                let until = self.workers.get(uid).and_then(|w| w.pull_backoff.get(&image)).map_or(now, |b| b.until);
+                self.container_event(
+                    ctx,
+                    uid,
+                    &container,
+                    WARNING,
+                    "Failed",
+                    "Error: ErrImagePull",
+                );
+                let until = self
+                    .workers
+                    .get(uid)
+                    .and_then(|w| w.pull_backoff.get(&image))
+                    .map_or(now, |b| b.until);
                 self.pod_timer(ctx, until.saturating_sub(now), uid);
             }
             (Action::Create { container, .. }, Ok(CriResult::Container(id))) => {
                 w.created.insert(container.clone(), id);
-                self.container_event(ctx, uid, &container, NORMAL, "Created", &format!("Created container: {container}"));
+                self.container_event(
+                    ctx,
+                    uid,
+                    &container,
+                    NORMAL,
+                    "Created",
+                    &format!("Created container: {container}"),
+                );
             }
             (Action::Start { container }, Ok(_)) => {
                 w.waiting.remove(&container);
-                self.container_event(ctx, uid, &container, NORMAL, "Started", &format!("Started container {container}"));
+                self.container_event(
+                    ctx,
+                    uid,
+                    &container,
+                    NORMAL,
+                    "Started",
+                    &format!("Started container {container}"),
+                );
                 // Re-inspect so the status shows the running container.
                 if let Some(w) = self.workers.get_mut(uid) {
                     if !w.actions.contains(&Action::Inspect) {
@@ -398,9 +537,22 @@ impl Kubelet {
                 }
             }
             (Action::Create { container, .. } | Action::Start { container }, Err(e)) => {
-                w.waiting.insert(container.clone(), Waiting { reason: "CreateContainerError".into(), message: Some(e.clone()) });
+                w.waiting.insert(
+                    container.clone(),
+                    Waiting {
+                        reason: "CreateContainerError".into(),
+                        message: Some(e.clone()),
+                    },
+                );
                 self.skip_container(uid, &container);
-                self.container_event(ctx, uid, &container, WARNING, "Failed", &format!("Error: {e}"));
+                self.container_event(
+                    ctx,
+                    uid,
+                    &container,
+                    WARNING,
+                    "Failed",
+                    &format!("Error: {e}"),
+                );
             }
             (Action::Kill { .. } | Action::StopSandbox | Action::RemoveSandbox, _) => {}
             (_, Err(_)) => {
@@ -419,30 +571,54 @@ impl Kubelet {
 
     fn pod_event(&mut self, ctx: &mut Ctx, uid: &str, type_: &str, reason: &str, msg: &str) {
         if let Some(p) = self.pod_object(uid) {
-            self.recorder.event(ctx, &mut self.client, &p, type_, reason, msg);
+            self.recorder
+                .event(ctx, &mut self.client, &p, type_, reason, msg);
         }
     }
 
-    fn container_event(&mut self, ctx: &mut Ctx, uid: &str, container: &str, type_: &str, reason: &str, msg: &str) {
-        let Some(p) = self.pod_object(uid) else { return };
+    fn container_event(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: &str,
+        container: &str,
+        type_: &str,
+        reason: &str,
+        msg: &str,
+    ) {
+        let Some(p) = self.pod_object(uid) else {
+            return;
+        };
         let init = match &*p {
-            Object::Pod(pod) => pod.spec.as_ref().and_then(|s| s.init_containers.as_ref()).is_some_and(|ic| ic.iter().any(|c| c.name == container)),
+            Object::Pod(pod) => pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.init_containers.as_ref())
+                .is_some_and(|ic| ic.iter().any(|c| c.name == container)),
             _ => false,
         };
-        let path = if init { format!("spec.initContainers{{{container}}}") } else { format!("spec.containers{{{container}}}") };
-        self.recorder.container_event(ctx, &mut self.client, &p, &path, type_, reason, msg);
+        let path = if init {
+            format!("spec.initContainers{{{container}}}")
+        } else {
+            format!("spec.containers{{{container}}}")
+        };
+        self.recorder
+            .container_event(ctx, &mut self.client, &p, &path, type_, reason, msg);
     }
 
     /// The status manager: send the pod's status if it changed.
     fn report_status(&mut self, ctx: &mut Ctx, uid: &str) {
         let empty = BTreeMap::new();
         let probes = self.probe_ready.get(uid).unwrap_or(&empty);
-        let Some(w) = self.workers.get(uid) else { return };
+        let Some(w) = self.workers.get(uid) else {
+            return;
+        };
         if w.terminated {
             return;
         }
         let Some(pod_obj) = w.pod.clone() else { return };
-        let Some(status) = podstatus::generate(w, &self.ip, ctx.now, probes) else { return };
+        let Some(status) = podstatus::generate(w, &self.ip, ctx.now, probes) else {
+            return;
+        };
         let value = serde_json::to_value(&status).unwrap_or_default();
         let current = match &*pod_obj {
             Object::Pod(p) => serde_json::to_value(&p.status).unwrap_or_default(),
@@ -460,7 +636,9 @@ impl Kubelet {
     }
 
     fn final_delete(&mut self, ctx: &mut Ctx, uid: &str) {
-        let Some(w) = self.workers.get_mut(uid) else { return };
+        let Some(w) = self.workers.get_mut(uid) else {
+            return;
+        };
         w.terminated = true;
         let Some(p) = w.pod.clone() else { return };
         let mut req = ApiRequest::new(Verb::Delete, Kind::Pod, p.namespace(), p.name());
@@ -469,7 +647,9 @@ impl Kubelet {
     }
 
     fn on_api_response(&mut self, ctx: &mut Ctx, resp: ApiResponse) {
-        let Some(p) = self.api_inflight.remove(&resp.id) else { return };
+        let Some(p) = self.api_inflight.remove(&resp.id) else {
+            return;
+        };
         match (p, &resp.result) {
             (ApiPurpose::Status(uid), Err(_)) => {
                 self.last_status.remove(&uid);
@@ -486,7 +666,8 @@ impl Kubelet {
             (ApiPurpose::Lease, Err(s)) if s.is_not_found() => {
                 let mut rng = crate::rng::Rng::stream(u64::from(self.node), "kubelet-lease");
                 let lease = crate::cluster::node_lease(&self.name, ctx.now, &mut rng);
-                let req = ApiRequest::new(Verb::Create, Kind::Lease, "kube-node-lease", "").with_body(Body::Object(lease.into()));
+                let req = ApiRequest::new(Verb::Create, Kind::Lease, "kube-node-lease", "")
+                    .with_body(Body::Object(lease.into()));
                 self.api(ctx, req, ApiPurpose::LeaseCreate);
             }
             (ApiPurpose::Register, Ok(ApiResult::Object(_))) => {
@@ -508,19 +689,28 @@ impl Kubelet {
             runtime: crate::node::runtime::Runtime::new(self.node, &self.config),
             runtime_running: true,
             proxy: None,
+            rules: None,
         };
         let mut rng = crate::rng::Rng::stream(u64::from(self.node), "kubelet-register");
         let node = crate::cluster::node_object(&host, ctx.now, &mut rng);
-        let req = ApiRequest::new(Verb::Create, Kind::Node, "", "").with_body(Body::Object(node.into()));
+        let req =
+            ApiRequest::new(Verb::Create, Kind::Node, "", "").with_body(Body::Object(node.into()));
         self.api(ctx, req, ApiPurpose::Register);
     }
 
     /// Every 10 s: renew the Lease, check containerd, post node status when it changed.
     fn heartbeat(&mut self, ctx: &mut Ctx) {
         let patch = serde_json::json!({"spec": {"renewTime": k8s_micro_time(ctx.now), "holderIdentity": self.name}});
-        let req = ApiRequest::new(Verb::Patch, Kind::Lease, "kube-node-lease", &self.name).with_body(Body::Patch(PatchType::Merge, patch));
+        let req = ApiRequest::new(Verb::Patch, Kind::Lease, "kube-node-lease", &self.name)
+            .with_body(Body::Patch(PatchType::Merge, patch));
         self.api(ctx, req, ApiPurpose::Lease);
-        self.cri(ctx, CriOp::ImageStatus { image: PAUSE_IMAGE.into() }, Inflight::Health);
+        self.cri(
+            ctx,
+            CriOp::ImageStatus {
+                image: PAUSE_IMAGE.into(),
+            },
+            Inflight::Health,
+        );
         ctx.timer(HEARTBEAT, TIMER_HEARTBEAT);
     }
 

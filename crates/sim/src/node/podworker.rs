@@ -89,7 +89,10 @@ impl Backoff {
             None => BACKOFF_INITIAL,
             Some(b) => (b.delay * 2).min(BACKOFF_MAX),
         };
-        Backoff { until: now + delay, delay }
+        Backoff {
+            until: now + delay,
+            delay,
+        }
     }
 }
 
@@ -164,12 +167,18 @@ impl PodWorker {
     /// The spec of a container by name (regular or init).
     pub fn container_spec(&self, name: &str) -> Option<&K8sContainer> {
         let spec = self.pod()?.spec.as_ref()?;
-        spec.containers.iter().chain(spec.init_containers.iter().flatten()).find(|c| c.name == name)
+        spec.containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .find(|c| c.name == name)
     }
 
     /// The latest runtime container of a name.
     pub fn latest(&self, name: &str) -> Option<&Container> {
-        self.containers.iter().filter(|c| c.name == name).max_by_key(|c| (c.attempt, c.created))
+        self.containers
+            .iter()
+            .filter(|c| c.name == name)
+            .max_by_key(|c| (c.attempt, c.created))
     }
 
     /// The ready sandbox, if any.
@@ -197,8 +206,16 @@ impl PodWorker {
                 .pod()
                 .and_then(|p| p.metadata.deletion_grace_period_seconds)
                 .map_or(0, |g| g.max(0) as Time * SECOND);
-            for c in self.containers.iter().filter(|c| c.state == ContainerState::Running) {
-                out.push_back(Action::Kill { id: c.id.clone(), name: c.name.clone(), grace_ms: grace });
+            for c in self
+                .containers
+                .iter()
+                .filter(|c| c.state == ContainerState::Running)
+            {
+                out.push_back(Action::Kill {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    grace_ms: grace,
+                });
             }
             out.push_back(Action::StopSandbox);
             if self.pod.is_some() {
@@ -207,24 +224,43 @@ impl PodWorker {
             out.push_back(Action::RemoveSandbox);
             return out;
         }
-        let Some(pod) = self.pod().cloned() else { return out };
+        let Some(pod) = self.pod().cloned() else {
+            return out;
+        };
         let spec = pod.spec.clone().unwrap_or_default();
-        let phase = pod.status.as_ref().and_then(|s| s.phase.clone()).unwrap_or_default();
+        let phase = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.phase.clone())
+            .unwrap_or_default();
         if phase == "Succeeded" || phase == "Failed" {
             return out;
         }
-        let restart_policy = spec.restart_policy.clone().unwrap_or_else(|| "Always".into());
+        let restart_policy = spec
+            .restart_policy
+            .clone()
+            .unwrap_or_else(|| "Always".into());
         let sandbox_ready = self.ready_sandbox().is_some();
         if !sandbox_ready {
             // A sandbox that died takes its containers with it: start over.
-            if !self.sandboxes.is_empty() && restart_policy == "Never" && self.containers.iter().any(|c| c.state == ContainerState::Exited) {
+            if !self.sandboxes.is_empty()
+                && restart_policy == "Never"
+                && self
+                    .containers
+                    .iter()
+                    .any(|c| c.state == ContainerState::Exited)
+            {
                 return out;
             }
             out.push_back(Action::RunSandbox);
         }
         // Init containers run one at a time, in order, to completion.
         for c in spec.init_containers.iter().flatten() {
-            let latest = if sandbox_ready { self.latest(&c.name).cloned() } else { None };
+            let latest = if sandbox_ready {
+                self.latest(&c.name).cloned()
+            } else {
+                None
+            };
             match latest {
                 Some(l) if l.state == ContainerState::Exited && l.exit_code == 0 => continue,
                 Some(l) if l.state != ContainerState::Exited => return out,
@@ -242,9 +278,15 @@ impl PodWorker {
             }
         }
         for c in &spec.containers {
-            let latest = if sandbox_ready { self.latest(&c.name).cloned() } else { None };
+            let latest = if sandbox_ready {
+                self.latest(&c.name).cloned()
+            } else {
+                None
+            };
             match latest {
-                Some(l) if l.state == ContainerState::Running || l.state == ContainerState::Created => {}
+                Some(l)
+                    if l.state == ContainerState::Running || l.state == ContainerState::Created => {
+                }
                 Some(l) => {
                     let restart = match restart_policy.as_str() {
                         "Always" => true,
@@ -265,10 +307,23 @@ impl PodWorker {
     }
 
     fn start(&mut self, out: &mut VecDeque<Action>, name: &str, attempt: u32) {
-        self.waiting.insert(name.to_string(), Waiting { reason: "ContainerCreating".into(), message: None });
-        out.push_back(Action::EnsureImage { container: name.to_string() });
-        out.push_back(Action::Create { container: name.to_string(), attempt });
-        out.push_back(Action::Start { container: name.to_string() });
+        self.waiting.insert(
+            name.to_string(),
+            Waiting {
+                reason: "ContainerCreating".into(),
+                message: None,
+            },
+        );
+        out.push_back(Action::EnsureImage {
+            container: name.to_string(),
+        });
+        out.push_back(Action::Create {
+            container: name.to_string(),
+            attempt,
+        });
+        out.push_back(Action::Start {
+            container: name.to_string(),
+        });
     }
 
     fn restart(&mut self, out: &mut VecDeque<Action>, name: &str, attempt: u32, now: Time) {
@@ -296,15 +351,22 @@ impl PodWorker {
         let prev = self.crash_backoff.get(name).copied();
         let ran = started.map_or(0, |s| finished.saturating_sub(s));
         let prev = if ran >= BACKOFF_RESET { None } else { prev };
-        self.crash_backoff.insert(name.to_string(), Backoff::next(prev, finished));
+        self.crash_backoff
+            .insert(name.to_string(), Backoff::next(prev, finished));
     }
 
     /// The CRI operation for an action, if it needs one.
     pub fn cri_op(&self, a: &Action) -> Option<CriOp> {
         let pod = self.pod();
-        let image = |name: &str| self.container_spec(name).and_then(|c| c.image.clone()).unwrap_or_default();
+        let image = |name: &str| {
+            self.container_spec(name)
+                .and_then(|c| c.image.clone())
+                .unwrap_or_default()
+        };
         match a {
-            Action::Inspect => Some(CriOp::PodStatus { uid: self.uid.clone() }),
+            Action::Inspect => Some(CriOp::PodStatus {
+                uid: self.uid.clone(),
+            }),
             Action::RunSandbox => {
                 let p = pod?;
                 Some(CriOp::RunPodSandbox {
@@ -313,8 +375,12 @@ impl PodWorker {
                     namespace: p.metadata.namespace.clone().unwrap_or_default(),
                 })
             }
-            Action::EnsureImage { container } => Some(CriOp::ImageStatus { image: image(container) }),
-            Action::Pull { container } => Some(CriOp::PullImage { image: image(container) }),
+            Action::EnsureImage { container } => Some(CriOp::ImageStatus {
+                image: image(container),
+            }),
+            Action::Pull { container } => Some(CriOp::PullImage {
+                image: image(container),
+            }),
             Action::Create { container, attempt } => {
                 let c = self.container_spec(container)?;
                 let mut command = c.command.clone().unwrap_or_default();
@@ -327,10 +393,19 @@ impl PodWorker {
                     attempt: *attempt,
                 })
             }
-            Action::Start { container } => Some(CriOp::StartContainer { id: self.created.get(container)?.clone() }),
-            Action::Kill { id, grace_ms, .. } => Some(CriOp::StopContainer { id: id.clone(), timeout_ms: *grace_ms }),
+            Action::Start { container } => Some(CriOp::StartContainer {
+                id: self.created.get(container)?.clone(),
+            }),
+            Action::Kill { id, grace_ms, .. } => Some(CriOp::StopContainer {
+                id: id.clone(),
+                timeout_ms: *grace_ms,
+            }),
             Action::StopSandbox => {
-                let s = self.sandboxes.iter().find(|s| s.ready).or(self.sandboxes.first())?;
+                let s = self
+                    .sandboxes
+                    .iter()
+                    .find(|s| s.ready)
+                    .or(self.sandboxes.first())?;
                 Some(CriOp::StopPodSandbox { id: s.id.clone() })
             }
             Action::RemoveSandbox => {

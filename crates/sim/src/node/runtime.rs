@@ -260,7 +260,13 @@ enum TimerAction {
     /// The container's process exits on its own.
     Exit(String),
     /// A stop completes: the process is gone; answer the StopContainer call.
-    Stopped { id: String, code: i32, reason: &'static str, from: Actor, req: u64 },
+    Stopped {
+        id: String,
+        code: i32,
+        reason: &'static str,
+        from: Actor,
+        req: u64,
+    },
 }
 
 const TIMER_PULL_DONE: u64 = 1;
@@ -293,8 +299,17 @@ impl Runtime {
     /// containerd for node `n` with its pre-pulled images.
     pub fn new(n: u32, config: &NodeConfig) -> Runtime {
         let cidr = crate::cluster::pod_cidr(n as usize);
-        let base: Ipv4Addr = cidr.split('/').next().unwrap_or("10.244.0.0").parse().unwrap_or(Ipv4Addr::new(10, 244, 0, 0));
-        let cpus = config.capacity.get("cpu").and_then(|c| crate::quantity::parse(c).ok()).map_or(1, |q| q.value().max(1) as u32);
+        let base: Ipv4Addr = cidr
+            .split('/')
+            .next()
+            .unwrap_or("10.244.0.0")
+            .parse()
+            .unwrap_or(Ipv4Addr::new(10, 244, 0, 0));
+        let cpus = config
+            .capacity
+            .get("cpu")
+            .and_then(|c| crate::quantity::parse(c).ok())
+            .map_or(1, |q| q.value().max(1) as u32);
         let mut r = Runtime {
             node: n,
             rng: Rng::stream(u64::from(n) + 1, "containerd"),
@@ -338,18 +353,37 @@ impl Runtime {
     }
 
     fn hex_id(&mut self) -> String {
-        format!("{:016x}{:016x}{:016x}{:016x}", self.rng.next_u64(), self.rng.next_u64(), self.rng.next_u64(), self.rng.next_u64())
+        format!(
+            "{:016x}{:016x}{:016x}{:016x}",
+            self.rng.next_u64(),
+            self.rng.next_u64(),
+            self.rng.next_u64(),
+            self.rng.next_u64()
+        )
     }
 
     fn store(&mut self, image: &ImageRef, size: u64) -> String {
-        let id = format!("sha256:{:016x}{:016x}{:016x}{:016x}", crate::rng::fnv1a(image.full.as_bytes()), size, crate::rng::fnv1a(image.repo.as_bytes()), self.node);
+        let id = format!(
+            "sha256:{:016x}{:016x}{:016x}{:016x}",
+            crate::rng::fnv1a(image.full.as_bytes()),
+            size,
+            crate::rng::fnv1a(image.repo.as_bytes()),
+            self.node
+        );
         let existing = self.images.values_mut().find(|i| i.id == id);
         match existing {
             Some(i) => {
                 i.names.insert(image.full.clone());
             }
             None => {
-                self.images.insert(id.clone(), StoredImage { names: [image.full.clone()].into_iter().collect(), id: id.clone(), size });
+                self.images.insert(
+                    id.clone(),
+                    StoredImage {
+                        names: [image.full.clone()].into_iter().collect(),
+                        id: id.clone(),
+                        size,
+                    },
+                );
             }
         }
         id
@@ -376,7 +410,8 @@ impl Runtime {
 
     fn release_ip(&mut self, ip: &str) {
         if let Ok(a) = ip.parse::<Ipv4Addr>() {
-            self.used_ips.remove(&(u32::from(a).wrapping_sub(self.pod_cidr_base)));
+            self.used_ips
+                .remove(&(u32::from(a).wrapping_sub(self.pod_cidr_base)));
         }
     }
 
@@ -390,37 +425,80 @@ impl Runtime {
                 }
             }
             Payload::Timer(TIMER_PULL_DONE) => self.finish_pull(ctx),
-            Payload::Timer(t) if t >= TIMER_CONTAINER_BASE => {
-                match self.timers.remove(&t) {
-                    Some(TimerAction::Exit(id)) => self.container_timer(ctx, &id),
-                    Some(TimerAction::Stopped { id, code, reason, from, req }) => {
-                        self.exit(&id, code, reason, ctx.now);
-                        ctx.send(from, Payload::CriResp(CriResponse { id: req, result: Ok(CriResult::Ok) }));
-                    }
-                    None => {}
+            Payload::Timer(t) if t >= TIMER_CONTAINER_BASE => match self.timers.remove(&t) {
+                Some(TimerAction::Exit(id)) => self.container_timer(ctx, &id),
+                Some(TimerAction::Stopped {
+                    id,
+                    code,
+                    reason,
+                    from,
+                    req,
+                }) => {
+                    self.exit(&id, code, reason, ctx.now);
+                    ctx.send(
+                        from,
+                        Payload::CriResp(CriResponse {
+                            id: req,
+                            result: Ok(CriResult::Ok),
+                        }),
+                    );
                 }
-            }
+                None => {}
+            },
             _ => {}
         }
     }
 
-    fn call(&mut self, ctx: &mut Ctx, from: Actor, req: u64, op: CriOp) -> Option<Result<CriResult, String>> {
+    fn call(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Actor,
+        req: u64,
+        op: CriOp,
+    ) -> Option<Result<CriResult, String>> {
         let now = ctx.now;
         let _ = &from;
         Some(match op {
-            CriOp::RunPodSandbox { uid, name, namespace } => {
-                if let Some(s) = self.sandboxes.values().find(|s| s.pod_uid == uid && s.ready) {
-                    return Some(Ok(CriResult::Sandbox { id: s.id.clone(), ip: s.ip.clone() }));
+            CriOp::RunPodSandbox {
+                uid,
+                name,
+                namespace,
+            } => {
+                if let Some(s) = self
+                    .sandboxes
+                    .values()
+                    .find(|s| s.pod_uid == uid && s.ready)
+                {
+                    return Some(Ok(CriResult::Sandbox {
+                        id: s.id.clone(),
+                        ip: s.ip.clone(),
+                    }));
                 }
                 let Some(ip) = self.allocate_ip() else {
                     return Some(Err(format!("failed to setup network for sandbox: plugin type=\"bridge\" failed (add): failed to allocate for range 0: no IP addresses available in range set: {}", crate::cluster::pod_cidr(self.node as usize))));
                 };
                 let id = self.hex_id();
-                self.sandboxes.insert(id.clone(), Sandbox { id: id.clone(), pod_uid: uid, name, namespace, ip: ip.clone(), ready: true, created: now });
+                self.sandboxes.insert(
+                    id.clone(),
+                    Sandbox {
+                        id: id.clone(),
+                        pod_uid: uid,
+                        name,
+                        namespace,
+                        ip: ip.clone(),
+                        ready: true,
+                        created: now,
+                    },
+                );
                 Ok(CriResult::Sandbox { id, ip })
             }
             CriOp::StopPodSandbox { id } => {
-                let ids: Vec<String> = self.containers.values().filter(|c| c.sandbox == id && c.state == ContainerState::Running).map(|c| c.id.clone()).collect();
+                let ids: Vec<String> = self
+                    .containers
+                    .values()
+                    .filter(|c| c.sandbox == id && c.state == ContainerState::Running)
+                    .map(|c| c.id.clone())
+                    .collect();
                 for c in ids {
                     self.exit(&c, 137, "Error", now);
                 }
@@ -438,21 +516,36 @@ impl Runtime {
                 self.containers.retain(|_, c| c.sandbox != id);
                 Ok(CriResult::Ok)
             }
-            CriOp::ImageStatus { image } => Ok(CriResult::Image(self.image(&image).map(|i| i.size))),
+            CriOp::ImageStatus { image } => {
+                Ok(CriResult::Image(self.image(&image).map(|i| i.size)))
+            }
             CriOp::PullImage { image } => {
                 let r = images::parse(&image);
-                self.pulls.push_back(PendingPull { from, req, image: r, queued_at: now });
+                self.pulls.push_back(PendingPull {
+                    from,
+                    req,
+                    image: r,
+                    queued_at: now,
+                });
                 if self.pulling_since.is_none() {
                     self.start_pull(ctx);
                 }
                 return None;
             }
-            CriOp::CreateContainer { sandbox, name, image, command, attempt } => {
+            CriOp::CreateContainer {
+                sandbox,
+                name,
+                image,
+                command,
+                attempt,
+            } => {
                 let Some(img) = self.image(&image).cloned() else {
                     return Some(Err(format!("failed to get image \"{image}\": not found")));
                 };
                 if !self.sandboxes.get(&sandbox).is_some_and(|s| s.ready) {
-                    return Some(Err(format!("failed to create containerd container: sandbox {sandbox} is not ready")));
+                    return Some(Err(format!(
+                        "failed to create containerd container: sandbox {sandbox} is not ready"
+                    )));
                 }
                 let id = self.hex_id();
                 let behaviour = images::behaviour(&images::parse(&image), &command, self.cpus);
@@ -485,7 +578,11 @@ impl Runtime {
                         c.started = Some(now);
                         c.behaviour.exits
                     }
-                    _ => return Some(Err(format!("failed to start containerd task \"{id}\": not found"))),
+                    _ => {
+                        return Some(Err(format!(
+                            "failed to start containerd task \"{id}\": not found"
+                        )))
+                    }
                 };
                 if let Some((after, _)) = exits {
                     self.add_timer(ctx, after, TimerAction::Exit(id));
@@ -493,16 +590,31 @@ impl Runtime {
                 Ok(CriResult::Ok)
             }
             CriOp::StopContainer { id, timeout_ms } => {
-                let Some(c) = self.containers.get(&id).filter(|c| c.state == ContainerState::Running) else {
+                let Some(c) = self
+                    .containers
+                    .get(&id)
+                    .filter(|c| c.state == ContainerState::Running)
+                else {
                     return Some(Ok(CriResult::Ok));
                 };
-                let (delay, code, reason) = if c.behaviour.handles_sigterm && c.behaviour.stop_ms <= timeout_ms {
-                    (c.behaviour.stop_ms, 0, "Completed")
-                } else {
-                    (timeout_ms, 137, "Error")
-                };
+                let (delay, code, reason) =
+                    if c.behaviour.handles_sigterm && c.behaviour.stop_ms <= timeout_ms {
+                        (c.behaviour.stop_ms, 0, "Completed")
+                    } else {
+                        (timeout_ms, 137, "Error")
+                    };
                 // The call returns once the container is gone.
-                self.add_timer(ctx, delay, TimerAction::Stopped { id, code, reason, from, req });
+                self.add_timer(
+                    ctx,
+                    delay,
+                    TimerAction::Stopped {
+                        id,
+                        code,
+                        reason,
+                        from,
+                        req,
+                    },
+                );
                 return None;
             }
             CriOp::RemoveContainer { id } => {
@@ -510,11 +622,24 @@ impl Runtime {
                 Ok(CriResult::Ok)
             }
             CriOp::PodStatus { uid } => {
-                let mut sandboxes: Vec<Sandbox> = self.sandboxes.values().filter(|s| s.pod_uid == uid).cloned().collect();
+                let mut sandboxes: Vec<Sandbox> = self
+                    .sandboxes
+                    .values()
+                    .filter(|s| s.pod_uid == uid)
+                    .cloned()
+                    .collect();
                 sandboxes.sort_by(|a, b| b.created.cmp(&a.created).then(b.id.cmp(&a.id)));
                 let ids: BTreeSet<&String> = sandboxes.iter().map(|s| &s.id).collect();
-                let containers = self.containers.values().filter(|c| ids.contains(&c.sandbox)).cloned().collect();
-                Ok(CriResult::PodStatus { sandboxes, containers })
+                let containers = self
+                    .containers
+                    .values()
+                    .filter(|c| ids.contains(&c.sandbox))
+                    .cloned()
+                    .collect();
+                Ok(CriResult::PodStatus {
+                    sandboxes,
+                    containers,
+                })
             }
         })
     }
@@ -527,11 +652,15 @@ impl Runtime {
     }
 
     fn container_timer(&mut self, ctx: &mut Ctx, id: &str) {
-        let Some(c) = self.containers.get(id) else { return };
+        let Some(c) = self.containers.get(id) else {
+            return;
+        };
         if c.state != ContainerState::Running {
             return;
         }
-        let Some((_, code)) = c.behaviour.exits else { return };
+        let Some((_, code)) = c.behaviour.exits else {
+            return;
+        };
         let reason = if code == 0 { "Completed" } else { "Error" };
         self.exit(id, code, reason, ctx.now);
         self.notify(ctx, id);
@@ -548,17 +677,31 @@ impl Runtime {
 
     /// Crashes a running container (`sim crash`): it exits with the given code.
     pub fn crash(&mut self, ctx: &mut Ctx, id: &str, code: i32) {
-        if self.containers.get(id).is_some_and(|c| c.state == ContainerState::Running) {
+        if self
+            .containers
+            .get(id)
+            .is_some_and(|c| c.state == ContainerState::Running)
+        {
             self.exit(id, code, "Error", ctx.now);
             self.notify(ctx, id);
         }
     }
 
     fn notify(&mut self, ctx: &mut Ctx, container: &str) {
-        let Some(c) = self.containers.get(container) else { return };
-        let Some(uid) = self.sandboxes.get(&c.sandbox).map(|s| s.pod_uid.clone()) else { return };
+        let Some(c) = self.containers.get(container) else {
+            return;
+        };
+        let Some(uid) = self.sandboxes.get(&c.sandbox).map(|s| s.pod_uid.clone()) else {
+            return;
+        };
         if let Some(k) = self.kubelet {
-            ctx.send(k, Payload::CriResp(CriResponse { id: 0, result: Ok(CriResult::ContainerEvent { pod_uid: uid }) }));
+            ctx.send(
+                k,
+                Payload::CriResp(CriResponse {
+                    id: 0,
+                    result: Ok(CriResult::ContainerEvent { pod_uid: uid }),
+                }),
+            );
         }
     }
 
@@ -576,12 +719,19 @@ impl Runtime {
     }
 
     fn finish_pull(&mut self, ctx: &mut Ctx) {
-        let Some(p) = self.pulls.pop_front() else { return };
+        let Some(p) = self.pulls.pop_front() else {
+            return;
+        };
         let started = self.pulling_since.unwrap_or(ctx.now);
         let result = match images::resolve(&p.image) {
             Ok(size) => {
                 let id = self.store(&p.image, size);
-                Ok(CriResult::Pulled { id, size, took: ctx.now - started, waited: ctx.now - p.queued_at })
+                Ok(CriResult::Pulled {
+                    id,
+                    size,
+                    took: ctx.now - started,
+                    waited: ctx.now - p.queued_at,
+                })
             }
             Err(e) => Err(e),
         };
@@ -592,7 +742,11 @@ impl Runtime {
     /// The containers' processes on this machine (for `ps`), with their container.
     pub fn processes(&self) -> Vec<(u32, &Container, String)> {
         let mut out = Vec::new();
-        for c in self.containers.values().filter(|c| c.state == ContainerState::Running) {
+        for c in self
+            .containers
+            .values()
+            .filter(|c| c.state == ContainerState::Running)
+        {
             for (i, p) in c.behaviour.processes.iter().enumerate() {
                 out.push((c.pid + i as u32, c, p.clone()));
             }
@@ -602,7 +756,10 @@ impl Runtime {
 
     /// A sandbox by pod UID (the ready one, if any).
     pub fn sandbox_of(&self, uid: &str) -> Option<&Sandbox> {
-        self.sandboxes.values().filter(|s| s.pod_uid == uid).max_by_key(|s| (s.ready, s.created))
+        self.sandboxes
+            .values()
+            .filter(|s| s.pod_uid == uid)
+            .max_by_key(|s| (s.ready, s.created))
     }
 
     /// Whether a pull is in progress.
