@@ -1,1 +1,121 @@
-fn main() {}
+//! `kubeloop`: run a scenario headless and print what its terminal printed.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use kubeloop_sim::runner;
+use kubeloop_sim::scenario::parse_scenario;
+use kubeloop_sim::time::parse_duration;
+
+const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+
+struct Args {
+    scenario: String,
+    until: Option<String>,
+    output: String,
+}
+
+fn parse_args(args: &[String]) -> Result<Args, String> {
+    let mut it = args.iter();
+    match it.next().map(String::as_str) {
+        Some("run") => {}
+        Some("-h") | Some("--help") | None => return Err(String::new()),
+        Some(other) => return Err(format!("unknown command \"{other}\"")),
+    }
+    let mut scenario = None;
+    let mut until = None;
+    let mut output = "text".to_string();
+    while let Some(a) = it.next() {
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (a.clone(), None),
+        };
+        match flag.as_str() {
+            "--until" => {
+                until = Some(
+                    inline
+                        .or_else(|| it.next().cloned())
+                        .ok_or("--until needs a duration")?,
+                )
+            }
+            "--output" | "-o" => {
+                output = inline
+                    .or_else(|| it.next().cloned())
+                    .ok_or("--output needs text or json")?
+            }
+            "-h" | "--help" => return Err(String::new()),
+            f if f.starts_with('-') && f != "-" => return Err(format!("unknown flag {f}")),
+            _ if scenario.is_none() => scenario = Some(a.clone()),
+            _ => return Err(format!("unexpected argument \"{a}\"")),
+        }
+    }
+    if output != "text" && output != "json" {
+        return Err(format!("--output must be text or json, not \"{output}\""));
+    }
+    let scenario = scenario.ok_or("a SCENARIO is required")?;
+    Ok(Args {
+        scenario,
+        until,
+        output,
+    })
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let args = match parse_args(&argv) {
+        Ok(a) => a,
+        Err(e) if e.is_empty() => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprint!("kubeloop: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = if args.scenario == "-" {
+        let mut s = String::new();
+        if let Err(e) = std::io::stdin().read_to_string(&mut s) {
+            eprintln!("kubeloop: reading standard input: {e}");
+            return ExitCode::from(2);
+        }
+        s
+    } else {
+        match std::fs::read_to_string(&args.scenario) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("kubeloop: {}: {e}", args.scenario);
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let scenario = match parse_scenario(&text) {
+        Ok(s) => s,
+        Err(errors) => {
+            let name = if args.scenario == "-" {
+                "<stdin>"
+            } else {
+                &args.scenario
+            };
+            for e in errors {
+                eprintln!("{name}:{e}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let until = match args.until.as_deref().map(parse_duration) {
+        None => None,
+        Some(Ok(ms)) => Some(ms),
+        Some(Err(e)) => {
+            eprintln!("kubeloop: --until: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (_, results) = runner::run(&scenario, until);
+    if args.output == "json" {
+        println!("{}", runner::format_json(&results));
+    } else {
+        print!("{}", runner::format_text(&results));
+    }
+    ExitCode::SUCCESS
+}

@@ -20,6 +20,7 @@ pub mod proxy;
 pub mod quantity;
 pub mod rbac_bootstrap;
 pub mod rng;
+pub mod runner;
 pub mod scenario;
 pub mod selector;
 pub mod share;

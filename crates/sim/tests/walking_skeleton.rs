@@ -86,3 +86,33 @@ fn exposed_deployment_gets_proxy_rules_on_every_node() {
     assert!(rules.contains("default/nginx cluster IP"), "{rules}");
     assert_eq!(rules.matches("-j KUBE-SEP-").count() >= 3, true);
 }
+
+#[test]
+fn a_deleted_pod_is_replaced() {
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, "kubectl apply -f nginx-deploy.yaml");
+    w.run_for(20 * SECOND);
+    let names = run(&mut w, "kubectl get pods -o name").stdout;
+    let victim = names
+        .lines()
+        .next()
+        .expect("a pod")
+        .trim_start_matches("pod/")
+        .to_string();
+    let out = run(&mut w, &format!("kubectl delete pod {victim}"));
+    assert_eq!(
+        out.stdout,
+        format!("pod \"{victim}\" deleted from default namespace\n"),
+        "{out:?}"
+    );
+    w.run_for(20 * SECOND);
+    let pods = run(&mut w, "kubectl get pods").stdout;
+    assert!(!pods.contains(&victim), "{pods}");
+    assert_eq!(
+        pods.lines()
+            .filter(|l| l.contains("1/1") && l.contains("Running"))
+            .count(),
+        3,
+        "{pods}"
+    );
+}

@@ -88,10 +88,7 @@ pub fn safe_encode(s: &str) -> String {
 /// The pod-template-hash of a template (fnv32a of the template, like upstream's
 /// `ComputeHash`, over our canonical JSON instead of Go's spew dump; see docs).
 pub fn compute_hash(template: &PodTemplateSpec, collision_count: Option<i32>) -> String {
-    let mut t = template.clone();
-    if let Some(l) = t.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
-        l.remove("pod-template-hash");
-    }
+    let t = without_hash(template);
     let json = serde_json::to_string(&t).unwrap_or_default();
     let mut h = fnv1a(json.as_bytes()) as u32 ^ ((fnv1a(json.as_bytes()) >> 32) as u32);
     if let Some(c) = collision_count {
@@ -102,18 +99,20 @@ pub fn compute_hash(template: &PodTemplateSpec, collision_count: Option<i32>) ->
 
 /// Whether two templates are equal ignoring the pod-template-hash label (`EqualIgnoreHash`).
 pub fn equal_ignore_hash(a: &PodTemplateSpec, b: &PodTemplateSpec) -> bool {
-    let strip = |t: &PodTemplateSpec| {
-        let mut t = t.clone();
-        let m = t.metadata.get_or_insert_with(ObjectMeta::default);
-        if let Some(l) = m.labels.as_mut() {
-            l.remove("pod-template-hash");
-            if l.is_empty() {
-                m.labels = None;
-            }
+    without_hash(a) == without_hash(b)
+}
+
+/// The template without its pod-template-hash label (and without empty label maps).
+fn without_hash(t: &PodTemplateSpec) -> PodTemplateSpec {
+    let mut t = t.clone();
+    let m = t.metadata.get_or_insert_with(ObjectMeta::default);
+    if let Some(l) = m.labels.as_mut() {
+        l.remove("pod-template-hash");
+        if l.is_empty() {
+            m.labels = None;
         }
-        t
-    };
-    strip(a) == strip(b)
+    }
+    t
 }
 
 /// A pod for a controller to create from its template.

@@ -1,0 +1,179 @@
+//! Running a scenario: build the cluster it describes, run its steps at their virtual
+//! times through the terminal, and collect what each step printed (design §3.3).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{ContainerImage, Taint};
+
+use crate::cluster::{ClusterConfig, NodeConfig, ProxyMode};
+use crate::cmd;
+use crate::scenario::{self, Scenario};
+use crate::time::{Time, MINUTE};
+use crate::world::World;
+
+/// How long a command that does not stream may keep the terminal (like a user waiting).
+pub const COMMAND_LIMIT: Time = 10 * MINUTE;
+
+/// What one step printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepResult {
+    /// The step's time (ms).
+    pub at_ms: Time,
+    /// The command line.
+    pub command: String,
+    /// Exit code.
+    pub exit_code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// The cluster a scenario describes.
+pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
+    let nodes: Vec<NodeConfig> = sc
+        .nodes()
+        .into_iter()
+        .map(|n| NodeConfig {
+            name: n.name,
+            capacity: n.capacity,
+            allocatable: n.allocatable,
+            labels: n.labels,
+            taints: n
+                .taints
+                .into_iter()
+                .map(|t| Taint {
+                    key: t.key,
+                    value: (!t.value.is_empty()).then_some(t.value),
+                    effect: t.effect.as_str().into(),
+                    time_added: None,
+                })
+                .collect(),
+            images: n
+                .images
+                .into_iter()
+                .map(|i| ContainerImage {
+                    names: Some(i.names),
+                    size_bytes: Some(i.size_bytes as i64),
+                })
+                .collect(),
+        })
+        .collect();
+    ClusterConfig {
+        seed: sc.spec.seed,
+        nodes,
+        scheduler_config: sc.spec.scheduler_configuration.clone(),
+        proxy_mode: match sc.spec.proxy_mode {
+            scenario::ProxyMode::Iptables => ProxyMode::Iptables,
+            scenario::ProxyMode::Ipvs => ProxyMode::Ipvs,
+        },
+        scheduling_annotations: sc.spec.scheduling_annotations,
+    }
+}
+
+/// Whether a command streams until interrupted (`kubectl get -w`, `etcdctl watch`).
+pub fn is_streaming(line: &str) -> bool {
+    let words = cmd::tokenize(line).unwrap_or_default();
+    match words.first().map(String::as_str) {
+        Some("kubectl") | Some("k") => {
+            words.get(1).map(String::as_str) == Some("get")
+                && words.iter().any(|w| {
+                    w == "-w" || w == "--watch" || w == "--watch-only" || w == "--watch=true"
+                })
+        }
+        Some("etcdctl") => words.get(1).map(String::as_str) == Some("watch"),
+        _ => false,
+    }
+}
+
+/// Runs a scenario: each step at its time (or when the previous command returned), then
+/// the world until `until` (default: the last step's time).
+pub fn run(sc: &Scenario, until: Option<Time>) -> (World, Vec<StepResult>) {
+    let mut world = World::new(cluster_config(sc));
+    let files: BTreeMap<String, String> = sc.spec.files.clone();
+    let steps = sc.steps_in_order();
+    let until = until.or(sc.until_ms()).unwrap_or_else(|| sc.last_step_ms());
+    let mut results = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        if step.at_ms > world.now() {
+            world.run_until(step.at_ms);
+        }
+        let limit = if is_streaming(&step.run) {
+            let end = steps.get(i + 1).map_or(until, |s| s.at_ms);
+            end.saturating_sub(world.now())
+        } else {
+            COMMAND_LIMIT
+        };
+        let out = cmd::run(&mut world, &step.run, &files, limit);
+        results.push(StepResult {
+            at_ms: step.at_ms,
+            command: step.run.clone(),
+            exit_code: out.exit_code,
+            stdout: out.stdout,
+            stderr: out.stderr,
+        });
+    }
+    if until > world.now() {
+        world.run_until(until);
+    }
+    (world, results)
+}
+
+/// `[<seconds>s] $ <command>` followed by what the terminal printed.
+pub fn format_text(results: &[StepResult]) -> String {
+    let mut out = String::new();
+    for r in results {
+        out.push_str(&format!("[{}s] $ {}\n", seconds(r.at_ms), r.command));
+        out.push_str(&r.stdout);
+        out.push_str(&r.stderr);
+    }
+    out
+}
+
+/// Seconds with only the decimals needed (`0`, `30`, `1.5`).
+pub fn seconds(ms: Time) -> String {
+    if ms % 1000 == 0 {
+        (ms / 1000).to_string()
+    } else {
+        let s = format!("{}.{:03}", ms / 1000, ms % 1000);
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+/// The JSON array of design §3.3.
+pub fn format_json(results: &[StepResult]) -> String {
+    let v: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "at_ms": r.at_ms,
+                "command": r.command,
+                "exit_code": r.exit_code,
+                "stdout": r.stdout,
+                "stderr": r.stderr,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&v).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_printed_minimally() {
+        assert_eq!(seconds(0), "0");
+        assert_eq!(seconds(30_000), "30");
+        assert_eq!(seconds(1_500), "1.5");
+        assert_eq!(seconds(250), "0.25");
+    }
+
+    #[test]
+    fn watch_commands_stream() {
+        assert!(is_streaming("kubectl get pods -w"));
+        assert!(is_streaming("etcdctl watch /registry --prefix"));
+        assert!(!is_streaming("kubectl get pods"));
+        assert!(!is_streaming("kubectl rollout status deploy/nginx"));
+    }
+}
