@@ -25,6 +25,7 @@ pub mod scenario;
 pub mod selector;
 pub mod share;
 pub mod time;
+pub mod view;
 pub mod world;
 pub mod yamlpos;
 
