@@ -58,6 +58,9 @@ pub enum ManifestErrorKind {
     /// The apiVersion and kind are not served (`no matches for kind`). kubectl reports it
     /// and goes on with the other objects.
     Mapping,
+    /// The object cannot be decoded (an empty `kind`). kubectl reports it and goes on; the
+    /// object is not in [`ManifestStream::manifests`].
+    Decode,
 }
 
 /// A problem with a manifest file: kubectl's message plus where it is in the text.
@@ -127,6 +130,10 @@ impl Manifest {
     /// kubectl's error for an object whose apiVersion/kind the apiserver does not serve,
     /// or `None` when it is served.
     pub fn mapping_error(&self, source: &str, text: &str) -> Option<ManifestError> {
+        self.mapping_error_at(source, locate_field(text, self, "kind", Target::Value))
+    }
+
+    fn mapping_error_at(&self, source: &str, pos: Pos) -> Option<ManifestError> {
         if self.kind.is_some() {
             return None;
         }
@@ -139,7 +146,6 @@ impl Manifest {
             "resource mapping not found for name: {:?} namespace: {:?} from {:?}: {detail}\nensure CRDs are installed first",
             self.name, self.namespace, source
         );
-        let pos = locate_field(text, self, "kind", Target::Value);
         Some(ManifestError {
             kind: ManifestErrorKind::Mapping,
             message,
@@ -315,7 +321,7 @@ fn read_yaml_stream(text: &str, source: &str, out: &mut ManifestStream) {
                         return;
                     }
                 };
-                if !read_object(value, &doc, text, source, out) {
+                if !read_object(value, &doc, source, out) {
                     return;
                 }
             }
@@ -326,9 +332,10 @@ fn read_yaml_stream(text: &str, source: &str, out: &mut ManifestStream) {
 fn read_json_stream(text: &str, source: &str, out: &mut ManifestStream) {
     let (values, error) = json::split_stream(text);
     let read = values.len();
+    let mut counter = LineCounter::default();
     for (index, (start, end)) in values.into_iter().enumerate() {
         let slice = &text[start..end];
-        let (line, column) = line_column(text, start);
+        let (line, column) = counter.advance(text, start);
         let doc = Doc {
             text: slice,
             first_line: line,
@@ -351,7 +358,7 @@ fn read_json_stream(text: &str, source: &str, out: &mut ManifestStream) {
                 return;
             }
         };
-        if !read_object(value, &doc, text, source, out) {
+        if !read_object(value, &doc, source, out) {
             return;
         }
     }
@@ -372,6 +379,34 @@ fn read_json_stream(text: &str, source: &str, out: &mut ManifestStream) {
     }
 }
 
+/// Finds line and column of increasing byte offsets in one pass over the text.
+#[derive(Default)]
+struct LineCounter {
+    index: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl LineCounter {
+    /// 1-based line and column (in characters) of byte `index` (≥ the previous one).
+    fn advance(&mut self, text: &str, index: usize) -> (usize, usize) {
+        let index = index.min(text.len());
+        if index < self.index || !text.is_char_boundary(index) {
+            return line_column(text, index);
+        }
+        let gap = &text[self.index..index];
+        if let Some(last) = gap.rfind('\n') {
+            self.line += gap.matches('\n').count();
+            self.line_start = self.index + last + 1;
+        }
+        self.index = index;
+        (
+            self.line + 1,
+            text[self.line_start..index].chars().count() + 1,
+        )
+    }
+}
+
 /// 1-based line and column (in characters) of byte `index`.
 fn line_column(text: &str, index: usize) -> (usize, usize) {
     let mut index = index.min(text.len());
@@ -385,13 +420,7 @@ fn line_column(text: &str, index: usize) -> (usize, usize) {
 }
 
 /// Validates, expands and records one decoded document. Returns false when reading stops.
-fn read_object(
-    value: Value,
-    doc: &Doc<'_>,
-    text: &str,
-    source: &str,
-    out: &mut ManifestStream,
-) -> bool {
+fn read_object(value: Value, doc: &Doc<'_>, source: &str, out: &mut ManifestStream) -> bool {
     if value.is_null() {
         return true;
     }
@@ -406,7 +435,7 @@ fn read_object(
         _ => None,
     };
     let Some(items) = items else {
-        push_manifest(value, doc, None, text, source, out);
+        push_manifest(value, doc, None, true, source, out);
         return true;
     };
     // Items are checked before any is used, as kubectl decodes the whole List first.
@@ -421,8 +450,9 @@ fn read_object(
             return false;
         }
     }
+    let located = LOCATE_BUDGET_BYTES / doc.text.len().max(1);
     for (i, item) in items.into_iter().enumerate() {
-        push_manifest(item, doc, Some(i), text, source, out);
+        push_manifest(item, doc, Some(i), i < located, source, out);
     }
     true
 }
@@ -508,24 +538,44 @@ fn validation_error(
     }
 }
 
+/// Finding an item's position parses its whole document again, so in a big List only the
+/// items within this many bytes of parsing get their own line; the rest get the List's.
+const LOCATE_BUDGET_BYTES: usize = 4 << 20;
+
 fn push_manifest(
     value: Value,
     doc: &Doc<'_>,
     item: Option<usize>,
-    text: &str,
+    locate: bool,
     source: &str,
     out: &mut ManifestStream,
 ) {
     let api_version = value["apiVersion"].as_str().unwrap_or("").to_string();
     let kind_name = value["kind"].as_str().unwrap_or("").to_string();
+    let root = item.map_or(String::new(), |i| format!("items[{i}]"));
+    let start = if locate {
+        doc.locate(&root, Target::Value)
+    } else {
+        Pos::new(doc.first_line, doc.first_column)
+    };
+    if kind_name.is_empty() {
+        // The decoder needs a kind; kubectl reports this object and goes on.
+        let json = serde_json::to_string(&value).unwrap_or_default();
+        out.errors.push(ManifestError {
+            kind: ManifestErrorKind::Decode,
+            message: format!("unable to decode {source:?}: Object 'Kind' is missing in '{json}'"),
+            detail: "Object 'Kind' is missing".to_string(),
+            pos: start,
+            doc_index: doc.index,
+        });
+        return;
+    }
     let name = value["metadata"]["name"].as_str().unwrap_or("").to_string();
     let namespace = value["metadata"]["namespace"]
         .as_str()
         .unwrap_or("")
         .to_string();
     let kind = Kind::from_api_version_kind(&api_version, &kind_name);
-    let root = item.map_or(String::new(), |i| format!("items[{i}]"));
-    let line = doc.locate(&root, Target::Value).line;
     let manifest = Manifest {
         value,
         api_version,
@@ -535,10 +585,22 @@ fn push_manifest(
         namespace,
         doc_index: doc.index,
         item_index: item,
-        line,
+        line: start.line,
     };
-    if let Some(e) = manifest.mapping_error(source, text) {
-        out.errors.push(e);
+    if manifest.kind.is_none() {
+        let kind_path = if root.is_empty() {
+            "kind".to_string()
+        } else {
+            format!("{root}.kind")
+        };
+        let pos = if locate {
+            doc.locate(&kind_path, Target::Value)
+        } else {
+            start
+        };
+        if let Some(e) = manifest.mapping_error_at(source, pos) {
+            out.errors.push(e);
+        }
     }
     out.manifests.push(manifest);
 }

@@ -288,3 +288,41 @@ fn duplicate_keys_take_the_last_value_like_go_yaml() {
     let ms = parse_manifests("apiVersion: v1\nkind: Pod\nkind: ConfigMap\n", "d.yaml").unwrap();
     assert_eq!(ms[0].kind, Some(Kind::ConfigMap));
 }
+
+#[test]
+fn an_empty_kind_cannot_be_decoded() {
+    let stream = parse_manifest_stream(
+        "apiVersion: v1\nkind: \"\"\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Pod\n",
+        "e.yaml",
+    );
+    assert_eq!(stream.manifests.len(), 1);
+    assert_eq!(stream.errors.len(), 1);
+    assert_eq!(stream.errors[0].kind, ManifestErrorKind::Decode);
+    assert_eq!(
+        stream.errors[0].message,
+        "unable to decode \"e.yaml\": Object 'Kind' is missing in '{\"apiVersion\":\"v1\",\"kind\":\"\",\"metadata\":{\"name\":\"x\"}}'"
+    );
+}
+
+#[test]
+fn big_lists_and_streams_stay_linear() {
+    let mut list = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..600 {
+        list.push_str(&format!(
+            "- {{apiVersion: v1, kind: ConfigMap, metadata: {{name: c{i}}}}}\n"
+        ));
+    }
+    let ms = parse_manifests(&list, "big.yaml").unwrap();
+    assert_eq!(ms.len(), 600);
+    assert_eq!(ms[5].line, 9);
+    assert_eq!(ms[599].line, 1);
+    assert_eq!(ms[599].name, "c599");
+    let mut json = String::new();
+    for i in 0..2000 {
+        json.push_str(&format!("{{\"apiVersion\": \"v1\", \"kind\": \"Widget\", \"metadata\": {{\"name\": \"w{i}\"}}}}\n"));
+    }
+    let stream = parse_manifest_stream(&json, "w.json");
+    assert_eq!(stream.manifests.len(), 2000);
+    assert_eq!(stream.errors.len(), 2000);
+    assert_eq!(stream.errors[1999].pos, Pos::new(2000, 30));
+}

@@ -309,6 +309,11 @@ pub fn steps_in_order(scenario: &Scenario) -> Vec<Step> {
     steps
 }
 
+/// Writes a scenario as YAML that [`parse_scenario`] reads back to an equal value.
+pub fn to_yaml(scenario: &Scenario) -> String {
+    scenario.to_yaml()
+}
+
 impl Scenario {
     /// Every node, groups expanded (`node-1` … `node-100`) and defaults applied; three
     /// 4-CPU/8Gi/110-pod nodes `node-1` … `node-3` when the file lists none.

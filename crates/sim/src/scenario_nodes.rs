@@ -100,18 +100,16 @@ impl Checker {
                 Target::Key,
                 format!("{count_field}: Forbidden: may only be set with namePrefix"),
             ),
-            (None, Some(_), None) => {
-                if m.get("count").is_none_or(Value::is_null) {
-                    self.required(&count_field, "required when namePrefix is set")
-                }
+            // A count of the wrong type is reported already; only a missing one here.
+            (None, Some(_), None) if m.get("count").is_none_or(Value::is_null) => {
+                self.required(&count_field, "required when namePrefix is set")
             }
             (None, None, Some(_)) => self.required(&prefix_field, "required when count is set"),
-            (None, None, None) => {
+            (None, None, None)
                 if m.get("name").is_none_or(Value::is_null)
-                    && m.get("namePrefix").is_none_or(Value::is_null)
-                {
-                    self.required(&name_field, "set name, or namePrefix and count")
-                }
+                    && m.get("namePrefix").is_none_or(Value::is_null) =>
+            {
+                self.required(&name_field, "set name, or namePrefix and count")
             }
             _ => {}
         }

@@ -302,7 +302,7 @@ fn to_yaml_round_trips() {
         format!("{HEAD}spec:\n  nodes:\n  - {{namePrefix: w-, count: 3, allocatable: {{cpu: 3}}, unschedulable: true}}\n  proxyMode: ipvs\n  schedulingAnnotations: false\n  until: 90s\n  steps:\n  - run: |\n      echo multi\n      line\n"),
     ] {
         let s = parse_scenario(&text).unwrap();
-        let yaml = s.to_yaml();
+        let yaml = to_yaml(&s);
         let again = parse_scenario(&yaml).unwrap_or_else(|e| panic!("{yaml}\n{e:?}"));
         assert_eq!(again, s, "{yaml}");
         let json = s.to_json();
