@@ -206,6 +206,8 @@ pub struct Envelope {
 
 /// How long a request waits before the client gives up on a cut network.
 pub const REQUEST_TIMEOUT: Time = 10 * SECOND;
+/// How long kube-apiserver's etcd client retries an unreachable etcd before failing.
+pub const ETCD_DIAL_TIMEOUT: Time = 5 * SECOND;
 
 /// One simulated machine: a worker node with its kubelet, containerd and kube-proxy.
 #[derive(Debug)]

@@ -654,8 +654,8 @@ fn matches_watcher(w: &Watcher, o: &Object) -> bool {
 /// How the apiserver reports an etcd failure to its client.
 fn etcd_error(e: &str) -> Status {
     if e.contains("connection refused") || e.contains("deadline") {
-        Status::internal("etcdserver: request timed out")
+        Status::new(500, crate::api::StatusReason::Unknown, "etcdserver: request timed out")
     } else {
-        Status::internal(e.to_string())
+        Status::internal(format!("Internal error occurred: {e}"))
     }
 }
