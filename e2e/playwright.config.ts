@@ -1,7 +1,7 @@
 // Playwright runs the specs in tests/ against the release build (../dist), served by
-// serve-dist.mjs on 127.0.0.1:$E2E_PORT, in Debian's Chromium (see chromium.ts).
+// serve-dist.mjs on 127.0.0.1:$E2E_PORT, in Debian's Chromium (see chromium.mjs).
 import { defineConfig } from '@playwright/test';
-import { chromiumArgs, chromiumPath } from './chromium';
+import { chromiumArgs, chromiumPath } from './chromium.mjs';
 
 const port = Number(process.env.E2E_PORT ?? 4173);
 
