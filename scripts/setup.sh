@@ -63,8 +63,8 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
     chromium chromium-driver fonts-dejavu-core
 fi
-chromium_major="$(/usr/bin/chromium --version | grep -oE '[0-9]+' | head -1)"
-driver_major="$(/usr/bin/chromedriver --version | grep -oE '[0-9]+' | head -1)"
+chromium_major="$(/usr/bin/chromium --version 2>/dev/null | grep -oE '[0-9]+' | head -1)"
+driver_major="$(/usr/bin/chromedriver --version 2>/dev/null | grep -oE '[0-9]+' | head -1)"
 [ "$chromium_major" = "$driver_major" ] ||
   die "chromium $chromium_major and chromedriver $driver_major differ: apt-get install --only-upgrade chromium chromium-driver"
 
