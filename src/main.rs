@@ -1,1 +1,6 @@
-fn main() {}
+//! Browser entry point: mounts the kubeloop app on the page body.
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(kubeloop_web::App);
+}
