@@ -37,8 +37,21 @@ fn should_render_cluster_diagram_with_three_nodes() {
         .query_selector("svg[data-testid=cluster-diagram]")
         .expect("valid selector");
     assert!(svg.is_some(), "cluster diagram SVG is rendered");
-    assert_eq!(count(&app, "[data-testid=cluster-diagram] [data-testid=node] rect"), 3);
-    assert_eq!(app.query_selector("h1").unwrap().unwrap().text_content().as_deref(), Some("kubeloop"));
+    assert_eq!(
+        count(
+            &app,
+            "[data-testid=cluster-diagram] [data-testid=node] rect"
+        ),
+        3
+    );
+    assert_eq!(
+        app.query_selector("h1")
+            .unwrap()
+            .unwrap()
+            .text_content()
+            .as_deref(),
+        Some("kubeloop")
+    );
 }
 
 #[wasm_bindgen_test]

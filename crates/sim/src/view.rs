@@ -141,9 +141,18 @@ fn pod_view(p: &Pod) -> PodView {
             } else if let Some(t) = st.terminated {
                 ("terminated", t.reason.unwrap_or_default())
             } else {
-                ("waiting", st.waiting.and_then(|w| w.reason).unwrap_or_default())
+                (
+                    "waiting",
+                    st.waiting.and_then(|w| w.reason).unwrap_or_default(),
+                )
             };
-            ContainerView { name: c.name.clone(), state, reason, ready: c.ready, restarts: c.restart_count }
+            ContainerView {
+                name: c.name.clone(),
+                state,
+                reason,
+                ready: c.ready,
+                restarts: c.restart_count,
+            }
         })
         .collect();
     PodView {
@@ -153,7 +162,11 @@ fn pod_view(p: &Pod) -> PodView {
         phase: status.phase.clone().unwrap_or_default(),
         ready: crate::controllers::util::is_pod_ready(p),
         ip: status.pod_ip.clone().unwrap_or_default(),
-        node: p.spec.as_ref().and_then(|s| s.node_name.clone()).unwrap_or_default(),
+        node: p
+            .spec
+            .as_ref()
+            .and_then(|s| s.node_name.clone())
+            .unwrap_or_default(),
         containers,
         terminating: p.metadata.deletion_timestamp.is_some(),
     }
@@ -162,7 +175,12 @@ fn pod_view(p: &Pod) -> PodView {
 /// The objects of a kind as etcd holds them (the page is omniscient).
 pub fn stored(world: &World, kind: Kind) -> Vec<Arc<Object>> {
     let prefix = format!("/registry/{}/", kind.info().etcd_prefix);
-    world.etcd.store.range_prefix(&prefix).map(|kv| kv.value.clone()).collect()
+    world
+        .etcd
+        .store
+        .range_prefix(&prefix)
+        .map(|kv| kv.value.clone())
+        .collect()
 }
 
 const STAGES: [(&str, &str); 7] = [
@@ -181,7 +199,13 @@ pub fn stages(world: &World) -> Vec<Stage> {
     let mut out: Vec<Stage> = STAGES
         .iter()
         .enumerate()
-        .map(|(i, (t, m))| Stage { number: i as u8 + 1, title: t, mnemonic: m, at: None, detail: String::new() })
+        .map(|(i, (t, m))| Stage {
+            number: i as u8 + 1,
+            title: t,
+            mnemonic: m,
+            at: None,
+            detail: String::new(),
+        })
         .collect();
     if let Some(api) = &world.apiserver {
         for e in api.audit() {
@@ -189,24 +213,38 @@ pub fn stages(world: &World) -> Vec<Stage> {
             let write = e.verb.is_write() && e.code < 300;
             let stage = match (e.client, e.verb) {
                 (Actor::Terminal(_), v) if v.is_write() => Some(0),
-                (Actor::ControllerManager, Verb::Create) if path.contains("/replicasets") => Some(2),
+                (Actor::ControllerManager, Verb::Create) if path.contains("/replicasets") => {
+                    Some(2)
+                }
                 (Actor::ControllerManager, Verb::Create) if path.ends_with("/pods") => Some(3),
                 (Actor::Scheduler, Verb::Create) if path.ends_with("/binding") => Some(4),
-                (Actor::Kubelet(_), Verb::Patch) if path.ends_with("/status") && path.contains("/pods/") => Some(5),
+                (Actor::Kubelet(_), Verb::Patch)
+                    if path.ends_with("/status") && path.contains("/pods/") =>
+                {
+                    Some(5)
+                }
                 _ => None,
             };
             if let Some(i) = stage {
                 out[i].at = Some(e.received);
                 out[i].detail = format!("{} {} {}", e.verb.http_method(), path, e.code);
                 if i == 0 && write {
-                    let etcd_end = e.spans.iter().find(|s| s.stage == "etcd").map_or(e.received, |s| s.end);
+                    let etcd_end = e
+                        .spans
+                        .iter()
+                        .find(|s| s.stage == "etcd")
+                        .map_or(e.received, |s| s.end);
                     out[1].at = Some(etcd_end);
                     out[1].detail = format!("etcd write for {path}");
                 }
             }
         }
     }
-    let last_sync = world.nodes.iter().filter_map(|h| h.rules.as_ref().map(|r| r.synced_at)).max();
+    let last_sync = world
+        .nodes
+        .iter()
+        .filter_map(|h| h.rules.as_ref().map(|r| r.synced_at))
+        .max();
     if let Some(t) = last_sync {
         if t > 0 {
             out[6].at = Some(t);
@@ -219,10 +257,18 @@ pub fn stages(world: &World) -> Vec<Stage> {
 /// Builds the frame's view.
 pub fn cluster_view(world: &World) -> ClusterView {
     let now = world.now();
-    let components = [Actor::Etcd, Actor::ApiServer, Actor::ControllerManager, Actor::Scheduler]
-        .into_iter()
-        .map(|a| ComponentView { name: a.component_name(), running: world.is_running(a) })
-        .collect();
+    let components = [
+        Actor::Etcd,
+        Actor::ApiServer,
+        Actor::ControllerManager,
+        Actor::Scheduler,
+    ]
+    .into_iter()
+    .map(|a| ComponentView {
+        name: a.component_name(),
+        running: world.is_running(a),
+    })
+    .collect();
     let pods: Vec<PodView> = stored(world, Kind::Pod)
         .iter()
         .filter_map(|o| match &**o {
@@ -240,11 +286,18 @@ pub fn cluster_view(world: &World) -> ClusterView {
                 .iter()
                 .find(|o| o.name() == h.config.name)
                 .and_then(|o| match &**o {
-                    Object::Node(n) => n.status.as_ref()?.conditions.as_ref()?.iter().find(|c| c.type_ == "Ready").map(|c| match c.status.as_str() {
-                        "True" => "Ready".to_string(),
-                        "False" => "NotReady".to_string(),
-                        _ => "Unknown".to_string(),
-                    }),
+                    Object::Node(n) => n
+                        .status
+                        .as_ref()?
+                        .conditions
+                        .as_ref()?
+                        .iter()
+                        .find(|c| c.type_ == "Ready")
+                        .map(|c| match c.status.as_str() {
+                            "True" => "Ready".to_string(),
+                            "False" => "NotReady".to_string(),
+                            _ => "Unknown".to_string(),
+                        }),
                     _ => None,
                 })
                 .unwrap_or_else(|| "Unknown".into());
@@ -258,7 +311,11 @@ pub fn cluster_view(world: &World) -> ClusterView {
                 kubelet: world.is_running(Actor::Kubelet(i as u32)),
                 runtime: world.is_running(Actor::Runtime(i as u32)),
                 proxy: world.is_running(Actor::KubeProxy(i as u32)),
-                pods: pods.iter().filter(|p| p.node == h.config.name).cloned().collect(),
+                pods: pods
+                    .iter()
+                    .filter(|p| p.node == h.config.name)
+                    .cloned()
+                    .collect(),
             }
         })
         .collect();
@@ -270,10 +327,18 @@ pub fn cluster_view(world: &World) -> ClusterView {
             from: e.from,
             to: e.to,
             label: e.payload.label(),
-            progress: ((now.saturating_sub(e.sent)) as f64 / (e.at - e.sent) as f64).clamp(0.0, 1.0),
+            progress: ((now.saturating_sub(e.sent)) as f64 / (e.at - e.sent) as f64)
+                .clamp(0.0, 1.0),
         })
         .collect();
-    ClusterView { now, components, nodes, pending, flights, stages: stages(world) }
+    ClusterView {
+        now,
+        components,
+        nodes,
+        pending,
+        flights,
+        stages: stages(world),
+    }
 }
 
 #[cfg(test)]
@@ -290,18 +355,28 @@ mod tests {
             .collect();
         let before = cluster_view(&w);
         assert_eq!(before.nodes.len(), 3);
-        assert!(before.stages.iter().all(|s| s.at.is_none() || s.number == 7));
+        assert!(before
+            .stages
+            .iter()
+            .all(|s| s.at.is_none() || s.number == 7));
         crate::cmd::run(&mut w, "kubectl apply -f d.yaml", &files, 10 * SECOND);
         w.run_for(20 * SECOND);
         let v = cluster_view(&w);
         let pods: usize = v.nodes.iter().map(|n| n.pods.len()).sum();
         assert_eq!(pods, 2);
-        assert!(v.nodes.iter().flat_map(|n| &n.pods).all(|p| p.status == "Running" && p.ready));
+        assert!(v
+            .nodes
+            .iter()
+            .flat_map(|n| &n.pods)
+            .all(|p| p.status == "Running" && p.ready));
         for s in &v.stages[..6] {
             assert!(s.at.is_some(), "stage {} happened: {s:?}", s.number);
         }
         let times: Vec<Time> = v.stages[..6].iter().map(|s| s.at.unwrap_or(0)).collect();
-        assert!(times.windows(2).all(|w| w[0] <= w[1]), "stages in causal order: {times:?}");
+        assert!(
+            times.windows(2).all(|w| w[0] <= w[1]),
+            "stages in causal order: {times:?}"
+        );
         assert!(v.components.iter().all(|c| c.running));
     }
 }

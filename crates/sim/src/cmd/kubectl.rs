@@ -122,6 +122,13 @@ pub fn task(
         "describe" => Box::pin(crate::cmd::get::describe(ctx)),
         "rollout" => Box::pin(crate::cmd::rollout::rollout(ctx)),
         "version" => Box::pin(version(ctx)),
+        "set" => Box::pin(crate::cmd::edit::set(ctx)),
+        "label" => Box::pin(crate::cmd::edit::label(ctx, false)),
+        "annotate" => Box::pin(crate::cmd::edit::label(ctx, true)),
+        "patch" => Box::pin(crate::cmd::edit::patch(ctx)),
+        "cordon" => Box::pin(crate::cmd::edit::cordon(ctx, true)),
+        "uncordon" => Box::pin(crate::cmd::edit::cordon(ctx, false)),
+        "taint" => Box::pin(crate::cmd::edit::taint(ctx)),
         other => {
             let other = other.to_string();
             Box::pin(async move {
@@ -203,6 +210,16 @@ const ROLLOUT_FLAGS: &[Flag] = &[
     flag("selector", Some('l'), true),
     flag("output", Some('o'), true),
 ];
+const OVERWRITE_FLAGS: &[Flag] = &[
+    flag("overwrite", None, false),
+    flag("all", None, false),
+    flag("selector", Some('l'), true),
+];
+const PATCH_FLAGS: &[Flag] = &[
+    flag("patch", Some('p'), true),
+    flag("type", None, true),
+    flag("filename", Some('f'), true),
+];
 const VERSION_FLAGS: &[Flag] = &[flag("client", None, false), flag("output", Some('o'), true)];
 
 fn sub_flags(sub: &str) -> &'static [Flag] {
@@ -214,6 +231,8 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
         "describe" => DESCRIBE_FLAGS,
         "rollout" => ROLLOUT_FLAGS,
         "version" => VERSION_FLAGS,
+        "label" | "annotate" | "taint" => OVERWRITE_FLAGS,
+        "patch" => PATCH_FLAGS,
         _ => &[],
     }
 }

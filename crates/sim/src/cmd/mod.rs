@@ -2,6 +2,7 @@
 //! kubectl, etcdctl, ssh and sim.
 
 pub mod apply;
+pub mod edit;
 pub mod etcdctl;
 pub mod expose;
 pub mod flags;
