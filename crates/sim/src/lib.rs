@@ -3,6 +3,7 @@
 //! Pure Rust: no browser dependency, so every behaviour is tested natively with `cargo test`
 //! and the same code runs in the page compiled to wasm32.
 
+pub mod apiserver;
 pub mod object;
 pub mod rng;
 pub mod time;

@@ -1,0 +1,1 @@
+//! Admission plugins' pure logic.

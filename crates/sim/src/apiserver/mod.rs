@@ -1,0 +1,7 @@
+//! The kube-apiserver's pure request logic: defaulting, validation and admission plugins.
+
+pub mod admission;
+pub mod defaults;
+pub mod field_error;
+pub mod quantity;
+pub mod validation;
