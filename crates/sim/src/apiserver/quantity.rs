@@ -217,6 +217,12 @@ impl PartialEq for Quantity {
     }
 }
 
+impl PartialOrd for Quantity {
+    fn partial_cmp(&self, other: &Quantity) -> Option<Ordering> {
+        Some(self.cmp_value(other))
+    }
+}
+
 fn decimal_canonical(mantissa: i128, scale: i32, format: Format) -> String {
     let (mut m, times) = remove_factors(mantissa, 10);
     let mut e = scale.saturating_add(times);
@@ -257,7 +263,7 @@ fn remove_factors(value: i128, base: i128) -> (i128, i32) {
     let mut v = value.unsigned_abs();
     let b = base as u128;
     let mut times = 0;
-    while v >= b && v % b == 0 {
+    while v >= b && v.is_multiple_of(b) {
         v /= b;
         times += 1;
     }
@@ -616,11 +622,5 @@ mod tests {
                 );
             }
         }
-    }
-}
-
-impl PartialOrd for Quantity {
-    fn partial_cmp(&self, other: &Quantity) -> Option<Ordering> {
-        Some(self.cmp_value(other))
     }
 }

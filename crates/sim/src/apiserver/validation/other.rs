@@ -213,16 +213,14 @@ pub fn validate_secret(s: &Secret) -> Vec<FieldError> {
                 }
             }
         }
-        "kubernetes.io/basic-auth" => {
-            if !data.contains_key("username") && !data.contains_key("password") {
-                errs.push(FieldError::required(&dp.key("username"), ""));
-                errs.push(FieldError::required(&dp.key("password"), ""));
-            }
+        "kubernetes.io/basic-auth"
+            if !data.contains_key("username") && !data.contains_key("password") =>
+        {
+            errs.push(FieldError::required(&dp.key("username"), ""));
+            errs.push(FieldError::required(&dp.key("password"), ""));
         }
-        "kubernetes.io/ssh-auth" => {
-            if data.get("ssh-privatekey").is_none_or(|v| v.0.is_empty()) {
-                errs.push(FieldError::required(&dp.key("ssh-privatekey"), ""));
-            }
+        "kubernetes.io/ssh-auth" if data.get("ssh-privatekey").is_none_or(|v| v.0.is_empty()) => {
+            errs.push(FieldError::required(&dp.key("ssh-privatekey"), ""));
         }
         "kubernetes.io/tls" => {
             required("tls.crt", &mut errs);

@@ -67,20 +67,18 @@ pub fn validate_pod_spec(
         for (i, c) in spec.containers.iter().enumerate() {
             for (j, p) in c.ports.iter().flatten().enumerate() {
                 let hp = p.host_port.unwrap_or(0);
-                if pod_meta.is_some() || hp != 0 {
-                    if hp != p.container_port {
-                        let hp_path = path
-                            .child("containers")
-                            .index(i)
-                            .child("ports")
-                            .index(j)
-                            .child("hostPort");
-                        errs.push(FieldError::invalid(
-                            &hp_path,
-                            hp,
-                            "must match `containerPort` when `hostNetwork` is true",
-                        ));
-                    }
+                if (pod_meta.is_some() || hp != 0) && hp != p.container_port {
+                    let hp_path = path
+                        .child("containers")
+                        .index(i)
+                        .child("ports")
+                        .index(j)
+                        .child("hostPort");
+                    errs.push(FieldError::invalid(
+                        &hp_path,
+                        hp,
+                        "must match `containerPort` when `hostNetwork` is true",
+                    ));
                 }
             }
         }
