@@ -5,3 +5,6 @@ pub mod defaults;
 pub mod field_error;
 pub mod quantity;
 pub mod validation;
+
+#[cfg(test)]
+mod fuzz_tests;
