@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::{Container, Pod, ResourceQuota};
+use k8s_openapi::api::core::v1::{Container, Pod, PodAffinityTerm, PodSpec, ResourceQuota};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 
 use super::{forbidden, AdmissionError, Operation};
@@ -270,7 +270,7 @@ fn scope_matches(scope: &str, op: &str, values: &[String], pod: &Pod) -> bool {
     let spec = pod.spec.clone().unwrap_or_default();
     match scope {
         "Terminating" => spec.active_deadline_seconds.is_some_and(|d| d >= 0),
-        "NotTerminating" => !spec.active_deadline_seconds.is_some_and(|d| d >= 0),
+        "NotTerminating" => spec.active_deadline_seconds.is_none_or(|d| d < 0),
         "BestEffort" => is_best_effort(pod),
         "NotBestEffort" => !is_best_effort(pod),
         "PriorityClass" => {
@@ -278,14 +278,48 @@ fn scope_matches(scope: &str, op: &str, values: &[String], pod: &Pod) -> bool {
             match op {
                 "In" => values.contains(&pc),
                 "NotIn" => !values.contains(&pc),
-                "Exists" => true,
+                // `Exists` only asks whether the pod names a class at all.
+                "Exists" => !pc.is_empty(),
                 "DoesNotExist" => false,
                 _ => false,
             }
         }
-        "CrossNamespacePodAffinity" => false,
+        "CrossNamespacePodAffinity" => has_cross_namespace_affinity(&spec),
         _ => false,
     }
+}
+
+/// `podHasCrossNamespacePodAffinity`: some (anti-)affinity term names namespaces or has
+/// a namespace selector.
+fn has_cross_namespace_affinity(spec: &PodSpec) -> bool {
+    let Some(a) = spec.affinity.as_ref() else {
+        return false;
+    };
+    let cross = |t: &PodAffinityTerm| {
+        t.namespaces.as_ref().is_some_and(|n| !n.is_empty()) || t.namespace_selector.is_some()
+    };
+    let affinity = a.pod_affinity.as_ref().map(|p| {
+        (
+            &p.required_during_scheduling_ignored_during_execution,
+            &p.preferred_during_scheduling_ignored_during_execution,
+        )
+    });
+    let anti = a.pod_anti_affinity.as_ref().map(|p| {
+        (
+            &p.required_during_scheduling_ignored_during_execution,
+            &p.preferred_during_scheduling_ignored_during_execution,
+        )
+    });
+    [affinity, anti]
+        .into_iter()
+        .flatten()
+        .any(|(required, preferred)| {
+            required.iter().flatten().any(cross)
+                || preferred
+                    .iter()
+                    .flatten()
+                    .any(|w| cross(&w.pod_affinity_term))
+        })
 }
 
 /// `evaluator.Matches`: the quota tracks one of the object's resources (by its

@@ -1,7 +1,7 @@
 //! apps/v1 validation: Deployment, ReplicaSet, StatefulSet, DaemonSet, including the
 //! registry strategies' selector immutability on update.
 
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -17,16 +17,16 @@ pub fn selector_opt(sel: &LabelSelector) -> Option<&LabelSelector> {
     (sel.match_labels.is_some() || sel.match_expressions.is_some()).then_some(sel)
 }
 
-fn selector_value(sel: Option<&LabelSelector>) -> BadValue {
+pub(super) fn selector_value(sel: Option<&LabelSelector>) -> BadValue {
     sel.map_or(BadValue::Json("null".into()), |s| selector_json(s).into())
 }
 
-fn is_empty_selector(sel: &LabelSelector) -> bool {
+pub(super) fn is_empty_selector(sel: &LabelSelector) -> bool {
     sel.match_labels.as_ref().is_none_or(|m| m.is_empty())
         && sel.match_expressions.as_ref().is_none_or(|e| e.is_empty())
 }
 
-fn int_or_string_json(v: &IntOrString) -> GoJson {
+pub(super) fn int_or_string_json(v: &IntOrString) -> GoJson {
     match v {
         IntOrString::Int(i) => GoJson::Int(i64::from(*i)),
         IntOrString::String(s) => GoJson::str(s),
@@ -44,7 +44,7 @@ fn percent(v: &IntOrString) -> Option<i64> {
     }
 }
 
-fn int_or_percent_value(v: &IntOrString) -> i64 {
+pub(super) fn int_or_percent_value(v: &IntOrString) -> i64 {
     match (percent(v), v) {
         (Some(p), _) => p,
         (None, IntOrString::Int(i)) => i64::from(*i),
@@ -53,7 +53,7 @@ fn int_or_percent_value(v: &IntOrString) -> i64 {
 }
 
 /// `ValidatePositiveIntOrPercent`.
-fn validate_positive_int_or_percent(v: &IntOrString, path: &Path) -> Vec<FieldError> {
+pub(super) fn validate_positive_int_or_percent(v: &IntOrString, path: &Path) -> Vec<FieldError> {
     match v {
         IntOrString::String(s) if percent(v).is_none() || s.is_empty() => {
             let msg = regex_error(
@@ -69,7 +69,7 @@ fn validate_positive_int_or_percent(v: &IntOrString, path: &Path) -> Vec<FieldEr
 }
 
 /// `IsNotMoreThan100Percent`.
-fn not_more_than_100_percent(v: &IntOrString, path: &Path) -> Vec<FieldError> {
+pub(super) fn not_more_than_100_percent(v: &IntOrString, path: &Path) -> Vec<FieldError> {
     match percent(v) {
         Some(p) if p > 100 => vec![FieldError::invalid(
             path,
@@ -104,7 +104,11 @@ fn validate_template_for_controller(
     errs
 }
 
-fn restart_always_no_deadline(t: &PodTemplateSpec, kind: &str, path: &Path) -> Vec<FieldError> {
+pub(super) fn restart_always_no_deadline(
+    t: &PodTemplateSpec,
+    kind: &str,
+    path: &Path,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let spec = t.spec.clone().unwrap_or_default();
     let rp = spec.restart_policy.unwrap_or_default();
@@ -467,190 +471,6 @@ pub fn validate_daemon_set_update(new: &DaemonSet, old: &DaemonSet) -> Vec<Field
         old.spec.clone().unwrap_or_default(),
     );
     errs.extend(selector_immutable(&ns.selector, &os.selector));
-    errs
-}
-
-/// `ValidateStatefulSet` (StatefulSet names are DNS labels; upstream does not validate the
-/// template's pod spec, only its labels and annotations).
-pub fn validate_stateful_set(s: &StatefulSet) -> Vec<FieldError> {
-    let mut errs =
-        validate_object_meta(&s.metadata, true, name_is_dns_label, &Path::new("metadata"));
-    errs.extend(validate_stateful_set_spec(s));
-    errs
-}
-
-fn validate_stateful_set_spec(s: &StatefulSet) -> Vec<FieldError> {
-    let spec = s.spec.clone().unwrap_or_default();
-    let p = Path::new("spec");
-    let mut errs = Vec::new();
-    match spec.pod_management_policy.as_deref().unwrap_or("") {
-        "" => errs.push(FieldError::required(&p.child("podManagementPolicy"), "")),
-        "OrderedReady" | "Parallel" => {}
-        other => errs.push(FieldError::invalid(
-            &p.child("podManagementPolicy"),
-            BadValue::typed_str(other),
-            "must be 'OrderedReady' or 'Parallel'",
-        )),
-    }
-    let us = spec.update_strategy.clone().unwrap_or_default();
-    let up = p.child("updateStrategy");
-    let ru_json = |ru: &k8s_openapi::api::apps::v1::RollingUpdateStatefulSetStrategy| {
-        GoJson::obj(vec![
-            (
-                "Partition",
-                GoJson::Int(i64::from(ru.partition.unwrap_or(0))),
-            ),
-            (
-                "MaxUnavailable",
-                ru.max_unavailable
-                    .as_ref()
-                    .map_or(GoJson::Null, int_or_string_json),
-            ),
-        ])
-    };
-    match us.type_.as_deref().unwrap_or("") {
-        "" => errs.push(FieldError::required(&up, "")),
-        "OnDelete" => {
-            if let Some(ru) = us.rolling_update.as_ref() {
-                errs.push(FieldError::invalid(
-                    &up.child("rollingUpdate"),
-                    ru_json(ru),
-                    "only allowed for updateStrategy 'RollingUpdate'",
-                ));
-            }
-        }
-        "RollingUpdate" => {
-            if let Some(ru) = us.rolling_update.as_ref() {
-                let rp = up.child("rollingUpdate");
-                errs.extend(validate_nonnegative(
-                    i64::from(ru.partition.unwrap_or(0)),
-                    &rp.child("partition"),
-                ));
-                if let Some(mu) = ru.max_unavailable.as_ref() {
-                    let mp = rp.child("maxUnavailable");
-                    errs.extend(validate_positive_int_or_percent(mu, &mp));
-                    if int_or_percent_value(mu) == 0 {
-                        errs.push(FieldError::invalid(
-                            &mp,
-                            int_or_string_json(mu),
-                            "cannot be 0",
-                        ));
-                    }
-                    errs.extend(not_more_than_100_percent(mu, &mp));
-                }
-            }
-        }
-        other => {
-            let value = GoJson::obj(vec![
-                ("Type", GoJson::str(other)),
-                (
-                    "RollingUpdate",
-                    us.rolling_update.as_ref().map_or(GoJson::Null, ru_json),
-                ),
-            ]);
-            errs.push(FieldError::invalid(
-                &up,
-                value,
-                "must be 'RollingUpdate' or 'OnDelete'",
-            ));
-        }
-    }
-    if let Some(policy) = spec.persistent_volume_claim_retention_policy.as_ref() {
-        let pp = p.child("persistentVolumeClaimRetentionPolicy");
-        for (name, v) in [
-            ("whenDeleted", &policy.when_deleted),
-            ("whenScaled", &policy.when_scaled),
-        ] {
-            let v = v.as_deref().unwrap_or("");
-            if v != "Retain" && v != "Delete" {
-                errs.push(FieldError::not_supported(
-                    &pp.child(name),
-                    BadValue::typed_str(v),
-                    &["Retain", "Delete"],
-                ));
-            }
-        }
-    }
-    errs.extend(validate_nonnegative(
-        i64::from(spec.replicas.unwrap_or(0)),
-        &p.child("replicas"),
-    ));
-    errs.extend(validate_nonnegative(
-        i64::from(spec.min_ready_seconds.unwrap_or(0)),
-        &p.child("minReadySeconds"),
-    ));
-    if let Some(o) = spec.ordinals.as_ref() {
-        errs.extend(validate_nonnegative(
-            i64::from(o.start.unwrap_or(0)),
-            &p.child("ordinals.start"),
-        ));
-    }
-    let sel = selector_opt(&spec.selector);
-    let sp = p.child("selector");
-    match sel {
-        None => errs.push(FieldError::required(&sp, "")),
-        Some(s) => {
-            errs.extend(validate_label_selector(Some(s), &sp));
-            if is_empty_selector(s) {
-                errs.push(FieldError::invalid(
-                    &sp,
-                    selector_json(s),
-                    "empty selector is invalid for statefulset",
-                ));
-            }
-        }
-    }
-    match Selector::from_label_selector(sel) {
-        Err(_) => errs.push(FieldError::invalid(&sp, selector_value(sel), "")),
-        Ok(selector) => {
-            let tp = p.child("template");
-            let meta = spec.template.metadata.clone().unwrap_or_default();
-            if !selector.is_empty() && !selector.matches(meta.labels.as_ref()) {
-                errs.push(FieldError::invalid(
-                    &tp.child("metadata").child("labels"),
-                    BadValue::string_map(meta.labels.as_ref()),
-                    "`selector` does not match template `labels`",
-                ));
-            }
-            errs.extend(validate_labels(meta.labels.as_ref(), &tp.child("labels")));
-            errs.extend(validate_annotations(
-                meta.annotations.as_ref(),
-                &tp.child("annotations"),
-            ));
-        }
-    }
-    errs.extend(restart_always_no_deadline(
-        &spec.template,
-        "StatefulSet",
-        &p.child("template"),
-    ));
-    errs
-}
-
-/// `ValidateStatefulSetUpdate`: only replicas, ordinals, template, updateStrategy,
-/// persistentVolumeClaimRetentionPolicy and minReadySeconds may change.
-pub fn validate_stateful_set_update(new: &StatefulSet, old: &StatefulSet) -> Vec<FieldError> {
-    let mut errs =
-        validate_object_meta_update(&new.metadata, &old.metadata, &Path::new("metadata"));
-    errs.extend(validate_stateful_set_spec(new));
-    let mask = |s: &StatefulSet| {
-        let mut spec = s.spec.clone().unwrap_or_default();
-        spec.replicas = None;
-        spec.template = PodTemplateSpec::default();
-        spec.update_strategy = None;
-        spec.min_ready_seconds = None;
-        spec.ordinals = None;
-        spec.persistent_volume_claim_retention_policy = None;
-        let mut v = serde_json::to_value(spec).unwrap_or_default();
-        normalize_empty(&mut v);
-        v
-    };
-    if mask(new) != mask(old) {
-        errs.push(FieldError::forbidden(
-            &Path::new("spec"),
-            "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
-        ));
-    }
     errs
 }
 

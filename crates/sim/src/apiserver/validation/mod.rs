@@ -8,12 +8,21 @@
 pub mod apps;
 pub mod batch;
 pub mod container;
+pub mod dns;
+pub mod endpoints;
+pub mod env;
 pub mod meta;
+pub mod mounts;
 pub mod names;
 pub mod other;
 pub mod pod;
+pub mod probes;
+pub mod quota;
 pub mod rbac;
+pub mod resources;
+pub mod scheduling;
 pub mod service;
+pub mod statefulset;
 pub mod storage;
 pub mod volumes;
 
@@ -30,7 +39,7 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
         Object::Pod(p) => pod::validate_pod_create(p),
         Object::Deployment(d) => apps::validate_deployment(d),
         Object::ReplicaSet(r) => apps::validate_replica_set(r),
-        Object::StatefulSet(s) => apps::validate_stateful_set(s),
+        Object::StatefulSet(s) => statefulset::validate_stateful_set(s),
         Object::DaemonSet(d) => apps::validate_daemon_set(d),
         Object::Job(j) => batch::validate_job(j),
         Object::Service(s) => {
@@ -42,15 +51,15 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
                 alloc
             }
         }
-        Object::Endpoints(e) => service::validate_endpoints(e),
-        Object::EndpointSlice(e) => service::validate_endpoint_slice(e),
+        Object::Endpoints(e) => endpoints::validate_endpoints(e),
+        Object::EndpointSlice(e) => endpoints::validate_endpoint_slice(e),
         Object::Namespace(n) => other::validate_namespace(n),
         Object::ConfigMap(c) => other::validate_config_map(c),
         Object::Secret(s) => other::validate_secret(s),
         Object::ServiceAccount(s) => other::validate_service_account(s),
         Object::Node(n) => other::validate_node(n),
-        Object::LimitRange(l) => other::validate_limit_range(l),
-        Object::ResourceQuota(q) => other::validate_resource_quota(q),
+        Object::LimitRange(l) => quota::validate_limit_range(l),
+        Object::ResourceQuota(q) => quota::validate_resource_quota(q),
         Object::PriorityClass(p) => other::validate_priority_class(p),
         Object::Lease(l) => other::validate_lease(l),
         Object::Event(e) => other::validate_event(e),
@@ -84,7 +93,7 @@ pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
         (Object::Deployment(n), Object::Deployment(o)) => apps::validate_deployment_update(n, o),
         (Object::ReplicaSet(n), Object::ReplicaSet(o)) => apps::validate_replica_set_update(n, o),
         (Object::StatefulSet(n), Object::StatefulSet(o)) => {
-            apps::validate_stateful_set_update(n, o)
+            statefulset::validate_stateful_set_update(n, o)
         }
         (Object::DaemonSet(n), Object::DaemonSet(o)) => apps::validate_daemon_set_update(n, o),
         (Object::Job(n), Object::Job(o)) => batch::validate_job_update(n, o),
@@ -93,7 +102,7 @@ pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
         (Object::Secret(n), Object::Secret(o)) => other::validate_secret_update(n, o),
         (Object::Node(n), Object::Node(o)) => other::validate_node_update(n, o),
         (Object::ResourceQuota(n), Object::ResourceQuota(o)) => {
-            other::validate_resource_quota_update(n, o)
+            quota::validate_resource_quota_update(n, o)
         }
         (Object::PriorityClass(n), Object::PriorityClass(o)) => {
             other::validate_priority_class_update(n, o)

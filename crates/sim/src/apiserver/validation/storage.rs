@@ -5,9 +5,9 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::api::storage::v1::StorageClass;
 
-use super::container::{qty, validate_resource_quantity_value};
 use super::meta::{validate_label_selector, validate_object_meta, validate_object_meta_update};
 use super::names::*;
+use super::resources::{qty, validate_resource_quantity_value};
 use crate::apiserver::field_error::{BadValue, FieldError, GoJson, Path};
 
 const ACCESS_MODES: &[&str] = &[

@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::core::v1::{KeyToPath, Volume};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use super::container::{
-    validate_field_ref, validate_local_descending_path, validate_no_backsteps, Volumes,
-};
+use super::container::Volumes;
+use super::env::validate_field_ref;
+use super::mounts::{validate_local_descending_path, validate_no_backsteps};
 use super::names::*;
 use crate::apiserver::field_error::{BadValue, FieldError, Path};
 
@@ -208,7 +208,7 @@ fn validate_volume_source(v: &Volume, path: &Path, pod_name: &str) -> Vec<FieldE
                 .empty_dir
                 .as_ref()
                 .and_then(|e| e.size_limit.as_ref())
-                .and_then(super::container::qty)
+                .and_then(super::resources::qty)
                 .is_some_and(|q| q.sign() < 0);
             if neg {
                 errs.push(FieldError::forbidden(

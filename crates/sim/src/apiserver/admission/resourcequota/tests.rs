@@ -136,3 +136,32 @@ fn pod_requests_follow_init_container_rules() {
         "containers": [{"name": "a", "resources": {"requests": {"cpu": "500m"}}}, {"name": "b", "resources": {"requests": {"cpu": "500m"}}}]}})).unwrap();
     assert_eq!(pod_requests(&p)["cpu"].canonical(), "2");
 }
+
+#[test]
+fn scope_selectors_match_priority_class_and_cross_namespace_affinity() {
+    let mut q = quota("scoped", json!({"pods": "0"}), json!({"pods": "0"}));
+    q.spec.as_mut().unwrap().scope_selector = serde_json::from_value(
+        json!({"matchExpressions": [{"scopeName": "PriorityClass", "operator": "Exists"}]}),
+    )
+    .unwrap();
+    let plain = pod("a", json!({}));
+    assert!(check(Operation::Create, &plain, None, std::slice::from_ref(&q)).is_ok());
+    let mut high = plain.clone();
+    if let Object::Pod(p) = &mut high {
+        p.spec.as_mut().unwrap().priority_class_name = Some("high".into());
+    }
+    assert!(check(Operation::Create, &high, None, std::slice::from_ref(&q)).is_err());
+
+    q.spec.as_mut().unwrap().scope_selector = serde_json::from_value(
+        json!({"matchExpressions": [{"scopeName": "CrossNamespacePodAffinity", "operator": "Exists"}]}),
+    )
+    .unwrap();
+    assert!(check(Operation::Create, &plain, None, std::slice::from_ref(&q)).is_ok());
+    let mut cross = plain.clone();
+    if let Object::Pod(p) = &mut cross {
+        p.spec.as_mut().unwrap().affinity = serde_json::from_value(json!({"podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone", "namespaceSelector": {}}]}}))
+        .unwrap();
+    }
+    assert!(check(Operation::Create, &cross, None, &[q]).is_err());
+}
