@@ -343,6 +343,34 @@ impl KubeScheduler {
                     .or_insert(0) += 1;
                 continue;
             }
+            let tols = pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.tolerations.clone())
+                .unwrap_or_default();
+            let untolerated = n
+                .spec
+                .as_ref()
+                .and_then(|s| s.taints.clone())
+                .unwrap_or_default()
+                .iter()
+                .any(|t| {
+                    (t.effect == "NoSchedule" || t.effect == "NoExecute")
+                        && !tols.iter().any(|tol| {
+                            (tol.key.as_deref() == Some(&t.key)
+                                || (tol.key.is_none() && tol.operator.as_deref() == Some("Exists")))
+                                && tol
+                                    .effect
+                                    .as_deref()
+                                    .is_none_or(|e| e.is_empty() || e == t.effect)
+                        })
+                });
+            if untolerated {
+                *fails
+                    .entry("node(s) had untolerated taint(s)".into())
+                    .or_insert(0) += 1;
+                continue;
+            }
             let (req_cpu, req_mem) = pod_requests(pod);
             let (used_cpu, used_mem) = self.usage_on(&name);
             let alloc = n
