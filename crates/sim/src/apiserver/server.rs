@@ -96,6 +96,7 @@ pub struct ApiServer {
     audit: VecDeque<AuditEntry>,
     served: u64,
     compact_candidate: u64,
+    relists: u64,
 }
 
 impl ApiServer {
@@ -114,6 +115,7 @@ impl ApiServer {
             audit: VecDeque::new(),
             served: 0,
             compact_candidate: 0,
+            relists: 0,
         }
     }
 
@@ -143,6 +145,12 @@ impl ApiServer {
         self.served
     }
 
+    /// How many times the watch cache was rebuilt from a full list because its etcd
+    /// watch fell below the compaction point.
+    pub fn relists(&self) -> u64 {
+        self.relists
+    }
+
     /// Number of open client watches.
     pub fn watch_count(&self) -> usize {
         self.watchers.len()
@@ -163,9 +171,22 @@ impl ApiServer {
                 key: "/registry/".into(),
                 prefix: true,
                 limit: 0,
+                revision: 0,
             },
             Pending::Load,
         );
+    }
+
+    fn watch_etcd(&mut self, ctx: &mut Ctx, start_revision: u64) {
+        let id = self.etcd(
+            ctx,
+            EtcdOp::Watch {
+                prefix: "/registry/".into(),
+                start_revision,
+            },
+            Pending::Watch,
+        );
+        self.etcd_watch = Some(id);
     }
 
     /// Handles a message.
@@ -203,7 +224,13 @@ impl ApiServer {
                         .values()
                         .any(|p| matches!(p, Pending::Load | Pending::Watch))
                 {
-                    self.load(ctx);
+                    if self.ready {
+                        // Like the cacher's reflector: resume the watch where the cache
+                        // stopped; only a compacted revision forces a relist.
+                        self.watch_etcd(ctx, self.cache.revision() + 1);
+                    } else {
+                        self.load(ctx);
+                    }
                 }
             }
             Payload::Timer(TIMER_COMPACT) => {
@@ -295,6 +322,9 @@ impl ApiServer {
             let s = authz::forbidden(&r.user, &attrs);
             return self.respond(ctx, r, Err(s));
         }
+        if r.req.kind == Kind::SelfSubjectAccessReview {
+            return self.access_review(ctx, r);
+        }
         match r.req.verb {
             Verb::Get => {
                 let key = crate::object::ObjectKey::new(r.req.kind, &r.req.namespace, &r.req.name)
@@ -310,6 +340,7 @@ impl ApiServer {
                         key,
                         prefix: false,
                         limit: 0,
+                        revision: 0,
                     },
                     Pending::Get(r),
                 );
@@ -328,6 +359,7 @@ impl ApiServer {
                         key,
                         prefix: true,
                         limit: 1,
+                        revision: 0,
                     },
                     Pending::ReadRevision(r),
                 );
@@ -386,15 +418,7 @@ impl ApiServer {
                     if was_ready {
                         self.expire_all_watches(ctx);
                     }
-                    let id = self.etcd(
-                        ctx,
-                        EtcdOp::Watch {
-                            prefix: "/registry/".into(),
-                            start_revision: revision + 1,
-                        },
-                        Pending::Watch,
-                    );
-                    self.etcd_watch = Some(id);
+                    self.watch_etcd(ctx, revision + 1);
                     self.ready = true;
                     for (client, req, _) in std::mem::take(&mut self.not_ready_queue) {
                         self.serve(ctx, client, req);
@@ -508,7 +532,11 @@ impl ApiServer {
                 self.release_waiting(ctx);
             }
             Err(_) => {
+                // `mvcc: required revision has been compacted`: what happened in between
+                // is gone from etcd's history, so list everything again; client watches
+                // end with 410 Gone and their informers relist too.
                 self.etcd_watch = None;
+                self.relists += 1;
                 self.load(ctx);
             }
         }
@@ -596,6 +624,34 @@ impl ApiServer {
             }
         }
         self.watchers.add(client, id, w);
+    }
+
+    /// `SelfSubjectAccessReview`: authorizes the spec's attributes for the requester
+    /// and answers with the verdict; nothing is stored.
+    fn access_review(&mut self, ctx: &mut Ctx, r: Request) {
+        if r.req.verb != Verb::Create {
+            let s = Status::new(
+                405,
+                crate::api::StatusReason::MethodNotAllowed,
+                "the server does not allow this method on the requested resource",
+            );
+            return self.respond(ctx, r, Err(s));
+        }
+        let review = match write::decode_request_body(&r.req) {
+            Ok(Object::SelfSubjectAccessReview(x)) => x,
+            Ok(_) => return self.respond(ctx, r, Err(Status::bad_request("not a review"))),
+            Err(s) => return self.respond(ctx, r, Err(s)),
+        };
+        let allowed = authz::review(&r.user, &review.spec, &self.cache);
+        let mut out = review;
+        out.status = Some(
+            k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus {
+                allowed,
+                ..Default::default()
+            },
+        );
+        let o = Arc::new(Object::SelfSubjectAccessReview(out));
+        self.respond(ctx, r, Ok(ApiResult::Object(o)));
     }
 
     fn expire_all_watches(&mut self, ctx: &mut Ctx) {

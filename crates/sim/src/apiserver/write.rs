@@ -11,7 +11,7 @@ use crate::api::{
 };
 use crate::apiserver::server::{ApiServer, Request};
 use crate::apiserver::watch::with_rv;
-use crate::apiserver::{admission_chain, patch, strategy};
+use crate::apiserver::{admission_chain, namespace, patch, strategy};
 use crate::etcd::{Expect, KeyValue, TxnOp};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::{k8s_time, Time};
@@ -125,11 +125,17 @@ pub(crate) fn compute(
             }
             Ok(op)
         }
+        (Verb::Update, Some(Subresource::Finalize)) => namespace::finalize(req, current),
         (Verb::Update, sub) => {
             let current = current.ok_or_else(|| Status::not_found(req.kind, &req.name))?;
-            let new = decode_body(req)?;
+            let mut new = decode_body(req)?;
             check_name(req, &new)?;
             let precondition = new.resource_version() != 0;
+            if !precondition {
+                // An unconditional update (every kind here allows one) applies to the
+                // current version.
+                new.meta_mut().resource_version = current.meta().resource_version.clone();
+            }
             if precondition && new.resource_version() != current.resource_version() {
                 return Err(Status::conflict(req.kind, &req.name));
             }
@@ -156,6 +162,9 @@ pub(crate) fn compute(
             }
             update(s, req, sub, new, &current, false, now)
         }
+        (Verb::Delete, _) if req.kind == Kind::Namespace => {
+            namespace::delete_namespace(req, current, now)
+        }
         (Verb::Delete, _) => delete(req, current, now),
         _ => Err(Status::new(
             405,
@@ -165,8 +174,13 @@ pub(crate) fn compute(
     }
 }
 
+/// Decodes a request body strictly into an object of the request's kind.
+pub(crate) fn decode_request_body(req: &ApiRequest) -> Result<Object, Status> {
+    decode_body(req)
+}
+
 /// Decodes the request body strictly into an object of the request's kind.
-fn decode_body(req: &ApiRequest) -> Result<Object, Status> {
+pub(crate) fn decode_body(req: &ApiRequest) -> Result<Object, Status> {
     match &req.body {
         Body::Object(o) if o.kind() == req.kind => Ok(o.clone()),
         Body::Object(o) => Err(Status::bad_request(format!(
@@ -283,7 +297,8 @@ fn update(
     let expect = current.resource_version();
     // An object being deleted whose last finalizer is gone disappears now.
     let m = new.meta();
-    let finalizers_done = m.finalizers.as_ref().is_none_or(|f| f.is_empty());
+    let finalizers_done = m.finalizers.as_ref().is_none_or(|f| f.is_empty())
+        && namespace::namespace_finalizers(&new).is_empty();
     let grace_done = new.kind() != Kind::Pod || m.deletion_grace_period_seconds.unwrap_or(0) == 0;
     if m.deletion_timestamp.is_some() && finalizers_done && grace_done {
         return Ok(WriteOp::Delete { key, expect });

@@ -2,11 +2,15 @@
 //! kubectl, etcdctl, ssh and sim.
 
 pub mod apply;
+pub mod auth;
+pub mod create;
+pub mod drain;
 pub mod edit;
 pub mod etcdctl;
 pub mod expose;
 pub mod flags;
 pub mod get;
+pub mod kubeconfig;
 pub mod kubectl;
 pub mod rollout;
 pub mod sim;

@@ -1,13 +1,16 @@
 //! kube-controller-manager: shared informers feeding the Deployment, ReplicaSet,
-//! EndpointSlice, node lifecycle and garbage-collector controllers.
+//! EndpointSlice, node lifecycle, garbage-collector, namespace and service-account
+//! controllers.
 
 pub mod deployment;
 pub mod deployment_util;
 pub mod endpointslice;
 pub mod gc;
+pub mod namespace;
 pub mod nodelifecycle;
 pub mod ranking;
 pub mod replicaset;
+pub mod serviceaccount;
 pub mod util;
 
 use std::collections::BTreeMap;
@@ -37,6 +40,10 @@ pub struct Informers {
     pub endpointslices: Informer,
     /// Node leases (kube-node-lease).
     pub leases: Informer,
+    /// Namespaces.
+    pub namespaces: Informer,
+    /// ServiceAccounts.
+    pub serviceaccounts: Informer,
 }
 
 impl Informers {
@@ -49,10 +56,12 @@ impl Informers {
             services: Informer::new(Kind::Service, 105),
             endpointslices: Informer::new(Kind::EndpointSlice, 106),
             leases: Informer::new(Kind::Lease, 107).in_namespace("kube-node-lease"),
+            namespaces: Informer::new(Kind::Namespace, 108),
+            serviceaccounts: Informer::new(Kind::ServiceAccount, 109),
         }
     }
 
-    fn all_mut(&mut self) -> [&mut Informer; 7] {
+    fn all_mut(&mut self) -> [&mut Informer; 9] {
         [
             &mut self.pods,
             &mut self.replicasets,
@@ -61,6 +70,8 @@ impl Informers {
             &mut self.services,
             &mut self.endpointslices,
             &mut self.leases,
+            &mut self.namespaces,
+            &mut self.serviceaccounts,
         ]
     }
 
@@ -74,6 +85,8 @@ impl Informers {
             &self.services,
             &self.endpointslices,
             &self.leases,
+            &self.namespaces,
+            &self.serviceaccounts,
         ]
         .iter()
         .all(|i| i.has_synced())
@@ -160,6 +173,8 @@ impl ControllerManager {
             Box::new(endpointslice::EndpointSliceController::default()),
             Box::new(nodelifecycle::NodeLifecycleController::default()),
             Box::new(gc::GarbageCollector::default()),
+            Box::new(namespace::NamespaceController::default()),
+            Box::new(serviceaccount::ServiceAccountController::default()),
         ];
         ControllerManager {
             client: Client::new("system:kube-controller-manager", &[]),
