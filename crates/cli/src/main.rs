@@ -1,4 +1,7 @@
-//! `kubeloop`: run a scenario headless and print what its terminal printed.
+//! `kubeloop`: run a scenario headless and print what its terminal printed, or time the
+//! engine's benchmarks.
+
+mod bench;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -7,7 +10,42 @@ use kubeloop_sim::runner;
 use kubeloop_sim::scenario::parse_scenario;
 use kubeloop_sim::time::parse_duration;
 
-const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+
+fn bench_main(args: &[String]) -> ExitCode {
+    if args.first().map(String::as_str) != Some("apiserver") {
+        eprint!("kubeloop: bench needs a suite: apiserver\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    let mut o = bench::Options::default();
+    let mut it = args[1..].iter();
+    while let Some(flag) = it.next() {
+        let (name, inline) = match flag.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (flag.clone(), None),
+        };
+        let Some(v) = inline
+            .or_else(|| it.next().cloned())
+            .and_then(|v| v.parse::<usize>().ok())
+        else {
+            eprint!("kubeloop: {name} needs a number\n{USAGE}");
+            return ExitCode::from(2);
+        };
+        match name.as_str() {
+            "--writes" => o.writes = v,
+            "--clients" => o.clients = v,
+            "--watchers" => o.watchers = v,
+            "--pods" => o.pods = v,
+            "--runs" => o.runs = v,
+            _ => {
+                eprint!("kubeloop: unknown flag {name}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    bench::apiserver(&o);
+    ExitCode::SUCCESS
+}
 
 struct Args {
     scenario: String,
@@ -62,6 +100,9 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("bench") {
+        return bench_main(&argv[1..]);
+    }
     let args = match parse_args(&argv) {
         Ok(a) => a,
         Err(e) if e.is_empty() => {
