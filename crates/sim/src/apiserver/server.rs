@@ -386,7 +386,7 @@ impl ApiServer {
         match computed {
             Err(s) => self.respond(ctx, r, Err(s)),
             Ok(WriteOp::Respond(result)) => self.respond(ctx, r, Ok(result)),
-            Ok(op) => {
+            Ok(mut op) => {
                 let (key, expect, txn) = op.txn();
                 r.spans.push(Span {
                     stage: "etcd",

@@ -51,16 +51,21 @@ pub enum WriteOp {
 }
 
 impl WriteOp {
-    /// The transaction to send.
-    pub fn txn(&self) -> (String, Expect, TxnOp) {
+    /// The transaction to send. The object moves into it (the op keeps an empty
+    /// stand-in), so etcd holds the only reference and stamps its revision in place:
+    /// the watch cache and the response then share etcd's copy.
+    pub fn txn(&mut self) -> (String, Expect, TxnOp) {
+        let take = |o: &mut Arc<Object>| {
+            std::mem::replace(o, Arc::new(Object::ConfigMap(Default::default())))
+        };
         match self {
-            WriteOp::Create { key, obj } => (key.clone(), Expect::Absent, TxnOp::Put(obj.clone())),
+            WriteOp::Create { key, obj } => (key.clone(), Expect::Absent, TxnOp::Put(take(obj))),
             WriteOp::Update {
                 key, expect, obj, ..
             } => (
                 key.clone(),
                 Expect::ModRevision(*expect),
-                TxnOp::Put(obj.clone()),
+                TxnOp::Put(take(obj)),
             ),
             WriteOp::Delete { key, expect } => {
                 (key.clone(), Expect::ModRevision(*expect), TxnOp::Delete)
@@ -69,23 +74,20 @@ impl WriteOp {
         }
     }
 
-    /// The response after the transaction succeeded.
+    /// The response after the transaction succeeded: the object as etcd stored it.
     pub fn success(self, revision: u64, kv: Option<KeyValue>, prev: Option<KeyValue>) -> ApiResult {
+        let stored = |kv: Option<KeyValue>| {
+            kv.map(|k| with_rv(&k.value, k.mod_revision))
+                .unwrap_or_else(|| Arc::new(Object::Namespace(Default::default())))
+        };
         match self {
-            WriteOp::Create { obj, .. }
+            WriteOp::Create { .. }
             | WriteOp::Update {
-                obj,
-                status_only: false,
-                ..
-            } => {
-                let rv = kv.map_or(revision, |k| k.mod_revision);
-                ApiResult::Object(with_rv(&obj, rv))
-            }
+                status_only: false, ..
+            } => ApiResult::Object(stored(kv)),
             WriteOp::Update {
-                obj,
-                status_only: true,
-                ..
-            } => ApiResult::Success(obj),
+                status_only: true, ..
+            } => ApiResult::Success(stored(kv)),
             WriteOp::Delete { .. } => match prev {
                 Some(p) => ApiResult::Object(with_rv(&p.value, revision)),
                 None => ApiResult::Success(Arc::new(Object::Namespace(Default::default()))),
@@ -97,7 +99,10 @@ impl WriteOp {
     /// The error for a failed compare, or None when the write should be recomputed.
     pub fn conflict_status(&self, req: &ApiRequest, exists: bool) -> Option<Status> {
         match self {
-            WriteOp::Create { obj, .. } => Some(Status::already_exists(req.kind, obj.name())),
+            WriteOp::Create { key, .. } => {
+                let name = key.rsplit('/').next().unwrap_or_default();
+                Some(Status::already_exists(req.kind, name))
+            }
             WriteOp::Update {
                 precondition: true, ..
             } => Some(Status::conflict(req.kind, &req.name)),

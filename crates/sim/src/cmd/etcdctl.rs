@@ -50,8 +50,14 @@ const EXIT_INTERRUPTED: i32 = 5;
 /// Exit code of `cobrautl.ExitBadArgs`.
 const EXIT_BAD_ARGS: i32 = 128;
 
+/// The value as stored: the object's JSON without `resourceVersion` (the apiserver
+/// clears it before writing; it is the key's mod_revision).
 fn value_text(kv: &KeyValue) -> String {
-    serde_json::to_string(&kv.value.to_value()).unwrap_or_default()
+    let mut v = kv.value.to_value();
+    if let Some(m) = v.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+        m.remove("resourceVersion");
+    }
+    serde_json::to_string(&v).unwrap_or_default()
 }
 
 fn b64(s: &str) -> String {

@@ -327,8 +327,9 @@ impl Store {
             return (r, None);
         }
         match op {
-            TxnOp::Put(value) => {
+            TxnOp::Put(mut value) => {
                 self.revision += 1;
+                stamp(&mut value, self.revision);
                 let prev = current.cloned();
                 let kv = KeyValue {
                     key: key.to_string(),
@@ -423,5 +424,21 @@ impl Store {
     /// Writes an object at boot (before the world starts), bypassing the actor.
     pub fn bootstrap_put(&mut self, key: &str, value: Object) {
         let _ = self.txn(key, Expect::Any, TxnOp::Put(Arc::new(value)));
+    }
+}
+
+/// Stamps the revision of the write into the stored object's `resourceVersion`, as the
+/// apiserver's storage layer sets it on every object it decodes from etcd. Done here,
+/// in place, so etcd, the watch cache and every response share one copy per revision;
+/// printing a stored value (etcdctl) leaves it out again, as the stored bytes have none.
+fn stamp(value: &mut Arc<Object>, revision: u64) {
+    let rv = Some(revision.to_string());
+    match Arc::get_mut(value) {
+        Some(o) => o.meta_mut().resource_version = rv,
+        None => {
+            let mut o = (**value).clone();
+            o.meta_mut().resource_version = rv;
+            *value = Arc::new(o);
+        }
     }
 }
