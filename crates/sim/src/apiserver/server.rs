@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::api::{ApiRequest, ApiResponse, ApiResult, Status, Verb};
 use crate::apiserver::authz::{self, Attributes, UserInfo};
-use crate::apiserver::watch::{with_rv, CacheEvent, WatchCache, Watcher, Watchers};
+use crate::apiserver::watch::{with_rv, WatchCache, Watchers};
 use crate::apiserver::write::{self, WriteOp};
 use crate::cluster::ClusterConfig;
 use crate::etcd::{EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, KeyValue};
@@ -21,6 +21,8 @@ const AUDIT_CAPACITY: usize = 2000;
 const COMPACTION_INTERVAL: Time = 5 * MINUTE;
 /// How many times a write is retried after losing an optimistic-concurrency race.
 const MAX_WRITE_ATTEMPTS: u32 = 8;
+
+mod reads;
 
 const TIMER_RESYNC: u64 = 1;
 const TIMER_COMPACT: u64 = 2;
@@ -556,109 +558,6 @@ impl ApiServer {
         }
     }
 
-    fn finish_list(&mut self, ctx: &mut Ctx, r: Request) {
-        let w = watcher_of(&r.req);
-        let items: Vec<Arc<Object>> = if r.req.kind == Kind::Pod && node_filter(&w).is_some() {
-            let node = node_filter(&w).unwrap_or_default();
-            self.cache
-                .pods_on_node(&node)
-                .into_iter()
-                .filter(|o| matches_watcher(&w, o))
-                .collect()
-        } else {
-            self.cache
-                .list(r.req.kind, &r.req.namespace)
-                .into_iter()
-                .filter(|o| matches_watcher(&w, o))
-                .collect()
-        };
-        let resource_version = self.cache.revision();
-        self.respond(
-            ctx,
-            r,
-            Ok(ApiResult::List {
-                items,
-                resource_version,
-            }),
-        );
-    }
-
-    fn start_watch(&mut self, ctx: &mut Ctx, r: Request) {
-        let w = watcher_of(&r.req);
-        let id = r.req.id;
-        let client = r.client;
-        let rv = r.req.options.resource_version.unwrap_or(0);
-        let backlog: Vec<CacheEvent> = if rv == 0 {
-            // "Get state and start at most recent": synthetic ADDED for what exists now.
-            self.cache
-                .list(r.req.kind, &r.req.namespace)
-                .into_iter()
-                .map(|o| CacheEvent {
-                    revision: o.resource_version(),
-                    object: o,
-                    prev: None,
-                    deleted: false,
-                })
-                .collect()
-        } else {
-            match self.cache.events_after(rv) {
-                Some(evs) => evs,
-                None => {
-                    self.respond(ctx, r, Ok(ApiResult::WatchStarted));
-                    let oldest = self.cache.revision();
-                    self.watchers.expire(ctx, client, id, rv, oldest);
-                    return;
-                }
-            }
-        };
-        self.respond(ctx, r, Ok(ApiResult::WatchStarted));
-        for ev in &backlog {
-            if let Some(e) = w.translate(ev) {
-                ctx.send(
-                    client,
-                    Payload::Watch(crate::api::WatchEvent {
-                        watch_id: id,
-                        event: Ok(e),
-                    }),
-                );
-            }
-        }
-        self.watchers.add(client, id, w);
-    }
-
-    /// `SelfSubjectAccessReview`: authorizes the spec's attributes for the requester
-    /// and answers with the verdict; nothing is stored.
-    fn access_review(&mut self, ctx: &mut Ctx, r: Request) {
-        if r.req.verb != Verb::Create {
-            let s = Status::new(
-                405,
-                crate::api::StatusReason::MethodNotAllowed,
-                "the server does not allow this method on the requested resource",
-            );
-            return self.respond(ctx, r, Err(s));
-        }
-        let review = match write::decode_request_body(&r.req) {
-            Ok(Object::SelfSubjectAccessReview(x)) => x,
-            Ok(_) => return self.respond(ctx, r, Err(Status::bad_request("not a review"))),
-            Err(s) => return self.respond(ctx, r, Err(s)),
-        };
-        let allowed = authz::review(&r.user, &review.spec, &self.cache);
-        let mut out = review;
-        out.status = Some(
-            k8s_openapi::api::authorization::v1::SubjectAccessReviewStatus {
-                allowed,
-                ..Default::default()
-            },
-        );
-        let o = Arc::new(Object::SelfSubjectAccessReview(out));
-        self.respond(ctx, r, Ok(ApiResult::Object(o)));
-    }
-
-    fn expire_all_watches(&mut self, ctx: &mut Ctx) {
-        let rv = self.cache.revision();
-        self.watchers.expire_all(ctx, rv);
-    }
-
     /// Draws the 5-character suffix `names.SimpleNameGenerator` appends to generateName.
     pub(crate) fn random_suffix(&mut self) -> String {
         const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -680,31 +579,6 @@ fn close_span(r: &mut Request, now: Time) {
     if let Some(s) = r.spans.iter_mut().rev().find(|s| s.stage == "etcd") {
         s.end = now;
     }
-}
-
-fn watcher_of(req: &ApiRequest) -> Watcher {
-    Watcher {
-        kind: req.kind,
-        namespace: if req.kind.info().namespaced {
-            req.namespace.clone()
-        } else {
-            String::new()
-        },
-        labels: req.options.label_selector.clone(),
-        fields: req.options.field_selector.clone(),
-    }
-}
-
-fn node_filter(w: &Watcher) -> Option<String> {
-    w.fields
-        .as_ref()?
-        .required_value("spec.nodeName")
-        .filter(|n| !n.is_empty())
-        .map(str::to_string)
-}
-
-fn matches_watcher(w: &Watcher, o: &Object) -> bool {
-    w.matches(o)
 }
 
 /// How the apiserver reports an etcd failure to its client.
