@@ -5,4 +5,5 @@
 
 pub mod object;
 pub mod rng;
+pub mod scheduler;
 pub mod time;
