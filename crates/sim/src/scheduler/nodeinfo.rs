@@ -181,6 +181,7 @@ pub struct Snapshot {
     zones: Vec<(String, Vec<String>)>,
     pod_node: BTreeMap<String, String>,
     image_nodes: BTreeMap<String, usize>,
+    label_keys: BTreeMap<String, usize>,
     /// PVCs by `namespace/name`.
     pub pvcs: BTreeMap<String, Arc<PersistentVolumeClaim>>,
     /// PVs by name.
@@ -237,6 +238,23 @@ impl Snapshot {
         self.image_nodes.get(image).copied().unwrap_or(0)
     }
 
+    /// How many nodes carry a label key (lets spreading skip keys no node has).
+    pub fn num_nodes_with_label_key(&self, key: &str) -> usize {
+        self.label_keys.get(key).copied().unwrap_or(0)
+    }
+
+    fn count_labels(&mut self, labels: &Labels, add: bool) {
+        for k in labels.keys() {
+            let c = self.label_keys.entry(k.clone()).or_insert(0);
+            if add {
+                *c += 1;
+            } else {
+                *c = c.saturating_sub(1);
+            }
+        }
+        self.label_keys.retain(|_, c| *c > 0);
+    }
+
     /// The node a pod (by `namespace/name`) is on, if any.
     pub fn node_of_pod(&self, key: &str) -> Option<&str> {
         self.pod_node.get(key).map(|s| s.as_str())
@@ -250,6 +268,8 @@ impl Snapshot {
         for img in ni.images.keys() {
             *self.image_nodes.entry(img.clone()).or_insert(0) += 1;
         }
+        let labels = ni.labels.clone();
+        self.count_labels(&labels, true);
         let zk = zone_key(&ni.labels);
         match self.zones.iter_mut().find(|(z, _)| *z == zk) {
             Some((_, names)) => names.push(ni.name.clone()),
@@ -300,7 +320,11 @@ impl Snapshot {
                 *c -= 1;
             }
         }
+        let old_labels = self.nodes[i].labels.clone();
+        self.count_labels(&old_labels, false);
         self.nodes[i].set_node(node);
+        let new_labels = self.nodes[i].labels.clone();
+        self.count_labels(&new_labels, true);
         for img in self.nodes[i].images.keys() {
             *self.image_nodes.entry(img.clone()).or_insert(0) += 1;
         }
@@ -340,6 +364,8 @@ impl Snapshot {
             }
         }
         self.image_nodes.retain(|_, c| *c > 0);
+        let old_labels = self.nodes[i].labels.clone();
+        self.count_labels(&old_labels, false);
         self.pod_node.retain(|_, n| n != name);
         self.nodes.remove(i);
         self.remove_from_zone(&zk, name);

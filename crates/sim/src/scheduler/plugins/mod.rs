@@ -2,17 +2,24 @@
 
 pub mod balancedallocation;
 pub mod defaultbinder;
+pub mod defaultpreemption;
 pub mod helper;
 pub mod imagelocality;
+pub mod interpodaffinity;
 pub mod nodeaffinity;
 pub mod nodename;
 pub mod nodeports;
 pub mod noderesources_fit;
 pub mod nodeunschedulable;
+pub mod nodevolumelimits;
+pub mod podtopologyspread;
 pub mod prioritysort;
 pub mod resource_allocation;
 pub mod schedulinggates;
 pub mod tainttoleration;
+pub mod volumebinding;
+pub mod volumerestrictions;
+pub mod volumezone;
 
 use super::runtime::Registry;
 
@@ -27,6 +34,13 @@ pub fn in_tree_registry() -> Registry {
     r.insert(nodeaffinity::NAME, nodeaffinity::new);
     r.insert(nodeports::NAME, nodeports::new);
     r.insert(noderesources_fit::NAME, noderesources_fit::new);
+    r.insert(volumerestrictions::NAME, volumerestrictions::new);
+    r.insert(nodevolumelimits::NAME, nodevolumelimits::new);
+    r.insert(volumebinding::NAME, volumebinding::new);
+    r.insert(volumezone::NAME, volumezone::new);
+    r.insert(podtopologyspread::NAME, podtopologyspread::new);
+    r.insert(interpodaffinity::NAME, interpodaffinity::new);
+    r.insert(defaultpreemption::NAME, defaultpreemption::new);
     r.insert(balancedallocation::NAME, balancedallocation::new);
     r.insert(imagelocality::NAME, imagelocality::new);
     r.insert(defaultbinder::NAME, defaultbinder::new);

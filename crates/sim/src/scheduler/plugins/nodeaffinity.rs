@@ -63,15 +63,16 @@ fn preferred_terms(terms: Option<&Vec<PreferredSchedulingTerm>>) -> Vec<(i32, Co
         .collect()
 }
 
-/// `RequiredNodeAffinity`: the pod's nodeSelector and required node affinity.
-#[derive(Clone)]
-struct Required {
+/// `RequiredNodeAffinity`: the pod's nodeSelector and required node affinity, compiled.
+#[derive(Clone, Debug)]
+pub struct Required {
     node_selector: Option<Selector>,
     affinity: Option<CompiledNodeSelector>,
 }
 
 impl Required {
-    fn of(pod: &PodInfo) -> Required {
+    /// Compiles the pod's nodeSelector and required node affinity.
+    pub fn of(pod: &PodInfo) -> Required {
         let spec = pod.pod.spec.as_ref();
         Required {
             node_selector: spec
@@ -88,7 +89,8 @@ impl Required {
         }
     }
 
-    fn matches(&self, node: &NodeInfo) -> bool {
+    /// Whether the node satisfies both.
+    pub fn matches(&self, node: &NodeInfo) -> bool {
         self.node_selector
             .as_ref()
             .is_none_or(|s| s.matches(&node.labels))
@@ -97,12 +99,6 @@ impl Required {
                 .as_ref()
                 .is_none_or(|a| a.matches(&node.labels, &node.name))
     }
-}
-
-/// Whether a pod's nodeSelector and required node affinity match a node (used by other
-/// plugins, e.g. PodTopologySpread's nodeAffinityPolicy).
-pub fn pod_matches_node_selector_and_affinity(pod: &PodInfo, node: &NodeInfo) -> bool {
-    Required::of(pod).matches(node)
 }
 
 impl Plugin for NodeAffinity {
