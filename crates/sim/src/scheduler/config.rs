@@ -324,8 +324,6 @@ fn unreachable_default() -> KubeSchedulerConfiguration {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct RawConfig {
-    api_version: Option<String>,
-    kind: Option<String>,
     parallelism: Option<i32>,
     percentage_of_nodes_to_score: Option<i32>,
     pod_initial_backoff_seconds: Option<i64>,
@@ -602,14 +600,19 @@ const PLUGINS_WITH_ARGS: &[&str] = &[
 pub fn parse(v: &Value) -> Result<KubeSchedulerConfiguration, Vec<String>> {
     let mut errs = Vec::new();
     let raw: RawConfig = decode(v, "", &mut errs).unwrap_or_default();
-    if let Some(av) = &raw.api_version {
+    let api_version = v
+        .get("apiVersion")
+        .and_then(|a| a.as_str())
+        .map(String::from);
+    let kind = v.get("kind").and_then(|a| a.as_str()).map(String::from);
+    if let Some(av) = &api_version {
         if av != API_VERSION {
             errs.push(format!(
                 "no kind \"KubeSchedulerConfiguration\" is registered for version \"{av}\""
             ));
         }
     }
-    if let Some(k) = &raw.kind {
+    if let Some(k) = &kind {
         if k != "KubeSchedulerConfiguration" {
             errs.push(format!(
                 "no kind \"{k}\" is registered for version \"{API_VERSION}\""
@@ -673,3 +676,7 @@ pub fn parse(v: &Value) -> Result<KubeSchedulerConfiguration, Vec<String>> {
         Err(errs)
     }
 }
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;
