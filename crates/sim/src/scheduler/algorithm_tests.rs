@@ -314,3 +314,46 @@ fn percentage_of_nodes_to_score_from_config_is_respected() {
     );
     assert_eq!(out.result.unwrap().evaluated_nodes, 200);
 }
+
+/// Scale smoke test: `cargo test --release -p kubeloop-sim scale -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn scale_10k_pods_on_5k_nodes() {
+    let fw = default_fw();
+    let nodes: Vec<_> = (0..5000)
+        .map(|i| node(&format!("node-{i}"), json!({"metadata": {"labels": {"topology.kubernetes.io/zone": format!("zone-{}", i % 3)}}})))
+        .collect();
+    let mut snap = Snapshot::new(&nodes, &[]);
+    let rs: k8s_openapi::api::apps::v1::ReplicaSet = serde_json::from_value(json!({
+        "metadata": {"name": "web-1", "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {}}}))
+    .unwrap();
+    if std::env::var("SCALE_BARE").is_err() {
+        snap.replica_sets.push(Arc::new(rs));
+    }
+    let mut st = SchedulerState::default();
+    let mut rng = Rng::new(1);
+    let start = std::time::Instant::now();
+    let n: usize = std::env::var("SCALE_PODS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    for i in 0..n {
+        let p = pod(
+            &format!("web-{i}"),
+            json!({
+            "metadata": {"labels": {"app": "web"}, "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "name": "web-1", "uid": "u1", "controller": true}]},
+            "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}),
+        );
+        let pi = Arc::new(PodInfo::new(p));
+        let out = schedule_one(&fw, &snap, &Nominated::new(), &pi, &mut st, &mut rng, false);
+        let host = out.result.unwrap().suggested_host;
+        assert!(snap.assume_pod(pi, &host));
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{n} pods on 5000 nodes: {secs:.2}s = {:.0} pods/s",
+        n as f64 / secs
+    );
+}

@@ -150,11 +150,14 @@ impl<T: Any + Clone> StateData for T {
 /// Per-cycle scratch space shared by the plugins of one scheduling attempt.
 #[derive(Default)]
 pub struct CycleState {
-    data: Vec<(&'static str, Box<dyn StateData>)>,
+    // Looked up by TypeId first (an integer compare) on the hot path, then by key.
+    data: Vec<(&'static str, std::any::TypeId, Box<dyn StateData>)>,
     /// Filter plugins skipped because their PreFilter returned Skip.
     pub skip_filter_plugins: BTreeSet<&'static str>,
     /// Score plugins skipped because their PreScore returned Skip.
     pub skip_score_plugins: BTreeSet<&'static str>,
+    /// `skip_filter_plugins` as bits over the framework's Filter list (hot-path check).
+    pub(crate) skip_filter_bits: u64,
 }
 
 impl Clone for CycleState {
@@ -163,17 +166,18 @@ impl Clone for CycleState {
             data: self
                 .data
                 .iter()
-                .map(|(k, v)| (*k, (**v).clone_data()))
+                .map(|(k, t, v)| (*k, *t, (**v).clone_data()))
                 .collect(),
             skip_filter_plugins: self.skip_filter_plugins.clone(),
             skip_score_plugins: self.skip_score_plugins.clone(),
+            skip_filter_bits: self.skip_filter_bits,
         }
     }
 }
 
 impl fmt::Debug for CycleState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let keys: Vec<&str> = self.data.iter().map(|(k, _)| *k).collect();
+        let keys: Vec<&str> = self.data.iter().map(|(k, _, _)| *k).collect();
         f.debug_struct("CycleState").field("keys", &keys).finish()
     }
 }
@@ -181,26 +185,32 @@ impl fmt::Debug for CycleState {
 impl CycleState {
     /// Stores data under a key, replacing what was there.
     pub fn write<T: Any + Clone>(&mut self, key: &'static str, v: T) {
-        match self.data.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = Box::new(v),
-            None => self.data.push((key, Box::new(v))),
+        let t = std::any::TypeId::of::<T>();
+        match self.data.iter_mut().find(|(k, _, _)| *k == key) {
+            Some(slot) => {
+                slot.1 = t;
+                slot.2 = Box::new(v);
+            }
+            None => self.data.push((key, t, Box::new(v))),
         }
     }
 
     /// Reads data of type T under a key.
     pub fn read<T: Any>(&self, key: &'static str) -> Option<&T> {
+        let t = std::any::TypeId::of::<T>();
         self.data
             .iter()
-            .find(|(k, _)| *k == key)
-            .and_then(|(_, v)| (**v).as_any().downcast_ref())
+            .find(|(k, tt, _)| *tt == t && *k == key)
+            .and_then(|(_, _, v)| (**v).as_any().downcast_ref())
     }
 
     /// Reads data mutably.
     pub fn read_mut<T: Any>(&mut self, key: &'static str) -> Option<&mut T> {
+        let t = std::any::TypeId::of::<T>();
         self.data
             .iter_mut()
-            .find(|(k, _)| *k == key)
-            .and_then(|(_, v)| (**v).as_any_mut().downcast_mut())
+            .find(|(k, tt, _)| *tt == t && *k == key)
+            .and_then(|(_, _, v)| (**v).as_any_mut().downcast_mut())
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod algorithm;
 pub mod config;
+pub mod domaincache;
 pub mod framework;
 pub mod nodeinfo;
 pub mod plugins;

@@ -10,9 +10,11 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::api::storage::v1::StorageClass;
 
+use super::domaincache::DomainCache;
 use super::podinfo::{HostPort, PodInfo};
 use super::resource::Resource;
 use super::selector::Labels;
+use super::selector::Selector;
 
 /// `topology.kubernetes.io/zone`.
 pub const LABEL_ZONE: &str = "topology.kubernetes.io/zone";
@@ -182,6 +184,9 @@ pub struct Snapshot {
     pod_node: BTreeMap<String, String>,
     image_nodes: BTreeMap<String, usize>,
     label_keys: BTreeMap<String, usize>,
+    pods_with_affinity: usize,
+    pods_with_required_anti_affinity: usize,
+    domain_cache: std::cell::RefCell<DomainCache>,
     /// PVCs by `namespace/name`.
     pub pvcs: BTreeMap<String, Arc<PersistentVolumeClaim>>,
     /// PVs by name.
@@ -238,6 +243,41 @@ impl Snapshot {
         self.image_nodes.get(image).copied().unwrap_or(0)
     }
 
+    /// Pods in the cluster with any pod (anti-)affinity (0 lets InterPodAffinity skip).
+    pub fn num_pods_with_affinity(&self) -> usize {
+        self.pods_with_affinity
+    }
+
+    /// Pods in the cluster with required pod anti-affinity.
+    pub fn num_pods_with_required_anti_affinity(&self) -> usize {
+        self.pods_with_required_anti_affinity
+    }
+
+    /// Pods in `namespace` matching `selector` per value of node label `key`, over all
+    /// nodes carrying the key (cached; see [`DomainCache`]).
+    pub fn domain_counts(
+        &self,
+        namespace: &str,
+        selector: &Selector,
+        key: &str,
+    ) -> BTreeMap<String, i64> {
+        self.domain_cache
+            .borrow_mut()
+            .get(&self.nodes, namespace, selector, key)
+            .clone()
+    }
+
+    fn account(&mut self, i: usize, p: &PodInfo, delta: i64) {
+        let d = |c: &mut usize| *c = (*c as i64 + delta).max(0) as usize;
+        if p.has_affinity() {
+            d(&mut self.pods_with_affinity);
+        }
+        if !p.required_anti_affinity.is_empty() {
+            d(&mut self.pods_with_required_anti_affinity);
+        }
+        self.domain_cache.get_mut().on_pod(&self.nodes[i], p, delta);
+    }
+
     /// How many nodes carry a label key (lets spreading skip keys no node has).
     pub fn num_nodes_with_label_key(&self, key: &str) -> usize {
         self.label_keys.get(key).copied().unwrap_or(0)
@@ -281,6 +321,7 @@ impl Snapshot {
 
     /// Re-sorts `nodes` into nodeTree order: round-robin over zones.
     fn reorder(&mut self) {
+        self.domain_cache.get_mut().clear();
         let mut by_name: BTreeMap<String, NodeInfo> = std::mem::take(&mut self.nodes)
             .into_iter()
             .map(|n| (n.name.clone(), n))
@@ -322,6 +363,7 @@ impl Snapshot {
         }
         let old_labels = self.nodes[i].labels.clone();
         self.count_labels(&old_labels, false);
+        self.domain_cache.get_mut().clear();
         self.nodes[i].set_node(node);
         let new_labels = self.nodes[i].labels.clone();
         self.count_labels(&new_labels, true);
@@ -367,7 +409,15 @@ impl Snapshot {
         let old_labels = self.nodes[i].labels.clone();
         self.count_labels(&old_labels, false);
         self.pod_node.retain(|_, n| n != name);
-        self.nodes.remove(i);
+        let gone = self.nodes.remove(i);
+        for p in &gone.pods {
+            if p.has_affinity() {
+                self.pods_with_affinity -= 1;
+            }
+            if !p.required_anti_affinity.is_empty() {
+                self.pods_with_required_anti_affinity -= 1;
+            }
+        }
         self.remove_from_zone(&zk, name);
         self.reorder();
     }
@@ -397,6 +447,7 @@ impl Snapshot {
             return false;
         };
         self.pod_node.insert(info.key.clone(), node.to_string());
+        self.account(i, &info, 1);
         self.nodes[i].add_pod(info);
         true
     }
@@ -405,7 +456,9 @@ impl Snapshot {
     pub fn remove_pod(&mut self, key: &str) -> Option<Arc<PodInfo>> {
         let node = self.pod_node.remove(key)?;
         let i = *self.index.get(&node)?;
-        self.nodes[i].remove_pod(key)
+        let p = self.nodes[i].remove_pod(key)?;
+        self.account(i, &p, -1);
+        Some(p)
     }
 
     /// Replaces a pod's object (e.g. its labels changed); a pod that moved to a terminal

@@ -361,6 +361,11 @@ impl Framework {
             let (r, s) = pf.pre_filter(state, pod, snap);
             if s.code == Code::Skip {
                 state.skip_filter_plugins.insert(p.name());
+                for (j, &fi) in self.list(Ext::Filter).iter().enumerate().take(64) {
+                    if self.plugins[fi].name() == p.name() {
+                        state.skip_filter_bits |= 1 << j;
+                    }
+                }
                 continue;
             }
             if !s.is_success() {
@@ -406,10 +411,14 @@ impl Framework {
         node: &NodeInfo,
         mut record: Option<&mut BTreeMap<String, String>>,
     ) -> Status {
-        for &i in self.list(Ext::Filter) {
+        for (j, &i) in self.list(Ext::Filter).iter().enumerate() {
             let p = self.plugins[i].as_ref();
-            if !state.skip_filter_plugins.is_empty() && state.skip_filter_plugins.contains(p.name())
-            {
+            let skipped = if j < 64 {
+                state.skip_filter_bits >> j & 1 == 1
+            } else {
+                state.skip_filter_plugins.contains(p.name())
+            };
+            if skipped {
                 continue;
             }
             let Some(f) = p.as_filter() else { continue };
@@ -443,6 +452,9 @@ impl Framework {
         nominated: &Nominated,
         mut record: Option<&mut BTreeMap<String, String>>,
     ) -> Status {
+        if nominated.is_empty() {
+            return self.run_filter(state, pod, node, record);
+        }
         let noms: Vec<&Arc<PodInfo>> = nominated
             .get(&node.name)
             .into_iter()

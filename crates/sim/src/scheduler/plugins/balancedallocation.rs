@@ -1,7 +1,7 @@
 //! NodeResourcesBalancedAllocation: prefers nodes whose resource fractions stay balanced
 //! once the pod lands, `(1 − std) * 100` (v1.35 formula); best-effort pods are skipped.
 
-use super::resource_allocation::{pod_request_list, score_node, Scorer};
+use super::resource_allocation::{pod_request_list, score_node, Resources, Scorer};
 use crate::scheduler::config::{PluginArgs, ResourceSpec};
 use crate::scheduler::framework::*;
 use crate::scheduler::nodeinfo::{NodeInfo, Snapshot};
@@ -14,7 +14,7 @@ const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesBalancedAllocation";
 
 /// The NodeResourcesBalancedAllocation plugin.
 pub struct BalancedAllocation {
-    resources: Vec<ResourceSpec>,
+    resources: Resources,
 }
 
 /// Constructor for the registry (validates args like `NewBalancedAllocation`).
@@ -38,7 +38,9 @@ pub fn new(args: Option<&PluginArgs>) -> Result<Box<dyn Plugin>, String> {
             },
         ],
     };
-    Ok(Box::new(BalancedAllocation { resources }))
+    Ok(Box::new(BalancedAllocation {
+        resources: Resources::new(&resources),
+    }))
 }
 
 impl Plugin for BalancedAllocation {

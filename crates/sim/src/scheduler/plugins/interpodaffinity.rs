@@ -152,6 +152,9 @@ impl PreFilterPlugin for InterPodAffinity {
             ns_labels: ns_labels(snap, &pod.namespace).cloned(),
         };
         let incoming = !s.affinity.is_empty() || !s.anti_affinity.is_empty();
+        if !incoming && snap.num_pods_with_required_anti_affinity() == 0 {
+            return (None, Status::code_only(Code::Skip));
+        }
         for node in snap.nodes() {
             if node.pods_with_required_anti_affinity == 0 && !incoming {
                 continue;
@@ -309,7 +312,9 @@ impl PreScorePlugin for InterPodAffinity {
     ) -> Status {
         let has_constraints =
             !pod.preferred_affinity.is_empty() || !pod.preferred_anti_affinity.is_empty();
-        if self.ignore_preferred_terms_of_existing_pods && !has_constraints {
+        if (self.ignore_preferred_terms_of_existing_pods || snap.num_pods_with_affinity() == 0)
+            && !has_constraints
+        {
             return Status::code_only(Code::Skip);
         }
         let merge = |ts: &[WeightedAffinityTerm]| -> Vec<WeightedAffinityTerm> {

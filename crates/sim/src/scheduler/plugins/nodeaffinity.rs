@@ -89,6 +89,11 @@ impl Required {
         }
     }
 
+    /// Whether the pod has neither a nodeSelector nor required node affinity.
+    pub fn is_empty(&self) -> bool {
+        self.node_selector.is_none() && self.affinity.is_none()
+    }
+
     /// Whether the node satisfies both.
     pub fn matches(&self, node: &NodeInfo) -> bool {
         self.node_selector

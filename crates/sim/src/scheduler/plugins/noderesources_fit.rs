@@ -4,8 +4,8 @@
 
 use std::borrow::Cow;
 
-use super::resource_allocation::{pod_request_list, score_node, Scorer};
-use crate::scheduler::config::{NodeResourcesFitArgs, PluginArgs, ResourceSpec};
+use super::resource_allocation::{pod_request_list, score_node, Resources, Scorer};
+use crate::scheduler::config::{NodeResourcesFitArgs, PluginArgs};
 use crate::scheduler::framework::*;
 use crate::scheduler::nodeinfo::{NodeInfo, Snapshot};
 use crate::scheduler::podinfo::PodInfo;
@@ -19,7 +19,7 @@ const PRE_SCORE_KEY: &str = "PreScoreNodeResourcesFit";
 pub struct Fit {
     ignored_resources: Vec<String>,
     ignored_resource_groups: Vec<String>,
-    resources: Vec<ResourceSpec>,
+    resources: Resources,
     scorer: Scorer,
 }
 
@@ -57,7 +57,7 @@ pub fn new(args: Option<&PluginArgs>) -> Result<Box<dyn Plugin>, String> {
     Ok(Box::new(Fit {
         ignored_resources: args.ignored_resources.clone(),
         ignored_resource_groups: args.ignored_resource_groups.clone(),
-        resources: s.resources.clone(),
+        resources: Resources::new(&s.resources),
         scorer,
     }))
 }

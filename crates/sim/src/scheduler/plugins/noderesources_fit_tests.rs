@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::scheduler::config::{
-    RequestedToCapacityRatioParam, ScoringStrategy, UtilizationShapePoint,
+    RequestedToCapacityRatioParam, ResourceSpec, ScoringStrategy, UtilizationShapePoint,
 };
 use crate::scheduler::plugins::helper::fixtures::*;
 use serde_json::json;

@@ -37,6 +37,12 @@ pub struct Constraint {
 }
 
 impl Constraint {
+    /// Whether every node carrying the key is counted (no inclusion policy filters any),
+    /// so the snapshot's cached per-domain counts can be used as they are.
+    fn counts_all_nodes(&self, req: &Required) -> bool {
+        !self.honor_node_taints && (!self.honor_node_affinity || req.is_empty())
+    }
+
     fn includes_node(&self, pod: &PodInfo, node: &NodeInfo, req: &Required) -> bool {
         (!self.honor_node_affinity || req.matches(node))
             && (!self.honor_node_taints
@@ -291,6 +297,19 @@ impl PreFilterPlugin for PodTopologySpread {
         }
         let required = Required::of(pod);
         let mut counts = vec![BTreeMap::new(); constraints.len()];
+        if constraints.len() == 1 && constraints[0].counts_all_nodes(&required) {
+            let c = &constraints[0];
+            counts[0] = snap.domain_counts(&pod.namespace, &c.selector, &c.topology_key);
+            let mut s = PreFilterState {
+                constraints,
+                counts,
+                mins: vec![],
+                required,
+            };
+            s.recompute_mins();
+            state.write(PRE_FILTER_KEY, s);
+            return (None, Status::success());
+        }
         for node in snap.nodes() {
             if !has_all_keys(&node.labels, &constraints) {
                 continue;

@@ -83,6 +83,18 @@ impl PreScorePlugin for PodTopologySpread {
                     && snap.num_nodes_with_label_key(&constraints[*i].topology_key) > 0
             })
             .collect();
+        // Constraints whose domains can come from the snapshot's cached counts: every node
+        // with the key counts, and no other key is required of it.
+        let (cached, active): (Vec<usize>, Vec<usize>) = active.into_iter().partition(|&ci| {
+            constraints[ci].counts_all_nodes(&required) && (!require_all || constraints.len() == 1)
+        });
+        for ci in cached {
+            let c = &constraints[ci];
+            let all = snap.domain_counts(&pod.namespace, &c.selector, &c.topology_key);
+            for (v, slot) in counts[ci].iter_mut() {
+                *slot = all.get(v).copied().unwrap_or(0);
+            }
+        }
         if !active.is_empty() {
             for node in snap.nodes() {
                 if require_all && !has_all_keys(&node.labels, &constraints) {

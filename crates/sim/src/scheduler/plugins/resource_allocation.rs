@@ -12,19 +12,67 @@ use crate::scheduler::resource::is_scalar_resource_name;
 pub const MAX_CUSTOM_PRIORITY_SCORE: i64 = 10;
 const MAX_UTILIZATION: i64 = 100;
 
+/// A configured resource, resolved once so scoring compares no strings per node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResName {
+    /// `cpu` (milli-cores).
+    Cpu,
+    /// `memory` (bytes).
+    Memory,
+    /// `ephemeral-storage`.
+    EphemeralStorage,
+    /// `pods` or a resource the scheduler doesn't track (always skipped).
+    Untracked,
+    /// An extended/scalar resource.
+    Scalar(String),
+}
+
+/// Configured resources: names resolved, weights aligned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resources {
+    /// Resolved names.
+    pub names: Vec<ResName>,
+    /// Weights.
+    pub weights: Vec<i64>,
+}
+
+impl Resources {
+    /// Resolves a config resource list.
+    pub fn new(specs: &[ResourceSpec]) -> Resources {
+        Resources {
+            names: specs
+                .iter()
+                .map(|r| match r.name.as_str() {
+                    "cpu" => ResName::Cpu,
+                    "memory" => ResName::Memory,
+                    "ephemeral-storage" => ResName::EphemeralStorage,
+                    n if is_scalar_resource_name(n) => ResName::Scalar(n.to_string()),
+                    _ => ResName::Untracked,
+                })
+                .collect(),
+            weights: specs.iter().map(|r| r.weight).collect(),
+        }
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
 /// The pod's request for each configured resource. With `use_requested = false`, cpu and
 /// memory use the 100m/200Mi non-zero defaults for containers that omit them.
-pub fn pod_request_list(
-    pod: &PodInfo,
-    resources: &[ResourceSpec],
-    use_requested: bool,
-) -> Vec<i64> {
-    resources
+pub fn pod_request_list(pod: &PodInfo, res: &Resources, use_requested: bool) -> Vec<i64> {
+    res.names
         .iter()
-        .map(|r| match (r.name.as_str(), use_requested) {
-            ("cpu", false) => pod.non0_cpu,
-            ("memory", false) => pod.non0_mem,
-            (n, _) => pod.requests.get(n),
+        .map(|r| match (r, use_requested) {
+            (ResName::Cpu, false) => pod.non0_cpu,
+            (ResName::Memory, false) => pod.non0_mem,
+            (ResName::Cpu, true) => pod.requests.milli_cpu,
+            (ResName::Memory, true) => pod.requests.memory,
+            (ResName::EphemeralStorage, _) => pod.requests.ephemeral_storage,
+            (ResName::Scalar(n), _) => pod.requests.scalar(n),
+            (ResName::Untracked, _) => 0,
         })
         .collect()
 }
@@ -33,29 +81,29 @@ pub fn pod_request_list(
 /// skips the resource (an extended resource the pod doesn't request, or one the node lacks).
 pub fn allocatable_request(
     node: &NodeInfo,
-    name: &str,
+    name: &ResName,
     pod_request: i64,
     use_requested: bool,
 ) -> (i64, i64) {
-    if pod_request == 0 && is_scalar_resource_name(name) {
-        return (0, 0);
-    }
     let requested = if use_requested {
         &node.requested
     } else {
         &node.non_zero_requested
     };
     match name {
-        "cpu" => (
+        ResName::Cpu => (
             node.allocatable.milli_cpu,
             requested.milli_cpu + pod_request,
         ),
-        "memory" => (node.allocatable.memory, requested.memory + pod_request),
-        "ephemeral-storage" => (
+        ResName::Memory => (node.allocatable.memory, requested.memory + pod_request),
+        ResName::EphemeralStorage => (
             node.allocatable.ephemeral_storage,
             node.requested.ephemeral_storage + pod_request,
         ),
-        n => {
+        ResName::Scalar(n) => {
+            if pod_request == 0 {
+                return (0, 0);
+            }
             if node.allocatable.scalar.iter().any(|(k, _)| k == n) {
                 (
                     node.allocatable.scalar(n),
@@ -65,6 +113,7 @@ pub fn allocatable_request(
                 (0, 0)
             }
         }
+        ResName::Untracked => (0, 0),
     }
 }
 
@@ -99,7 +148,7 @@ impl Scorer {
 
     /// Combines per-resource (requested, allocatable) pairs into a node score; pairs with
     /// allocatable 0 are skipped.
-    pub fn score(&self, resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64]) -> i64 {
+    pub fn score(&self, weights: &[i64], requested: &[i64], allocatable: &[i64]) -> i64 {
         match self {
             Scorer::LeastAllocated | Scorer::MostAllocated => {
                 let (mut sum, mut wsum) = (0i64, 0i64);
@@ -117,8 +166,8 @@ impl Scorer {
                     } else {
                         req.min(cap) * MAX_NODE_SCORE / cap
                     };
-                    sum += s * resources[i].weight;
-                    wsum += resources[i].weight;
+                    sum += s * weights[i];
+                    wsum += weights[i];
                 }
                 if wsum == 0 {
                     0
@@ -140,8 +189,8 @@ impl Scorer {
                     };
                     let s = broken_linear(shape, u);
                     if s > 0 {
-                        sum += s * resources[i].weight;
-                        wsum += resources[i].weight;
+                        sum += s * weights[i];
+                        wsum += weights[i];
                     }
                 }
                 if wsum == 0 {
@@ -194,39 +243,34 @@ fn broken_linear(shape: &[(i64, i64)], p: i64) -> i64 {
 /// Scores a node: (requested, allocatable) per resource, then the formula.
 pub fn score_node(
     scorer: &Scorer,
-    resources: &[ResourceSpec],
+    res: &Resources,
     pod_requests: &[i64],
     node: &NodeInfo,
     use_requested: bool,
 ) -> i64 {
     // At most a handful of resources: fixed arrays avoid a heap allocation per node.
+    let n = res.names.len();
+    if n > 8 {
+        let (mut r, mut a) = (vec![0; n], vec![0; n]);
+        for (i, name) in res.names.iter().enumerate() {
+            (a[i], r[i]) = allocatable_request(node, name, pod_requests[i], use_requested);
+        }
+        return scorer.score(&res.weights, &r, &a);
+    }
     let mut req = [0i64; 8];
     let mut alloc = [0i64; 8];
-    if resources.len() > 8 {
-        let (mut r, mut a) = (vec![0; resources.len()], vec![0; resources.len()]);
-        for (i, res) in resources.iter().enumerate() {
-            (a[i], r[i]) = allocatable_request(node, &res.name, pod_requests[i], use_requested);
-        }
-        return scorer.score(resources, &r, &a);
+    for (i, name) in res.names.iter().enumerate() {
+        (alloc[i], req[i]) = allocatable_request(node, name, pod_requests[i], use_requested);
     }
-    for (i, res) in resources.iter().enumerate() {
-        (alloc[i], req[i]) = allocatable_request(node, &res.name, pod_requests[i], use_requested);
-    }
-    let n = resources.len();
-    scorer.score(resources, &req[..n], &alloc[..n])
+    scorer.score(&res.weights, &req[..n], &alloc[..n])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn res(v: &[(&str, i64)]) -> Vec<ResourceSpec> {
-        v.iter()
-            .map(|(n, w)| ResourceSpec {
-                name: n.to_string(),
-                weight: *w,
-            })
-            .collect()
+    fn res(v: &[(&str, i64)]) -> Vec<i64> {
+        v.iter().map(|(_, w)| *w).collect()
     }
 
     #[test]
