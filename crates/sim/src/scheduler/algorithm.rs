@@ -15,8 +15,6 @@ use crate::rng::Rng;
 pub const MIN_FEASIBLE_NODES_TO_FIND: usize = 100;
 /// `minFeasibleNodesPercentageToFind`.
 pub const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: i64 = 5;
-/// `numberOfHighestScoredNodesToReport`.
-const NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT: usize = 3;
 
 /// Scheduler state that outlives a cycle (owned by the caller).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -464,68 +462,29 @@ fn prioritize_nodes(
     Ok(totals)
 }
 
-/// Go's container/heap `down` over positions into `totals` (max-heap on total score).
-fn heap_down(h: &mut [usize], totals: &[i64], i0: usize, n: usize) {
-    let mut i = i0;
-    loop {
-        let j1 = 2 * i + 1;
-        if j1 >= n {
-            break;
-        }
-        let mut j = j1;
-        let j2 = j1 + 1;
-        if j2 < n && totals[h[j2]] > totals[h[j1]] {
-            j = j2;
-        }
-        if totals[h[j]] <= totals[h[i]] {
-            break;
-        }
-        h.swap(i, j);
-        i = j;
-    }
-}
-
-/// `selectHost`: pops the max-heap of total scores (Go's heap order); every further node
-/// tied with the top replaces the pick with probability 1/count (`rng.intn(count) == 0`).
-/// Returns the chosen entry of `feasible`.
+/// `selectHost`: the node with the highest total; every further node tied with the best
+/// so far replaces the pick with probability 1/count (`rng.intn(count) == 0`), i.e.
+/// reservoir sampling, uniform among ties. Upstream visits ties in its heap's pop order;
+/// here they are visited in evaluation order, with the same number of draws and the same
+/// distribution, without building a heap per cycle.
 pub fn select_host(feasible: &[usize], totals: &[i64], rng: &mut Rng) -> usize {
-    let n = feasible.len();
-    if n <= 1 {
-        return feasible.first().copied().unwrap_or(0);
-    }
-    let mut h: Vec<usize> = (0..n).collect();
-    for i in (0..n / 2).rev() {
-        heap_down(&mut h, totals, i, n);
-    }
-    let mut len = n;
-    let pop = |h: &mut Vec<usize>, len: &mut usize| -> usize {
-        *len -= 1;
-        h.swap(0, *len);
-        heap_down(h, totals, 0, *len);
-        h[*len]
+    let Some(top) = totals.iter().copied().max() else {
+        return 0;
     };
-    let first = pop(&mut h, &mut len);
-    let top = totals[first];
-    let mut sorted = vec![first];
+    let mut ties = feasible
+        .iter()
+        .zip(totals)
+        .filter(|(_, t)| **t == top)
+        .map(|(i, _)| *i);
+    let mut best = ties.next().unwrap_or(0);
     let mut cnt = 1u64;
-    let mut selected = 0usize;
-    loop {
-        let ns = pop(&mut h, &mut len);
-        if totals[ns] != top && sorted.len() == NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT {
-            break;
-        }
-        if totals[ns] == top {
-            cnt += 1;
-            if rng.intn(cnt) == 0 {
-                selected = cnt as usize - 1;
-            }
-        }
-        sorted.push(ns);
-        if len == 0 {
-            break;
+    for idx in ties {
+        cnt += 1;
+        if rng.intn(cnt) == 0 {
+            best = idx;
         }
     }
-    feasible[sorted[selected]]
+    best
 }
 
 #[cfg(test)]

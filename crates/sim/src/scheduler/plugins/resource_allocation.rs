@@ -200,14 +200,25 @@ impl Scorer {
                 }
             }
             Scorer::Balanced => {
-                let mut fractions = Vec::with_capacity(requested.len());
+                // Fixed storage: this runs once per node per cycle.
+                let mut buf = [0f64; 8];
+                let mut heap = Vec::new();
+                let fractions: &mut [f64] = if requested.len() <= 8 {
+                    &mut buf
+                } else {
+                    heap.resize(requested.len(), 0.0);
+                    &mut heap
+                };
+                let mut n = 0;
                 for i in 0..requested.len() {
                     if allocatable[i] == 0 {
                         continue;
                     }
-                    fractions.push((requested[i] as f64 / allocatable[i] as f64).min(1.0));
+                    fractions[n] = (requested[i] as f64 / allocatable[i] as f64).min(1.0);
+                    n += 1;
                 }
-                let std = match fractions.len() {
+                let fractions = &fractions[..n];
+                let std = match n {
                     2 => ((fractions[0] - fractions[1]) / 2.0).abs(),
                     n if n > 2 => {
                         let mean = fractions.iter().sum::<f64>() / n as f64;
