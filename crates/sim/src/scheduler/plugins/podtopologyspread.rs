@@ -30,6 +30,8 @@ const PRE_SCORE_KEY: &str = "PreScorePodTopologySpread";
 pub struct Constraint {
     max_skew: i64,
     topology_key: String,
+    /// `topology_key == kubernetes.io/hostname`, computed once.
+    is_hostname: bool,
     selector: Selector,
     min_domains: i64,
     honor_node_affinity: bool,
@@ -157,6 +159,7 @@ impl PodTopologySpread {
         let build = |c: &TopologySpreadConstraint, selector: Selector| Constraint {
             max_skew: i64::from(c.max_skew),
             topology_key: c.topology_key.clone(),
+            is_hostname: c.topology_key == LABEL_HOSTNAME,
             selector,
             min_domains: i64::from(c.min_domains.unwrap_or(1)),
             honor_node_affinity: c.node_affinity_policy.as_deref() != Some("Ignore"),

@@ -54,7 +54,7 @@ impl PodTopologySpread {
         let mut ignored_mask = vec![false; feasible.len()];
         // Domains among feasible nodes (index `values.len()` stands for the "" domain);
         // hostname domains are just the scored nodes.
-        let hostname = |ci: usize| constraints[ci].topology_key == LABEL_HOSTNAME;
+        let hostname = |ci: usize| constraints[ci].is_hostname;
         let mut seen: Vec<Vec<bool>> = kis
             .iter()
             .enumerate()
@@ -92,13 +92,13 @@ impl PodTopologySpread {
         for (ci, c) in constraints.iter().enumerate() {
             let ki = kis[ci].clone();
             let per_node = snap.node_pod_counts(&pod.namespace, &c.selector);
-            let size = if c.topology_key == LABEL_HOSTNAME {
+            let size = if c.is_hostname {
                 scored
             } else {
                 seen[ci].iter().filter(|b| **b).count()
             };
             weights.push(((size + 2) as f64).ln());
-            let totals = if c.topology_key == LABEL_HOSTNAME {
+            let totals = if c.is_hostname {
                 Arc::new(Vec::new())
             } else if !require_all || constraints.len() == 1 {
                 // Every node with the key counts: the cached totals are exact.
@@ -148,7 +148,7 @@ impl PodTopologySpread {
                 continue;
             }
             for (ci, c) in constraints.iter().enumerate() {
-                if c.topology_key == LABEL_HOSTNAME {
+                if c.is_hostname {
                     continue;
                 }
                 let v = node.labels.get(&c.topology_key);
@@ -166,7 +166,7 @@ impl PodTopologySpread {
             .iter()
             .zip(&sizes)
             .map(|(c, m)| {
-                let size = if c.topology_key == LABEL_HOSTNAME {
+                let size = if c.is_hostname {
                     feasible.len() - ignored.len()
                 } else {
                     m.len()
@@ -264,7 +264,7 @@ impl ScorePlugin for PodTopologySpread {
                     if d == NO_DOMAIN {
                         continue;
                     }
-                    if c.topology_key == LABEL_HOSTNAME {
+                    if c.is_hostname {
                         per_node[node.idx]
                     } else {
                         totals[d as usize]
@@ -274,7 +274,7 @@ impl ScorePlugin for PodTopologySpread {
                     let Some(v) = node.labels.get(&c.topology_key) else {
                         continue;
                     };
-                    if c.topology_key == LABEL_HOSTNAME {
+                    if c.is_hostname {
                         count_matching(node, &c.selector, &pod.namespace)
                     } else {
                         m.get(v).copied().unwrap_or(0)

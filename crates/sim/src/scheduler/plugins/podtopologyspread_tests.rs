@@ -171,3 +171,72 @@ fn schedule_anyway_zone_constraint_scores_and_ignores_unlabelled_nodes() {
     // Node tree order: n1 (z1), n3 (z2), n4 (no zone), n2 (z1).
     assert_eq!(score_all(&snap, &p), [33, 100, 0, 33]);
 }
+
+fn spread2(policy: &str) -> Value {
+    let sel = json!({"matchLabels": {"app": "a"}});
+    json!({"topologySpreadConstraints": [
+        {"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": sel, "nodeTaintsPolicy": policy},
+        {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": sel, "nodeTaintsPolicy": policy}]})
+}
+
+/// The integer-index path (no inclusion policy) and the direct scan (nodeTaintsPolicy
+/// Honor, no taints anywhere) must agree, also after pods are assumed incrementally.
+#[test]
+fn indexed_and_scanned_counting_agree() {
+    let mut rng = crate::rng::Rng::new(5);
+    let nodes: Vec<_> = (0..60)
+        .map(|i| {
+            if i % 7 == 0 {
+                znode(&format!("n{i}"), None)
+            } else {
+                znode(&format!("n{i}"), Some(&format!("z{}", i % 3)))
+            }
+        })
+        .collect();
+    let mk = |i: usize, rng: &mut crate::rng::Rng| {
+        let app = if rng.intn(2) == 0 { "a" } else { "b" };
+        let ns = if rng.intn(5) == 0 { "other" } else { "default" };
+        let n = format!("n{}", rng.intn(60));
+        pod(
+            &format!("p{i}"),
+            json!({"metadata": {"namespace": ns, "labels": {"app": app}}, "spec": {"nodeName": n}}),
+        )
+    };
+    let first: Vec<_> = (0..150).map(|i| mk(i, &mut rng)).collect();
+    let more: Vec<_> = (150..300).map(|i| mk(i, &mut rng)).collect();
+    let incoming = |policy: &str| {
+        info(pod(
+            "in",
+            json!({"metadata": {"labels": {"app": "a"}}, "spec": spread2(policy)}),
+        ))
+    };
+    let mut snap = Snapshot::new(&nodes, &first);
+    assert_eq!(
+        score_all(&snap, &incoming("Ignore")),
+        score_all(&snap, &incoming("Honor"))
+    );
+    // Assume more pods after the caches were built; compare with a fresh snapshot.
+    for p in &more {
+        let pi = Arc::new(info(p.clone()));
+        let node = pi.node_name.clone();
+        snap.assume_pod(pi, &node);
+    }
+    snap.remove_pod("default/p3");
+    let all: Vec<_> = first
+        .iter()
+        .chain(&more)
+        .filter(|p| p.metadata.name.as_deref() != Some("p3"))
+        .cloned()
+        .collect();
+    let fresh = Snapshot::new(&nodes, &all);
+    let want = score_all(&fresh, &incoming("Honor"));
+    assert_eq!(score_all(&snap, &incoming("Ignore")), want);
+    assert_eq!(score_all(&fresh, &incoming("Ignore")), want);
+    let sel = Selector::from_set(&[("app".to_string(), "a".to_string())].into());
+    assert_eq!(
+        snap.domain_counts("default", &sel, "topology.kubernetes.io/zone"),
+        fresh.domain_counts("default", &sel, "topology.kubernetes.io/zone")
+    );
+}
