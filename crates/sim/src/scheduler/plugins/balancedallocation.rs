@@ -153,6 +153,36 @@ mod tests {
         // 91.67 → 91.
         let snap = Snapshot::new(&[n1, n2], &[req_pod("e", "node2", "1", "")]);
         assert_eq!(scores(&snap, &p), Ok(vec![87, 91]));
+        // Upstream "resources requested, pods scheduled with resources": nodes 10000m/20000;
+        // node1 runs cpu-only pods (1000m + 2000m), node2 cpu+memory (3000m, 5000).
+        // node1: 6000/10000 = 0.6, 5000/20000 = 0.25 → std 0.175 → 82.5 → 82.
+        // node2: 0.6, 10000/20000 = 0.5 → std 0.05 → 95.
+        let big_nodes = [
+            node(
+                "node1",
+                json!({"status": {"allocatable": {"cpu": "10000m", "memory": "20000"}}}),
+            ),
+            node(
+                "node2",
+                json!({"status": {"allocatable": {"cpu": "10000m", "memory": "20000"}}}),
+            ),
+        ];
+        let existing = [
+            pod(
+                "c1",
+                json!({"spec": {"nodeName": "node1", "containers": [
+                {"name": "a", "resources": {"requests": {"cpu": "1000m"}}},
+                {"name": "b", "resources": {"requests": {"cpu": "2000m"}}}]}}),
+            ),
+            pod(
+                "c2",
+                json!({"spec": {"nodeName": "node2", "containers": [
+                {"name": "a", "resources": {"requests": {"cpu": "1000m", "memory": "2000"}}},
+                {"name": "b", "resources": {"requests": {"cpu": "2000m", "memory": "3000"}}}]}}),
+            ),
+        ];
+        let snap2 = Snapshot::new(&big_nodes, &existing);
+        assert_eq!(scores(&snap2, &p), Ok(vec![82, 95]));
         // Fractions are capped at 1: node1 asked for 8000m of 4000m → 1.0 vs 0.5 → 75.
         let big = info(req_pod("b", "", "8", "5000"));
         assert_eq!(scores(&snap, &big).unwrap()[0], 75);

@@ -114,22 +114,22 @@ mod tests {
 
     #[test]
     fn scores_follow_spread_scaled_sizes() {
-        // Modelled on TestImageLocalityPriority: node1 has gcr.io/40 (40MB) and gcr.io/300
-        // (300MB); node2 has gcr.io/250 (250MB) and gcr.io/10 (10MB).
-        let n1 = node(
-            "node1",
+        // The node images of TestImageLocalityPriority, scored with the current formula
+        // (maxThreshold = 1000MB per container; old fixed-1000MB expectations don't apply).
+        let m1 = node(
+            "machine1",
             json!({"status": {"images": [
-            {"names": ["gcr.io/40:latest"], "sizeBytes": 40 * MB},
-            {"names": ["gcr.io/300:latest"], "sizeBytes": 300 * MB}]}}),
+            {"names": ["gcr.io/40:latest", "gcr.io/40:v1"], "sizeBytes": 40 * MB},
+            {"names": ["gcr.io/300:latest", "gcr.io/300:v1"], "sizeBytes": 300 * MB},
+            {"names": ["gcr.io/2000:latest"], "sizeBytes": 2000 * MB}]}}),
         );
-        let n2 = node(
-            "node2",
+        let m2 = node(
+            "machine2",
             json!({"status": {"images": [
             {"names": ["gcr.io/250:latest"], "sizeBytes": 250 * MB},
-            {"names": ["gcr.io/10:latest"], "sizeBytes": 10 * MB}]}}),
+            {"names": ["gcr.io/10:latest", "gcr.io/10:v1"], "sizeBytes": 10 * MB}]}}),
         );
-        let snap = Snapshot::new(&[n1, n2], &[]);
-        let score = |images: &[&str]| -> Vec<i64> {
+        let score = |snap: &Snapshot, images: &[&str]| -> Vec<i64> {
             let cs: Vec<_> = images
                 .iter()
                 .enumerate()
@@ -140,19 +140,33 @@ mod tests {
                 .iter()
                 .map(|n| {
                     ImageLocality
-                        .score(&CycleState::default(), &p, n, &snap)
+                        .score(&CycleState::default(), &p, n, snap)
                         .unwrap()
                 })
                 .collect()
         };
-        // Pod gcr.io/40 + gcr.io/250 (2 containers → max 2000MB).
-        // node1: 40MB * 1/2 = 20MB → clamp to 23MB → 0.
-        // node2: 250MB * 1/2 = 125MB → 100*(125−23)/(2000−23) = 10200/1977 = 5.
-        assert_eq!(score(&["gcr.io/40", "gcr.io/250"]), [0, 5]);
-        // Pod gcr.io/300 (1 container → max 1000MB): node1 300MB * 1/2 = 150MB →
-        // 100*(150−23)/(1000−23) = 12700/977 = 12; node2 has nothing → 0.
-        assert_eq!(score(&["gcr.io/300"]), [12, 0]);
-        // Pod gcr.io/10:latest: 10MB*1/2 = 5MB < 23MB → 0 everywhere.
-        assert_eq!(score(&["gcr.io/10:latest"]), [0, 0]);
+        let snap = Snapshot::new(&[m1.clone(), m2.clone()], &[]);
+        // gcr.io/40 + gcr.io/250 (2 containers → max 2000MB): machine1 40MB/2 = 20MB < 23MB
+        // → 0; machine2 250MB/2 = 125MB → 100*(125−23)/(2000−23) = 10200/1977 = 5.
+        assert_eq!(score(&snap, &["gcr.io/40", "gcr.io/250"]), [0, 5]);
+        // gcr.io/40 + gcr.io/300: machine1 20 + 150 = 170MB → 14700/1977 = 7; machine2 0.
+        assert_eq!(score(&snap, &["gcr.io/40", "gcr.io/300"]), [7, 0]);
+        // gcr.io/10 + gcr.io/2000: machine1 2000/2 = 1000MB → 97700/1977 = 49; machine2
+        // 10/2 = 5MB → 0.
+        assert_eq!(score(&snap, &["gcr.io/10", "gcr.io/2000"]), [49, 0]);
+        // With a third node without images the spread is 1/3: int64(2000MB/3) = 699050666 B;
+        // 100*(699050666 − 24117248)/(2097152000 − 24117248) = 32.
+        let snap3 = Snapshot::new(&[m1, m2, node("machine3", json!({}))], &[]);
+        assert_eq!(score(&snap3, &["gcr.io/10", "gcr.io/2000"]), [32, 0, 0]);
+        // Over the maximum: clamp to 100.
+        let big = Snapshot::new(
+            &[node(
+                "solo",
+                json!({"status": {"images": [
+            {"names": ["gcr.io/2000:latest"], "sizeBytes": 2000 * MB}]}}),
+            )],
+            &[],
+        );
+        assert_eq!(score(&big, &["gcr.io/2000"]), [100]);
     }
 }
