@@ -170,7 +170,7 @@ pub enum ScheduleError {
     /// No node fits; `post_filter` carries the preemption outcome (nominated node, victims).
     Fit {
         /// The fit error (its Display is the FailedScheduling message).
-        fit_error: FitError,
+        fit_error: Box<FitError>,
         /// What PostFilter decided.
         post_filter: Option<PostFilterResult>,
     },
@@ -360,10 +360,10 @@ fn feasible_len(r: &Result<Vec<usize>, ScheduleError>) -> usize {
 
 fn fit(all: usize, diagnosis: Diagnosis) -> ScheduleError {
     ScheduleError::Fit {
-        fit_error: FitError {
+        fit_error: Box::new(FitError {
             num_all_nodes: all,
             diagnosis,
-        },
+        }),
         post_filter: None,
     }
 }

@@ -1,6 +1,7 @@
 //! Tests of KubeSchedulerConfiguration defaults, validation and profile building.
 
 use super::*;
+use crate::scheduler::pluginargs::res;
 use crate::scheduler::plugins::in_tree_registry;
 use crate::scheduler::runtime::{build_frameworks, Framework};
 use serde_json::json;

@@ -6,8 +6,10 @@
 pub mod algorithm;
 pub mod config;
 pub mod domaincache;
+pub mod extension_points;
 pub mod framework;
 pub mod nodeinfo;
+pub mod pluginargs;
 pub mod plugins;
 pub mod podinfo;
 pub mod queue;

@@ -59,7 +59,7 @@ impl AffinityTerm {
 
     /// `AffinityTerm.Matches`: the pod is in a selected namespace and its labels match.
     pub fn matches(&self, pod: &PodInfo, ns_labels: Option<&Labels>) -> bool {
-        let ns_ok = self.namespaces.iter().any(|n| *n == pod.namespace)
+        let ns_ok = self.namespaces.contains(&pod.namespace)
             || ns_labels.is_some_and(|l| self.namespace_selector.matches(l));
         ns_ok && self.selector.matches(&pod.labels)
     }
