@@ -151,6 +151,26 @@ impl Annotations {
     }
 }
 
+/// `validation.NoteLengthLimit`: events and conditions carry at most this many bytes.
+pub const NOTE_LENGTH_LIMIT: usize = 1024;
+
+/// `truncateMessage`: messages over the limit end with " ...".
+pub fn truncate_message(msg: &str) -> String {
+    if msg.len() <= NOTE_LENGTH_LIMIT {
+        return msg.to_string();
+    }
+    let mut end = NOTE_LENGTH_LIMIT - 4;
+    while !msg.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} ...", &msg[..end])
+}
+
+/// The `Scheduled` event message after a successful bind.
+pub fn scheduled_message(namespace: &str, name: &str, node: &str) -> String {
+    format!("Successfully assigned {namespace}/{name} to {node}")
+}
+
 /// A successful cycle.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScheduleResult {

@@ -363,3 +363,16 @@ fn scale_10k_pods_on_5k_nodes() {
         n as f64 / secs
     );
 }
+
+#[test]
+fn long_messages_are_truncated_like_upstream() {
+    let long = "x".repeat(2000);
+    let t = truncate_message(&long);
+    assert_eq!(t.len(), 1024);
+    assert!(t.ends_with(" ..."));
+    assert_eq!(truncate_message("short"), "short");
+    assert_eq!(
+        scheduled_message("default", "web", "node-1"),
+        "Successfully assigned default/web to node-1"
+    );
+}

@@ -263,6 +263,9 @@ pub struct PostFilterResult {
     pub nominated_node_name: String,
     /// Pods (`namespace/name`) to delete so the pod fits there.
     pub victims: Vec<String>,
+    /// Lower-priority pods nominated to that node whose nomination must be cleared
+    /// (`prepareCandidate`).
+    pub clear_nominations: Vec<String>,
 }
 
 /// What a PostFilter plugin gets to work with.

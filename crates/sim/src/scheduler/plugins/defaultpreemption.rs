@@ -281,10 +281,8 @@ impl PostFilterPlugin for DefaultPreemption {
                     ..Default::default()
                 },
             };
-            let r = PostFilterResult {
-                nominated_node_name: String::new(),
-                victims: vec![],
-            };
+            // An empty nomination clears the pod's nominatedNodeName.
+            let r = PostFilterResult::default();
             return (Some(r), wrap(Code::Unschedulable, fe.to_string()));
         }
         // 4) The best candidate.
@@ -297,9 +295,18 @@ impl PostFilterPlugin for DefaultPreemption {
                 ),
             );
         };
+        let clear_nominations = ctx
+            .nominated
+            .get(&best.node)
+            .into_iter()
+            .flatten()
+            .filter(|p| p.priority < pod.priority && p.key != pod.key)
+            .map(|p| p.key.clone())
+            .collect();
         let r = PostFilterResult {
             nominated_node_name: best.node.clone(),
             victims: best.victims.iter().map(|v| v.key.clone()).collect(),
+            clear_nominations,
         };
         (Some(r), Status::success())
     }
