@@ -321,7 +321,8 @@ impl SchedulingQueue {
             .in_flight_cycle
             .remove(&key)
             .unwrap_or(self.scheduling_cycle);
-        if !matches!(self.pods.get(&key), None | Some((_, Where::InFlight))) {
+        // Only a pod still in flight goes back: one deleted meanwhile stays gone.
+        if !matches!(self.pods.get(&key), Some((_, Where::InFlight))) {
             return;
         }
         q.timestamp = now;

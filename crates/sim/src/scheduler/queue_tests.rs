@@ -123,3 +123,15 @@ fn nominated_pods_are_tracked_per_node() {
     q.delete_nominated_pod_if_exists("default/p");
     assert!(q.nominated().is_empty());
 }
+
+#[test]
+fn a_pod_deleted_while_in_flight_is_not_requeued() {
+    let f = fw();
+    let mut q = SchedulingQueue::new(1, 10);
+    q.add(&f, pi("p", 0), 0);
+    let p = q.pop(0).unwrap();
+    q.delete("default/p");
+    q.add_unschedulable_if_not_present(p, &Status::error("boom"), BTreeSet::new(), 10);
+    let (a, b, u) = q.pending_pods();
+    assert!(a.is_empty() && b.is_empty() && u.is_empty());
+}

@@ -11,6 +11,29 @@ use std::sync::Arc;
 use super::*;
 use crate::scheduler::domaincache::{KeyIndex, NO_DOMAIN};
 
+/// `topologyNormalizingWeight`: ln(size + 2), computed with basic IEEE operations only so
+/// native and wasm builds (whose `ln` come from different math libraries) agree bit for bit.
+pub fn topology_normalizing_weight(size: usize) -> f64 {
+    const LN2: f64 = std::f64::consts::LN_2;
+    let mut m = (size + 2) as f64;
+    let mut e = 0i32;
+    while m >= 2.0 {
+        m /= 2.0; // exact
+        e += 1;
+    }
+    // ln(m) = 2·atanh(t), t = (m−1)/(m+1) ∈ [0, 1/3): the series converges fast.
+    let t = (m - 1.0) / (m + 1.0);
+    let t2 = t * t;
+    let (mut term, mut sum) = (t, 0.0f64);
+    let mut k = 1.0;
+    while k < 80.0 {
+        sum += term / k;
+        term *= t2;
+        k += 2.0;
+    }
+    f64::from(e) * LN2 + 2.0 * sum
+}
+
 /// How one constraint's counts are looked up in Score.
 #[derive(Clone, Debug)]
 enum Counts {
@@ -97,7 +120,7 @@ impl PodTopologySpread {
             } else {
                 seen[ci].iter().filter(|b| **b).count()
             };
-            weights.push(((size + 2) as f64).ln());
+            weights.push(topology_normalizing_weight(size));
             let totals = if c.is_hostname {
                 Arc::new(Vec::new())
             } else if !require_all || constraints.len() == 1 {
@@ -171,7 +194,7 @@ impl PodTopologySpread {
                 } else {
                     m.len()
                 };
-                ((size + 2) as f64).ln()
+                topology_normalizing_weight(size)
             })
             .collect();
         let required = Required::of(pod);
@@ -233,6 +256,19 @@ impl PreScorePlugin for PodTopologySpread {
         };
         state.write(PRE_SCORE_KEY, s);
         Status::success()
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn normalizing_weight_matches_ln() {
+    for size in [0usize, 1, 2, 3, 10, 100, 499, 500, 5000, 100_000] {
+        let want = ((size + 2) as f64).ln();
+        let got = topology_normalizing_weight(size);
+        assert!(
+            (got - want).abs() <= 4.0 * f64::EPSILON * want,
+            "{size}: {got} vs {want}"
+        );
     }
 }
 
