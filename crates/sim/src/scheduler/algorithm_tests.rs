@@ -376,3 +376,45 @@ fn long_messages_are_truncated_like_upstream() {
         "Successfully assigned default/web to node-1"
     );
 }
+
+#[test]
+fn nominated_pods_of_equal_or_higher_priority_reserve_room() {
+    let fw = default_fw();
+    let snap = Snapshot::new(&nodes(1), &[]);
+    let mut nominated = Nominated::new();
+    let big = |name: &str, cpu: &str, prio: i32| {
+        info(pod(
+            name,
+            json!({"spec": {"priority": prio, "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}}),
+        ))
+    };
+    nominated.insert("node-1".into(), vec![Arc::new(big("waiting", "3", 100))]);
+    let mut st = SchedulerState::default();
+    let low = big("low", "2", 0);
+    let out = schedule_one(
+        &fw,
+        &snap,
+        &nominated,
+        &low,
+        &mut st,
+        &mut Rng::new(1),
+        true,
+    );
+    // 3 (nominated) + 2 > 4: the lower-priority pod must not take the nominated pod's room.
+    assert!(out.result.is_err());
+    assert_eq!(
+        out.annotations.unwrap().filter["node-1"]["NodeResourcesFit"],
+        "Insufficient cpu"
+    );
+    let high = big("high", "2", 200);
+    let out = schedule_one(
+        &fw,
+        &snap,
+        &nominated,
+        &high,
+        &mut st,
+        &mut Rng::new(1),
+        false,
+    );
+    assert_eq!(out.result.unwrap().suggested_host, "node-1");
+}
