@@ -1,6 +1,7 @@
 //! Tests of the scheduling cycle: adaptive node counts, round-robin start, tie-breaks,
 //! FitError text and annotations.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::*;
@@ -417,4 +418,42 @@ fn nominated_pods_of_equal_or_higher_priority_reserve_room() {
         false,
     );
     assert_eq!(out.result.unwrap().suggested_host, "node-1");
+}
+
+#[test]
+fn same_seed_same_decisions_and_annotations() {
+    let run_all = |seed: u64| -> Vec<(String, BTreeMap<String, String>)> {
+        let fw = default_fw();
+        let ns: Vec<_> = (0..30)
+            .map(|i| node(&format!("n{i}"), json!({"metadata": {"labels": {"topology.kubernetes.io/zone": format!("z{}", i % 3)}}})))
+            .collect();
+        let mut snap = Snapshot::new(&ns, &[]);
+        snap.services.push(Arc::new(serde_json::from_value(json!({
+            "metadata": {"name": "web", "namespace": "default"}, "spec": {"selector": {"app": "web"}}})).unwrap()));
+        let mut st = SchedulerState::default();
+        let mut rng = Rng::stream(seed, "kube-scheduler");
+        (0..50)
+            .map(|i| {
+                let p = Arc::new(info(pod(&format!("w{i}"), json!({"metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]}}))));
+                let out = schedule_one(&fw, &snap, &Nominated::new(), &p, &mut st, &mut rng, true);
+                let host = out.result.unwrap().suggested_host;
+                snap.assume_pod(p, &host);
+                (host, out.annotations.unwrap().to_pod_annotations())
+            })
+            .collect()
+    };
+    let a = run_all(9);
+    assert_eq!(a, run_all(9));
+    // Spreading keeps zones within one pod of each other for a Service's pods.
+    let mut per_zone = BTreeMap::new();
+    for (h, _) in &a {
+        let i: usize = h[1..].parse().unwrap();
+        *per_zone.entry(i % 3).or_insert(0) += 1;
+    }
+    let (min, max) = (
+        per_zone.values().min().unwrap(),
+        per_zone.values().max().unwrap(),
+    );
+    assert!(max - min <= 1, "{per_zone:?}");
 }
