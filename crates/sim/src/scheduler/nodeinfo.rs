@@ -452,17 +452,19 @@ impl Snapshot {
         self.reorder();
     }
 
-    /// Adds an assigned pod (by `spec.nodeName`). Unassigned, Succeeded or Failed pods, pods
-    /// already present and pods on unknown nodes are ignored.
+    /// Adds an assigned pod (by `spec.nodeName`), replacing an assumed entry of the same
+    /// pod (the bound object confirms the assumption). Unassigned, Succeeded or Failed pods
+    /// and pods on unknown nodes are ignored.
     pub fn add_pod(&mut self, pod: Arc<Pod>) {
         let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
         if matches!(phase, Some("Succeeded") | Some("Failed")) {
             return;
         }
         let info = PodInfo::new(pod);
-        if info.node_name.is_empty() {
+        if info.node_name.is_empty() || !self.index.contains_key(&info.node_name) {
             return;
         }
+        self.remove_pod(&info.key);
         let node = info.node_name.clone();
         self.assume_pod(Arc::new(info), &node);
     }
@@ -494,6 +496,16 @@ impl Snapshot {
     /// Replaces a pod's object (e.g. its labels changed); a pod that moved to a terminal
     /// phase is removed.
     pub fn update_pod(&mut self, pod: Arc<Pod>) {
+        // Unassigned objects are not the cache's business (an assumed pod stays assumed
+        // until its bound object arrives).
+        let assigned = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.node_name.as_deref())
+            .is_some_and(|n| !n.is_empty());
+        if !assigned {
+            return;
+        }
         let key = format!(
             "{}/{}",
             pod.metadata.namespace.as_deref().unwrap_or(""),

@@ -96,3 +96,31 @@ fn node_updates_move_zones_and_recount_images() {
     assert_eq!(s.num_nodes_with_label_key(LABEL_ZONE), 3);
     assert!(s.nodes().iter().enumerate().all(|(i, n)| n.idx == i));
 }
+
+#[test]
+fn bound_objects_replace_assumed_pods_and_terminal_pods_leave() {
+    let mut s = Snapshot::new(&[node("n1", None)], &[]);
+    let mk = |node: &str, phase: &str| -> Arc<Pod> {
+        Arc::new(
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "p", "namespace": "default"},
+                "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+                "status": {"phase": phase}
+            }))
+            .unwrap(),
+        )
+    };
+    // Assumed from the unbound object.
+    assert!(s.assume_pod(Arc::new(PodInfo::new(mk("", "Pending"))), "n1"));
+    // An update of the unbound object leaves the assumption alone.
+    s.update_pod(mk("", "Pending"));
+    assert_eq!(s.get("n1").unwrap().requested.milli_cpu, 1000);
+    // The bound object replaces it (no double counting).
+    s.add_pod(mk("n1", "Pending"));
+    assert_eq!(s.get("n1").unwrap().requested.milli_cpu, 1000);
+    assert_eq!(s.get("n1").unwrap().pods[0].node_name, "n1");
+    // Finishing frees the resources.
+    s.update_pod(mk("n1", "Succeeded"));
+    assert_eq!(s.get("n1").unwrap().requested.milli_cpu, 0);
+    assert_eq!(s.node_of_pod("default/p"), None);
+}
