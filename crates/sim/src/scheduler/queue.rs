@@ -97,6 +97,23 @@ pub fn plugin_cares(plugin: &str, ev: ClusterEvent) -> bool {
     }
 }
 
+/// `isPodUpdated`: whether anything but resourceVersion, generation, managedFields,
+/// finalizers or status changed (the scheduler's own status patches must not requeue).
+pub fn is_pod_updated(
+    old: &k8s_openapi::api::core::v1::Pod,
+    new: &k8s_openapi::api::core::v1::Pod,
+) -> bool {
+    let strip = |p: &k8s_openapi::api::core::v1::Pod| {
+        let mut m = p.metadata.clone();
+        m.resource_version = None;
+        m.generation = None;
+        m.managed_fields = None;
+        m.finalizers = None;
+        m
+    };
+    old.spec != new.spec || strip(old) != strip(new)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Where {
     Active,
@@ -243,7 +260,7 @@ impl SchedulingQueue {
             return self.add(fw, pod, now);
         };
         let mut q = old;
-        let changed = q.pod_info.pod != pod.pod;
+        let changed = is_pod_updated(&q.pod_info.pod, &pod.pod);
         q.pod_info = pod;
         match w {
             Where::Unschedulable if changed => {

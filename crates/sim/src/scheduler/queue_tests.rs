@@ -135,3 +135,31 @@ fn a_pod_deleted_while_in_flight_is_not_requeued() {
     let (a, b, u) = q.pending_pods();
     assert!(a.is_empty() && b.is_empty() && u.is_empty());
 }
+
+#[test]
+fn status_only_updates_do_not_requeue_unschedulable_pods() {
+    let f = fw();
+    let mut q = SchedulingQueue::new(1, 10);
+    q.add(&f, pi("p", 0), 0);
+    let p = q.pop(0).unwrap();
+    q.add_unschedulable_if_not_present(
+        p,
+        &Status::new(Code::Unschedulable, "x"),
+        ["NodeResourcesFit"].into(),
+        0,
+    );
+    let status_patch = Arc::new(info(pod(
+        "p",
+        json!({"metadata": {"resourceVersion": "7"}, "spec": {"priority": 0},
+        "status": {"conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]}}),
+    )));
+    q.update(&f, status_patch, 10);
+    assert_eq!(q.pending_pods().2.len(), 1);
+    // A real change (new labels) does.
+    let relabel = Arc::new(info(pod(
+        "p",
+        json!({"metadata": {"labels": {"a": "b"}}, "spec": {"priority": 0}}),
+    )));
+    q.update(&f, relabel, 20);
+    assert_eq!(q.pending_pods().2.len(), 0);
+}
