@@ -295,7 +295,18 @@ impl SchedulingQueue {
     pub fn pop(&mut self, now: Time) -> Option<QueuedPodInfo> {
         let key = match self.active.iter().next() {
             Some(k) => k.3.clone(),
-            None if self.pop_from_backoff_q => self.backoff.iter().next()?.2.clone(),
+            // Only pods backing off after a rejection may jump the queue; pods that hit an
+            // error wait out their backoff (upstream keeps them in a separate errorBackoffQ).
+            None if self.pop_from_backoff_q => self
+                .backoff
+                .iter()
+                .map(|(_, _, k)| k)
+                .find(|k| {
+                    self.pods
+                        .get(*k)
+                        .is_some_and(|(q, _)| !q.unschedulable_plugins.is_empty())
+                })?
+                .clone(),
             None => return None,
         };
         let (mut q, _) = self.remove_index(&key)?;

@@ -98,19 +98,30 @@ fn unschedulable_leftover_is_flushed_after_five_minutes() {
 }
 
 #[test]
-fn errors_go_to_backoff_and_pop_from_backoff_when_active_is_empty() {
+fn only_rejected_pods_pop_early_from_backoff_when_active_is_empty() {
     let f = fw();
     let mut q = SchedulingQueue::new(1, 10);
     q.add(&f, pi("p", 0), 0);
     let p = q.pop(0).unwrap();
     q.add_unschedulable_if_not_present(p, &Status::error("boom"), BTreeSet::new(), 50);
     assert_eq!(q.pending_pods().1.len(), 1);
-    // SchedulerPopFromBackoffQ: activeQ is empty, so the backing-off pod is popped.
-    assert_eq!(q.pop(60).unwrap().attempts, 2);
+    // An error backoff is waited out (upstream's separate errorBackoffQ)…
+    assert!(q.pop(60).is_none());
+    q.flush_backoff_completed(50 + 1000);
+    assert_eq!(q.pop(1050).unwrap().attempts, 2);
+    // …while a rejected pod that a cluster event moved to backoffQ jumps the queue
+    // (SchedulerPopFromBackoffQ).
+    let p = q.pods.get("default/p").unwrap().0.clone();
+    let st = Status::new(Code::Unschedulable, "x");
+    q.add_unschedulable_if_not_present(p, &st, ["NodeResourcesFit"].into(), 1100);
+    q.move_all_to_active_or_backoff(crate::scheduler::ClusterEvent::NodeAdd, 1100);
+    assert_eq!(q.pending_pods().1.len(), 1, "moved into backoff");
+    assert_eq!(q.pop(1101).unwrap().attempts, 3);
     q.pop_from_backoff_q = false;
     let p = q.pods.get("default/p").unwrap().0.clone();
-    q.add_unschedulable_if_not_present(p, &Status::error("boom"), BTreeSet::new(), 70);
-    assert!(q.pop(80).is_none());
+    q.add_unschedulable_if_not_present(p, &st, ["NodeResourcesFit"].into(), 1200);
+    q.move_all_to_active_or_backoff(crate::scheduler::ClusterEvent::NodeAdd, 1200);
+    assert!(q.pop(1201).is_none());
 }
 
 #[test]
