@@ -91,6 +91,9 @@ pub struct ClusterConfig {
     pub proxy_mode: ProxyMode,
     /// Whether the scheduler writes the `kubeloop.dev/*-result` annotations.
     pub scheduling_annotations: bool,
+    /// Hollow nodes (scale runs, like scheduler_perf): nodes are registered and Ready but
+    /// no kubelet or kube-proxy runs on them.
+    pub hollow_nodes: bool,
 }
 
 impl Default for ClusterConfig {
@@ -103,6 +106,7 @@ impl Default for ClusterConfig {
             scheduler_config: None,
             proxy_mode: ProxyMode::Iptables,
             scheduling_annotations: true,
+            hollow_nodes: false,
         }
     }
 }

@@ -49,6 +49,8 @@ struct Binding {
     /// Claims that must be bound before the pod is (PreBind of VolumeBinding).
     waiting_claims: Vec<String>,
     deadline: Time,
+    /// The Binding request is on its way.
+    sent: bool,
 }
 
 /// kube-scheduler.
@@ -548,9 +550,15 @@ impl KubeScheduler {
                     annotations,
                     waiting_claims: waiting,
                     deadline: now + 600 * SECOND,
+                    sent: false,
                 };
+                let ready = b.waiting_claims.is_empty();
                 self.bindings.insert(key.clone(), b);
-                self.check_waiting_bindings(ctx);
+                if ready {
+                    self.send_binding(ctx, &key);
+                } else {
+                    self.check_waiting_bindings(ctx);
+                }
             }
             Err(e) => {
                 let msg = truncate_message(&e.message());
@@ -637,36 +645,36 @@ impl KubeScheduler {
 
     /// Sends the Binding of every pod whose claims are bound.
     fn check_waiting_bindings(&mut self, ctx: &mut Ctx) {
-        let pvcs = &self.informers[KINDS
-            .iter()
-            .position(|k| *k == Kind::PersistentVolumeClaim)
-            .unwrap_or(0)];
+        let pvcs = self.informer(Kind::PersistentVolumeClaim);
+        let bound = |c: &String| {
+            let (cns, cname) = c.split_once('/').unwrap_or(("", c));
+            matches!(pvcs.get(cns, cname).map(|o| &**o), Some(Object::PersistentVolumeClaim(p)) if p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Bound"))
+        };
         let ready: Vec<String> = self
             .bindings
             .iter()
-            .filter(|(k, _)| !self.bind_requests.values().any(|x| x == *k))
-            .filter(|(_, b)| {
-                b.waiting_claims.iter().all(|c| {
-                    let (cns, cname) = c.split_once('/').unwrap_or(("", c));
-                    matches!(pvcs.get(cns, cname).map(|o| (**o).clone()), Some(Object::PersistentVolumeClaim(p)) if p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Bound"))
-                })
-            })
+            .filter(|(_, b)| !b.sent && b.waiting_claims.iter().all(bound))
             .map(|(k, _)| k.clone())
             .collect();
         for key in ready {
-            let Some(b) = self.bindings.get(&key) else {
-                continue;
-            };
-            let (ns, name) = key.split_once('/').unwrap_or(("", &key));
-            let req = ApiRequest::new(Verb::Create, Kind::Pod, ns, name)
-                .with_subresource(Subresource::Binding)
-                .with_body(Body::Binding {
-                    node: b.node.clone(),
-                    annotations: b.annotations.clone(),
-                });
-            let id = self.client.send(ctx, req);
-            self.bind_requests.insert(id, key);
+            self.send_binding(ctx, &key);
         }
+    }
+
+    fn send_binding(&mut self, ctx: &mut Ctx, key: &str) {
+        let Some(b) = self.bindings.get_mut(key) else {
+            return;
+        };
+        b.sent = true;
+        let (ns, name) = key.split_once('/').unwrap_or(("", key));
+        let req = ApiRequest::new(Verb::Create, Kind::Pod, ns, name)
+            .with_subresource(Subresource::Binding)
+            .with_body(Body::Binding {
+                node: b.node.clone(),
+                annotations: b.annotations.clone(),
+            });
+        let id = self.client.send(ctx, req);
+        self.bind_requests.insert(id, key.to_string());
     }
 
     /// Binding cycles stuck on volumes past bindTimeoutSeconds fail.
@@ -674,7 +682,7 @@ impl KubeScheduler {
         let expired: Vec<String> = self
             .bindings
             .iter()
-            .filter(|(k, b)| b.deadline <= ctx.now && !self.bind_requests.values().any(|x| x == *k))
+            .filter(|(_, b)| !b.sent && b.deadline <= ctx.now)
             .map(|(k, _)| k.clone())
             .collect();
         for key in expired {

@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod apiserver;
+pub mod bench;
 pub mod client;
 pub mod cluster;
 pub mod cmd;

@@ -68,6 +68,7 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
             scenario::ProxyMode::Ipvs => ProxyMode::Ipvs,
         },
         scheduling_annotations: sc.spec.scheduling_annotations,
+        hollow_nodes: false,
     }
 }
 

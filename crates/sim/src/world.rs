@@ -304,9 +304,11 @@ impl World {
         for a in [Actor::ApiServer, Actor::ControllerManager, Actor::Scheduler] {
             w.start(a);
         }
-        for i in 0..w.nodes.len() as u32 {
-            w.start(Actor::Kubelet(i));
-            w.start(Actor::KubeProxy(i));
+        if !w.config.hollow_nodes {
+            for i in 0..w.nodes.len() as u32 {
+                w.start(Actor::Kubelet(i));
+                w.start(Actor::KubeProxy(i));
+            }
         }
         w
     }
@@ -712,6 +714,21 @@ impl World {
                 self.local(server, c, Payload::ConnectionLost);
             }
         }
+    }
+
+    /// Sends an API request on behalf of an outside client (benchmarks); the response is
+    /// dropped.
+    pub fn inject_api(&mut self, mut req: ApiRequest) {
+        self.seq += 1;
+        req.id = self.seq;
+        if req.user.is_none() {
+            req.user = Some(crate::cmd::kubectl::ADMIN_USER.to_string());
+            req.groups = crate::cmd::kubectl::ADMIN_GROUPS
+                .iter()
+                .map(|g| g.to_string())
+                .collect();
+        }
+        self.enqueue(0, Actor::Terminal(0), Actor::ApiServer, Payload::Api(req));
     }
 
     /// Queues a locally-noticed message (needs no working link).
