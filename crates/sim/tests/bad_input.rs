@@ -10,7 +10,9 @@ use kubeloop_sim::World;
 
 fn apply(text: &str) -> (Output, World) {
     let mut w = World::new(ClusterConfig::default());
-    let files: BTreeMap<String, String> = [("bad.yaml".to_string(), text.to_string())].into_iter().collect();
+    let files: BTreeMap<String, String> = [("bad.yaml".to_string(), text.to_string())]
+        .into_iter()
+        .collect();
     let out = cmd::run(&mut w, "kubectl apply -f bad.yaml", &files, 10 * SECOND);
     (out, w)
 }
@@ -52,9 +54,16 @@ fn unknown_field_is_a_strict_decoding_error() {
 
 #[test]
 fn invalid_yaml_reports_the_line() {
-    let (out, mut w) = apply("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n labels: {}\n");
+    let (out, mut w) =
+        apply("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n labels: {}\n");
     assert_eq!(out.exit_code, 1);
-    assert!(out.stderr.starts_with("error: error parsing bad.yaml: error converting YAML to JSON: yaml: line "), "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with(
+            "error: error parsing bad.yaml: error converting YAML to JSON: yaml: line "
+        ),
+        "{}",
+        out.stderr
+    );
     nothing_created(&mut w);
 }
 
@@ -67,7 +76,10 @@ fn negative_replicas_are_invalid() {
 
 #[test]
 fn selector_must_match_template_labels() {
-    let (out, mut w) = apply(&GOOD.replace("        app: nginx\n    spec:", "        app: web\n    spec:"));
+    let (out, mut w) = apply(&GOOD.replace(
+        "        app: nginx\n    spec:",
+        "        app: web\n    spec:",
+    ));
     assert_eq!(
         out.stderr,
         "The Deployment \"nginx\" is invalid: spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`\n"
@@ -87,8 +99,20 @@ fn unknown_kind_is_a_mapping_error() {
 
 #[test]
 fn garbage_never_panics() {
-    for text in ["", "---", "{", "[]", "kind: 5", "apiVersion: v1\nkind: Pod\nmetadata: {name: 3}\nspec: {containers: 7}", "\u{0}\u{1}", "a: &a [*a]"] {
+    for text in [
+        "",
+        "---",
+        "{",
+        "[]",
+        "kind: 5",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: 3}\nspec: {containers: 7}",
+        "\u{0}\u{1}",
+        "a: &a [*a]",
+    ] {
         let (out, _) = apply(text);
-        assert!(out.exit_code == 0 || out.exit_code == 1, "{text:?} → {out:?}");
+        assert!(
+            out.exit_code == 0 || out.exit_code == 1,
+            "{text:?} → {out:?}"
+        );
     }
 }
