@@ -21,6 +21,8 @@ use crate::rng::Rng;
 use crate::time::{k8s_micro_time, k8s_time};
 use crate::world::NodeHost;
 
+pub mod addons;
+
 /// The Kubernetes version the simulated cluster runs.
 pub const KUBERNETES_VERSION: &str = "v1.35.0";
 /// The container runtime every node reports.
@@ -368,7 +370,12 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
         put(store, node_object(host, 0, &mut rng).into());
         put(store, node_lease(&host.config.name, 0, &mut rng).into());
     }
-    Vec::new()
+    let mut addon_rng = Rng::stream(config.seed, "addons");
+    let (objects, boot) = addons::objects(nodes, &mut addon_rng);
+    for o in objects {
+        put(store, o);
+    }
+    boot
 }
 
 fn kubernetes_service(rng: &mut Rng) -> Service {

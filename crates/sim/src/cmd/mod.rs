@@ -2,15 +2,19 @@
 //! kubectl, etcdctl, ssh and sim.
 
 pub mod apply;
+pub mod crictl;
 pub mod edit;
 pub mod etcdctl;
 pub mod expose;
 pub mod flags;
 pub mod get;
 pub mod kubectl;
+pub mod logs;
+pub mod nodeos;
 pub mod rollout;
 pub mod sim;
 pub mod ssh;
+pub mod top;
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -118,7 +122,13 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
             Err(out) => Started::Done(out),
         },
         "sim" => Started::Done(sim::run(world, args)),
-        "ssh" => Started::Done(ssh::run(world, args)),
+        "ssh" => match ssh::run(world, args) {
+            (o, 0) => Started::Done(o),
+            (o, delay) => {
+                let p = ssh::delayed(line, o, delay, world.now());
+                Started::Running(world.spawn(p))
+            }
+        },
         "" => done(0, "", ""),
         other => done(127, "", format!("bash: {other}: command not found\n")),
     }

@@ -762,6 +762,8 @@ impl Runtime {
                 if let Some(c) = self.containers.get_mut(&cid) {
                     c.state = ContainerState::Running;
                     c.started = Some(at);
+                    // It has been up since before the cluster finished booting.
+                    c.behaviour.start_ms = 0;
                 }
                 self.write_startup(&cid, ip);
             }

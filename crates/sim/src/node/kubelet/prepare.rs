@@ -159,15 +159,16 @@ impl Kubelet {
                         q(&pod_name),
                         q(uid)
                     );
+                    let pk = q(&key);
                     if m.steps.iter().any(|s| s == "attach") {
-                        logs.push((Level::Info, "reconciler_common.go:245", format!("\"operationExecutor.VerifyControllerAttachedVolume started {desc}\" pod={}", q(&key))));
+                        logs.push((Level::Info, "reconciler_common.go:245", format!("{} pod={pk}", q(&format!("operationExecutor.VerifyControllerAttachedVolume started {desc}")))));
                     }
                     logs.push((
                         Level::Info,
                         "reconciler_common.go:218",
                         format!(
-                            "\"operationExecutor.MountVolume started {desc}\" pod={}",
-                            q(&key)
+                            "{} pod={pk}",
+                            q(&format!("operationExecutor.MountVolume started {desc}"))
                         ),
                     ));
                     if m.steps.iter().any(|s| s == "stage") {
@@ -176,12 +177,25 @@ impl Kubelet {
                             .first()
                             .map(|x| x.target.clone())
                             .unwrap_or_default();
-                        logs.push((Level::Info, "operation_generator.go:580", format!("\"MountVolume.MountDevice succeeded {desc}device mount path {}\" pod={}", q(&dev), q(&key))));
+                        logs.push((
+                            Level::Info,
+                            "operation_generator.go:580",
+                            format!(
+                                "{} pod={pk}",
+                                q(&format!(
+                                    "MountVolume.MountDevice succeeded {desc}device mount path {}",
+                                    q(&dev)
+                                ))
+                            ),
+                        ));
                     }
                     logs.push((
                         Level::Info,
                         "operation_generator.go:614",
-                        format!("\"MountVolume.SetUp succeeded {desc}\" pod={}", q(&key)),
+                        format!(
+                            "{} pod={pk}",
+                            q(&format!("MountVolume.SetUp succeeded {desc}"))
+                        ),
                     ));
                     ops.push(OsOp::Mkdir(m.host_path.clone()));
                     ops.extend(m.mounts.iter().cloned().map(OsOp::Mount));
