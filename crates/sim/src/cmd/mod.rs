@@ -46,11 +46,14 @@ pub fn tokenize(line: &str) -> Result<Vec<String>, String> {
                 loop {
                     match chars.next() {
                         Some('"') => break,
-                        Some('\\') => {
-                            if let Some(x) = chars.next() {
+                        // In double quotes a backslash only escapes $ ` " \ and newline.
+                        Some('\\') => match chars.peek() {
+                            Some(&x) if matches!(x, '"' | '\\' | '$' | '`' | '\n') => {
                                 cur.push(x);
+                                chars.next();
                             }
-                        }
+                            _ => cur.push('\\'),
+                        },
                         Some(x) => cur.push(x),
                         None => return Err("unexpected EOF while looking for matching `\"'".into()),
                     }
@@ -186,6 +189,10 @@ mod tests {
             ["kubectl", "get", "pods"]
         );
         assert!(tokenize("echo 'oops").is_err());
+        assert_eq!(
+            tokenize("curl -w \"%{http_code}\\n\" x").unwrap()[2],
+            "%{http_code}\\n"
+        );
         assert_eq!(
             tokenize("x -o jsonpath='{.items[*].metadata.name}'").unwrap()[2],
             "jsonpath={.items[*].metadata.name}"

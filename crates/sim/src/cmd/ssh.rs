@@ -162,7 +162,17 @@ fn command(world: &mut World, n: u32, cmd: &[&str]) -> (Output, Time) {
         ["ps", rest @ ..] => crate::cmd::nodeos::ps(world, n, rest),
         ["mount"] | ["findmnt"] => out(crate::cmd::nodeos::mount(world, n)),
         ["ls", rest @ ..] => crate::cmd::nodeos::ls(world, n, rest),
-        ["iptables-save", ..] => rules(world, n, false),
+        ["iptables-save", rest @ ..] => {
+            let o = rules(world, n, false);
+            match rest
+                .iter()
+                .position(|a| *a == "-t" || *a == "--table")
+                .and_then(|i| rest.get(i + 1))
+            {
+                Some(t) => table(o, t),
+                None => o,
+            }
+        }
         ["ipvsadm", "-Ln"] | ["ipvsadm", "-L", "-n"] | ["ipvsadm", "-ln"] => rules(world, n, true),
         ["curl", rest @ ..] => {
             let src = node_source(world, n, "curl/7.88.1");
@@ -249,6 +259,23 @@ fn systemctl(world: &mut World, n: u32, verb: &str, unit: &str) -> Output {
         }
         other => fail(1, format!("Unknown command verb '{other}'.\n")),
     }
+}
+
+/// `iptables-save -t TABLE`: only that table's block.
+fn table(o: Output, t: &str) -> Output {
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    let Some(start) = lines.iter().position(|l| *l == format!("*{t}")) else {
+        return fail(
+            1,
+            format!("iptables-save: Unable to initialize table '{t}'\n"),
+        );
+    };
+    let from = start.saturating_sub(1);
+    let to = lines[start..]
+        .iter()
+        .position(|l| l.starts_with("# Completed"))
+        .map_or(lines.len(), |i| start + i + 1);
+    out(lines[from..to].iter().map(|l| format!("{l}\n")).collect())
 }
 
 /// `iptables-save` / `ipvsadm -Ln`: the rules kube-proxy last wrote into this kernel.

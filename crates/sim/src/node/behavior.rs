@@ -7,6 +7,9 @@ use std::collections::BTreeMap;
 use crate::node::images::ImageRef;
 use crate::time::{parse_duration, Time, SECOND};
 
+/// Durations beyond this (ten years) are treated as forever, so timers never overflow.
+pub const FOREVER: Time = 10 * 365 * 24 * 3600 * SECOND;
+
 /// The annotation that tunes every container of a pod (`crash-after=5s,start-delay=20s`).
 pub const BEHAVIOR_ANNOTATION: &str = "kubeloop.dev/behavior";
 
@@ -165,48 +168,59 @@ fn proc(user: &'static str, cmd: &str, rss_kb: u64, vsz_kb: u64) -> Proc {
 
 const MIB: u64 = 1024 * 1024;
 
-/// Whether a command line exits on its own (busybox-style one-shots) and with what code.
-fn shell_exit(cmdline: &str) -> Option<i32> {
-    let cmdline = ["/bin/sh -c ", "sh -c ", "/bin/bash -c ", "bash -c "]
+/// Whether a shell command line exits on its own, after how long and with what code:
+/// `exit N` ends it (after the sleeps before it); a trailing finite `sleep` or only
+/// echoes end it with 0; `sleep infinity`, `tail -f`, `while true` never end.
+fn script_exit(cmdline: &str) -> Option<(Time, i32)> {
+    let body = ["/bin/sh -c ", "sh -c ", "/bin/bash -c ", "bash -c "]
         .iter()
         .find_map(|p| cmdline.strip_prefix(p))
         .unwrap_or(cmdline)
         .trim();
-    if cmdline.is_empty() || cmdline == "true" || cmdline.starts_with("echo") {
-        return Some(0);
-    }
-    if cmdline == "false" {
-        return Some(1);
+    if body.is_empty() || body == "sh" || body == "/bin/sh" {
+        return Some((0, 0));
     }
     let long_running = [
         "sleep infinity",
         "tail -f",
         "while true",
+        "while :",
         "httpd -f",
         "nc -l",
+        "sleep 1d",
+        "sleep inf",
     ];
-    if long_running.iter().any(|p| cmdline.contains(p)) {
-        return None;
+    let mut t: Time = 0;
+    let mut last = 0;
+    for seg in body
+        .split([';', '&', '|', '\n'])
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+    {
+        if long_running.iter().any(|p| seg.starts_with(p)) {
+            return None;
+        }
+        let words: Vec<&str> = seg.split_whitespace().collect();
+        match words.as_slice() {
+            ["exit", n, ..] => return Some((t, n.parse().unwrap_or(0))),
+            ["exit"] => return Some((t, last)),
+            ["sleep", n, ..] => {
+                match n
+                    .trim_end_matches('s')
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s >= 0.0)
+                {
+                    Some(s) => t = t.saturating_add((s * SECOND as f64) as Time).min(FOREVER),
+                    None => return None,
+                }
+                last = 0;
+            }
+            ["false"] => last = 1,
+            _ => last = 0,
+        }
     }
-    if let Some(i) = cmdline.find("exit ") {
-        return cmdline[i + 5..]
-            .split(|c: char| !c.is_ascii_digit())
-            .next()?
-            .parse()
-            .ok();
-    }
-    None
-}
-
-/// How long `sleep N` (the last one in a command line) runs, if it is a finite sleep.
-fn sleep_ms(cmdline: &str) -> Option<Time> {
-    let i = cmdline.rfind("sleep ")?;
-    let n: String = cmdline[i + 6..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.')
-        .collect();
-    let secs: f64 = n.parse().ok()?;
-    Some((secs * SECOND as f64) as Time)
+    Some((t, last))
 }
 
 /// How a container of `image` running `command` (command + args, as the pod gives them)
@@ -308,9 +322,8 @@ pub fn behaviour(
             ..generic.clone()
         },
         "busybox" => {
-            let exits = shell_exit(&cmdline)
-                .map(|code| (50, code, if code == 0 { "Completed" } else { "Error" }))
-                .or_else(|| sleep_ms(&cmdline).map(|d| (d, 0, "Completed")));
+            let exits = script_exit(&cmdline)
+                .map(|(t, code)| (50 + t, code, if code == 0 { "Completed" } else { "Error" }));
             Behaviour {
                 start_ms: 20,
                 exits,
@@ -329,10 +342,11 @@ pub fn behaviour(
             }
         }
         "curl" => Behaviour {
-            exits: shell_exit(&cmdline)
-                .map(|c| (100, c, if c == 0 { "Completed" } else { "Error" }))
-                .or_else(|| sleep_ms(&cmdline).map(|d| (d, 0, "Completed")))
-                .or(if cmdline.is_empty() { Some((100, 2, "Error")) } else { None }),
+            exits: if cmdline.is_empty() {
+                Some((100, 2, "Error"))
+            } else {
+                script_exit(&cmdline).map(|(t, c)| (100 + t, c, if c == 0 { "Completed" } else { "Error" }))
+            },
             on_sigterm: None,
             processes: vec![proc("100", if cmdline.is_empty() { "curl" } else { &cmdline }, 1_800, 6_000)],
             cpu_m: 0,
@@ -419,12 +433,11 @@ pub fn behaviour(
             ..generic.clone()
         },
         _ => {
-            let exits = if command.is_empty() {
+            let shell = main.ends_with("sh") || main == "echo" || main == "true" || main == "sleep";
+            let exits = if command.is_empty() || !shell {
                 None
             } else {
-                shell_exit(&cmdline)
-                    .filter(|_| main.ends_with("sh") || main == "echo" || main == "true")
-                    .map(|c| (100, c, if c == 0 { "Completed" } else { "Error" }))
+                script_exit(&cmdline).map(|(t, c)| (100 + t, c, if c == 0 { "Completed" } else { "Error" }))
             };
             Behaviour { exits, ..generic.clone() }
         }
@@ -457,14 +470,15 @@ fn flag_port(command: &[String], name: &str) -> Option<i32> {
 }
 
 fn apply(b: &mut Behaviour, o: &Overrides) {
+    let cap = |d: Time| d.min(FOREVER);
     if let Some(d) = o.start_delay {
-        b.start_ms += d;
+        b.start_ms = cap(b.start_ms.saturating_add(d));
     }
     if let Some(d) = o.not_ready_for {
-        b.not_ready_ms = d;
+        b.not_ready_ms = cap(d);
     }
     if let Some(d) = o.crash_after {
-        b.exits = Some((d, o.exit_code.unwrap_or(1), "Error"));
+        b.exits = Some((cap(d), o.exit_code.unwrap_or(1), "Error"));
     } else if let Some(c) = o.exit_code {
         if let Some(e) = b.exits.as_mut() {
             e.1 = c;
@@ -472,6 +486,7 @@ fn apply(b: &mut Behaviour, o: &Overrides) {
         }
     }
     if let Some(d) = o.oom_after {
+        let d = cap(d);
         if b.exits.is_none_or(|(t, _, _)| d < t) {
             b.exits = Some((d, 137, "OOMKilled"));
         }
@@ -571,7 +586,11 @@ mod tests {
         };
         assert_eq!(b(sh("echo hi")).exits, Some((50, 0, "Completed")));
         assert_eq!(b(sh("exit 3")).exits, Some((50, 3, "Error")));
-        assert_eq!(b(sh("sleep 3600")).exits, Some((3_600_000, 0, "Completed")));
+        assert_eq!(b(sh("sleep 3600")).exits, Some((3_600_050, 0, "Completed")));
+        assert_eq!(
+            b(sh("echo starting; sleep 2; echo crashing now; exit 1")).exits,
+            Some((2_050, 1, "Error"))
+        );
         assert_eq!(b(sh("sleep infinity")).exits, None);
         assert_eq!(b(vec![]).exits, Some((50, 0, "Completed")));
     }

@@ -61,7 +61,8 @@ pub struct Container {
 impl Container {
     /// When the process starts listening (None if it never started).
     pub fn listening_at(&self) -> Option<Time> {
-        self.started.map(|s| s + self.behaviour.start_ms)
+        self.started
+            .map(|s| s.saturating_add(self.behaviour.start_ms))
     }
 
     /// Whether it accepts connections on `port` at `now`.
@@ -78,7 +79,7 @@ impl Container {
     /// Whether its HTTP endpoints still answer 503 (`not-ready-for`).
     pub fn unready(&self, now: Time) -> bool {
         self.listening_at()
-            .is_some_and(|t| now < t + self.behaviour.not_ready_ms)
+            .is_some_and(|t| now < t.saturating_add(self.behaviour.not_ready_ms))
     }
 }
 

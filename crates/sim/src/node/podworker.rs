@@ -251,6 +251,29 @@ impl PodWorker {
         c.state == ContainerState::Running && self.started.contains(&c.id)
     }
 
+    /// Containers without a startup probe count as started as soon as they run.
+    pub fn mark_started(&mut self) {
+        let Some(spec) = self.pod().and_then(|p| p.spec.clone()) else {
+            return;
+        };
+        for c in spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+        {
+            if c.startup_probe.is_some() {
+                continue;
+            }
+            if let Some(l) = self
+                .latest(&c.name)
+                .filter(|l| l.state == ContainerState::Running)
+            {
+                let id = l.id.clone();
+                self.started.insert(id);
+            }
+        }
+    }
+
     /// computePodActions: what this sync must do, given the runtime's view.
     pub fn compute_actions(&mut self, now: Time) -> VecDeque<Action> {
         let mut out = VecDeque::new();

@@ -290,7 +290,8 @@ pub fn file_exists(c: &Container, file: &str, now: Time) -> bool {
                 }
             }
             ["sleep", n, ..] => {
-                t += n.parse::<f64>().map_or(0, |s| (s * SECOND as f64) as Time);
+                let d = n.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0);
+                t = t.saturating_add(d.map_or(Time::MAX, |s| (s * SECOND as f64) as Time));
             }
             _ => {}
         }

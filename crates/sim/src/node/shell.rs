@@ -194,7 +194,8 @@ pub fn exec(world: &mut World, n: u32, c: &Container, command: &[String]) -> Kub
     let name = bin.rsplit('/').next().unwrap_or("").to_string();
     let args = &argv[1..];
     let b = &c.behaviour;
-    let busybox = parse(&c.image).repo == "busybox";
+    // busybox, and images built on alpine's busybox applets.
+    let busybox = matches!(parse(&c.image).repo.as_str(), "busybox" | "curlimages/curl");
     let src = Source {
         node: n,
         ip: sb.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED),

@@ -129,6 +129,12 @@ fn pods_dir(uid: &str) -> String {
 
 fn not_found(objects: &BTreeMap<String, Result<Arc<Object>, String>>, key: &str) -> Option<String> {
     match objects.get(key) {
+        // The kubelet's watch-based managers word it in the singular.
+        Some(Err(e)) if e.contains("not found") => Some(format!(
+            "{} \"{}\" not found",
+            singular(key),
+            key.split('/').nth(1).unwrap_or("")
+        )),
         Some(Err(e)) => Some(e.clone()),
         None => Some(format!(
             "{} \"{}\" not found",

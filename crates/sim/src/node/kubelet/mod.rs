@@ -292,6 +292,10 @@ impl Kubelet {
                         .entry(uid.clone())
                         .or_insert_with(|| PodWorker::new(&uid, o.clone(), ctx.now));
                     w.pod = Some(o);
+                    // The pod config source ignores status-only updates.
+                    if !is_new && verb == "UPDATE" && !spec_changed(&c) {
+                        continue;
+                    }
                 }
                 Change::Deleted(_) => {
                     self.klog(

@@ -406,6 +406,7 @@ impl Kubelet {
                 w.containers = containers;
                 w.sandbox = w.ready_sandbox().map(|s| (s.id.clone(), s.ip.clone()));
                 w.waiting.retain(|_, v| v.reason != "CrashLoopBackOff");
+                w.mark_started();
                 let actions = w.compute_actions(now);
                 let crashloops: Vec<(String, String)> = w
                     .waiting
@@ -435,6 +436,8 @@ impl Kubelet {
                     self.pod_timer(ctx, t - now, uid);
                 }
                 self.sync_probes(ctx, uid);
+                // The status manager learns the new state before the sync's actions run.
+                self.report_status(ctx, uid);
             }
             (Action::RunSandbox, Ok(CriResult::Sandbox { id, ip })) => {
                 w.sandbox = Some((id.clone(), ip.clone()));
@@ -551,7 +554,9 @@ impl Kubelet {
                     "Error: ErrImagePull",
                 );
                 self.sync_error(now, uid, &container, "ErrImagePull", &e);
-                self.pod_timer(ctx, b.delay, uid);
+                // The pod worker retries soon after an error: the back-off shows.
+                self.pod_timer(ctx, SECOND, uid);
+                let _ = b;
             }
             (Action::Create { container, .. }, Ok(CriResult::Container(id))) => {
                 w.created.insert(container.clone(), id);
