@@ -21,6 +21,7 @@ use crate::rng::Rng;
 use crate::time::{k8s_micro_time, k8s_time};
 use crate::world::NodeHost;
 
+mod addon_templates;
 pub mod addons;
 
 /// The Kubernetes version the simulated cluster runs.

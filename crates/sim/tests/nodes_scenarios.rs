@@ -233,3 +233,19 @@ fn node_failure_moves_traffic_and_evicts_after_five_minutes() {
         "{after:?}"
     );
 }
+
+#[test]
+fn node_scenarios_are_deterministic() {
+    for name in ["node-failure", "readiness-rollout"] {
+        let path = format!(
+            "{}/../../public/scenarios/{name}.yaml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let sc = parse_scenario(&std::fs::read_to_string(&path).expect("file")).expect("valid");
+        let (w1, a) = runner::run(&sc, None);
+        let (w2, b) = runner::run(&sc, None);
+        assert_eq!(runner::format_text(&a), runner::format_text(&b), "{name}");
+        assert_eq!(w1.log_hash(), w2.log_hash(), "{name}");
+        assert_eq!(w1.net.paths, w2.net.paths, "{name}");
+    }
+}

@@ -91,7 +91,7 @@ async fn target_pod(k: &Kubectl, arg: &str) -> Result<Pod, i32> {
         (!running, p.metadata.name.clone())
     });
     match sorted.first() {
-        None => Err(k.error(&format!("timed out waiting for the condition"))),
+        None => Err(k.error("timed out waiting for the condition")),
         Some(p) => {
             if pods.len() > 1 {
                 k.sys.err(&format!(
@@ -310,7 +310,7 @@ pub async fn exec(k: Kubectl) -> i32 {
     let name = pod.metadata.name.clone().unwrap_or_default();
     let ns = pod.metadata.namespace.clone().unwrap_or_default();
     let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone()) else {
-        return k.error(&format!("unable to upgrade connection: pod does not exist"));
+        return k.error("unable to upgrade connection: pod does not exist");
     };
     let host_ip = pod
         .status

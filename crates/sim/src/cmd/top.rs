@@ -14,6 +14,9 @@ use crate::selector::LabelSelector;
 
 const MI: u64 = 1024 * 1024;
 
+/// A node row: name and (cpu, cpu %, memory, memory %) if metrics exist.
+type NodeRow = (String, Option<(u64, u64, u64, u64)>);
+
 async fn nodes(k: &Kubectl) -> Result<Vec<Node>, i32> {
     match k
         .sys
@@ -79,7 +82,7 @@ async fn top_nodes(k: &Kubectl, name: Option<String>) -> i32 {
     if stats.is_empty() {
         return k.error("metrics not available yet");
     }
-    let mut rows: Vec<(String, Option<(u64, u64, u64, u64)>)> = all
+    let mut rows: Vec<NodeRow> = all
         .iter()
         .map(|n| {
             let name = n.metadata.name.clone().unwrap_or_default();

@@ -307,7 +307,7 @@ pub fn behaviour(
         "postgres" => Behaviour {
             start_ms: 3 * SECOND,
             ports: vec![(5432, Proto::Tcp)],
-            exits: (!env.get("POSTGRES_PASSWORD").is_some_and(|v| !v.is_empty())
+            exits: (env.get("POSTGRES_PASSWORD").is_none_or(|v| v.is_empty())
                 && env.get("POSTGRES_HOST_AUTH_METHOD").map(String::as_str) != Some("trust"))
             .then_some((300, 1, "Error")),
             on_sigterm: Some((500, 0)),

@@ -165,7 +165,10 @@ pub fn curl(world: &mut World, src: &Source, args: &[String]) -> RunResult {
             "-m" | "--max-time" | "--connect-timeout" => {
                 let v = value(&mut i).unwrap_or_default();
                 match v.parse::<f64>() {
-                    Ok(s) if s >= 0.0 => timeout = Some((s * SECOND as f64) as Time),
+                    // The kernel gives up on a SYN before any longer timeout ends.
+                    Ok(s) if s >= 0.0 => {
+                        timeout = Some(((s * SECOND as f64) as Time).min(SYN_TIMEOUT))
+                    }
                     _ => return RunResult::err(2, format!("curl: option {a}: expected a proper numerical parameter\ncurl: try 'curl --help' or 'curl --manual' for more information\n")),
                 }
             }
@@ -348,10 +351,13 @@ pub fn wget(world: &mut World, src: &Source, args: &[String]) -> RunResult {
                 timeout = args
                     .get(i)
                     .and_then(|v| v.parse::<Time>().ok())
-                    .map(|s| s * SECOND);
+                    .map(|s| s.saturating_mul(SECOND).min(SYN_TIMEOUT));
             }
             _ if a.starts_with("--timeout=") => {
-                timeout = a[10..].parse::<Time>().ok().map(|s| s * SECOND);
+                timeout = a[10..]
+                    .parse::<Time>()
+                    .ok()
+                    .map(|s| s.saturating_mul(SECOND).min(SYN_TIMEOUT));
             }
             _ if a.starts_with('-') => {}
             _ => url = Some(a.to_string()),

@@ -2,9 +2,11 @@
 //! API), containerd (CRI, CNI, images, container logs), kube-proxy, the data plane
 //! (`curl` through the rules to containers), and the OS (journald, mounts).
 
+pub mod backoff;
 pub mod behavior;
 pub mod cri;
 pub mod curl;
+pub mod env;
 pub mod http;
 pub mod images;
 pub mod journal;

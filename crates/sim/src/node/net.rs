@@ -58,8 +58,8 @@ pub struct TrafficPath {
     pub node: String,
     /// `http://web/` as typed.
     pub url: String,
-    /// The name lookup, if any: (name asked, answer, CoreDNS pod that answered).
-    pub dns: Option<(String, String, String)>,
+    /// The name lookup, if any.
+    pub dns: Option<DnsAnswer>,
     /// Rules that decided something.
     pub hops: Vec<Hop>,
     /// Where it ended: `10.244.2.3:80 (default/web-7c5d…) on node-2`, or the failure.
@@ -67,6 +67,9 @@ pub struct TrafficPath {
     /// The pod that answered, if any (`namespace/name`).
     pub endpoint: Option<String>,
 }
+
+/// A name lookup's answer: (name asked, answer, CoreDNS pod that answered).
+pub type DnsAnswer = (String, String, String);
 
 /// Who opens the connection.
 #[derive(Clone, Debug)]
@@ -191,7 +194,7 @@ pub fn resolve(
     world: &mut World,
     src: &Source,
     name: &str,
-) -> (Result<Ipv4Addr, Fetch>, Option<(String, String, String)>) {
+) -> (Result<Ipv4Addr, Fetch>, Option<DnsAnswer>) {
     if let Ok(ip) = name.parse::<Ipv4Addr>() {
         return (Ok(ip), None);
     }
@@ -283,7 +286,7 @@ pub fn get(
     port: u16,
     path: &str,
     url: &str,
-    dns: Option<(String, String, String)>,
+    dns: Option<DnsAnswer>,
 ) -> Fetch {
     let now = world.now();
     let (hops, outcome) = walk(world, src, dst, port, Protocol::Tcp);
@@ -470,7 +473,7 @@ fn record(
     world: &mut World,
     src: &Source,
     url: &str,
-    dns: Option<(String, String, String)>,
+    dns: Option<DnsAnswer>,
     hops: Vec<Hop>,
     outcome: &str,
     endpoint: Option<String>,

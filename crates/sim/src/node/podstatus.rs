@@ -180,10 +180,10 @@ pub fn generate(w: &PodWorker, host_ip: &str, now: Time, view: &ProbeView) -> Op
                 if sidecar(c) {
                     s.started != Some(true)
                 } else {
-                    !s.state
+                    s.state
                         .as_ref()
                         .and_then(|x| x.terminated.as_ref())
-                        .is_some_and(|t| t.exit_code == 0)
+                        .is_none_or(|t| t.exit_code != 0)
                 }
             })
             .map(|(c, _)| c.name.as_str())

@@ -279,16 +279,8 @@ pub fn file_exists(c: &Container, file: &str, now: Time) -> bool {
             .skip_while(|w| !matches!(*w, "touch" | "rm" | "sleep"))
             .collect();
         match words.as_slice() {
-            ["touch", files @ ..] if files.contains(&file) => {
-                if t <= now {
-                    exists = true;
-                }
-            }
-            ["rm", rest @ ..] if rest.contains(&file) => {
-                if t <= now {
-                    exists = false;
-                }
-            }
+            ["touch", files @ ..] if files.contains(&file) && t <= now => exists = true,
+            ["rm", rest @ ..] if rest.contains(&file) && t <= now => exists = false,
             ["sleep", n, ..] => {
                 let d = n.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0);
                 t = t.saturating_add(d.map_or(Time::MAX, |s| (s * SECOND as f64) as Time));

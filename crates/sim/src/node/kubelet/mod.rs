@@ -2,6 +2,7 @@
 //! containerd, mounts volumes, probes containers, reports pod status, node status and
 //! Lease heartbeats, records events, and writes its journal.
 
+mod containers;
 mod node_status;
 mod prepare;
 mod probes;

@@ -10,8 +10,11 @@ use crate::node::images::{self, ImageRef};
 use crate::node::journal::{q, Level, LogLine};
 use crate::node::logs::{self, LogEntry, LOG_LINES};
 use crate::rng::Rng;
-use crate::time::{format_duration, Time, SECOND};
+use crate::time::{Time, SECOND};
 use crate::world::{Actor, Ctx, Payload};
+
+mod boot;
+mod pull;
 
 pub use crate::node::cri::{
     Container, ContainerConfig, ContainerState, CriOp, CriRequest, CriResponse, CriResult, Sandbox,
@@ -662,113 +665,6 @@ impl Runtime {
                 }),
             );
         }
-    }
-
-    fn start_pull(&mut self, ctx: &mut Ctx) {
-        let Some(p) = self.pulls.front() else {
-            self.pulling_since = None;
-            return;
-        };
-        self.pulling_since = Some(ctx.now);
-        let took = match images::resolve(&p.image) {
-            Ok(size) => PULL_LATENCY + size / PULL_BYTES_PER_MS,
-            Err(_) => PULL_LATENCY,
-        };
-        ctx.timer(took, TIMER_PULL_DONE);
-    }
-
-    fn finish_pull(&mut self, ctx: &mut Ctx) {
-        let Some(p) = self.pulls.pop_front() else {
-            return;
-        };
-        let started = self.pulling_since.unwrap_or(ctx.now);
-        let result = match images::resolve(&p.image) {
-            Ok(size) => {
-                let id = self.store(&p.image, size);
-                let repo = p
-                    .image
-                    .full
-                    .rsplit_once(':')
-                    .map_or(p.image.full.as_str(), |(r, _)| r);
-                self.log(
-                    ctx.now,
-                    format!(
-                        "Pulled image {} with image id {}, repo tag {}, repo digest {}, size {} in {}",
-                        q(&p.image.original),
-                        q(&id),
-                        q(&p.image.full),
-                        q(&format!("{repo}@{id}")),
-                        q(&size.to_string()),
-                        format_duration(ctx.now - started)
-                    ),
-                );
-                Ok(CriResult::Pulled {
-                    id,
-                    size,
-                    took: ctx.now - started,
-                    waited: ctx.now - p.queued_at,
-                })
-            }
-            Err(e) => {
-                let desc = e.split_once(" desc = ").map_or(e.as_str(), |(_, d)| d);
-                self.journal.push(LogLine::logrus(
-                    ctx.now,
-                    Level::Error,
-                    format!("PullImage {} failed", q(&p.image.original)),
-                    format!("error={}", q(desc)),
-                ));
-                Err(e)
-            }
-        };
-        ctx.send(p.from, Payload::CriResp(CriResponse { id: p.req, result }));
-        self.start_pull(ctx);
-    }
-
-    /// Starts a pod that was already running when the machine finished booting (the
-    /// cluster's add-ons): sandbox with `ip`, containers running since `at`.
-    pub fn boot_pod(
-        &mut self,
-        uid: &str,
-        name: &str,
-        namespace: &str,
-        ip: &str,
-        containers: Vec<ContainerConfig>,
-        at: Time,
-    ) {
-        let id = self.hex_id();
-        if let Ok(a) = ip.parse::<Ipv4Addr>() {
-            let host = u32::from(a).wrapping_sub(self.pod_cidr_base);
-            self.used_ips.insert(host);
-            self.last_ip = self.last_ip.max(host);
-        }
-        self.next_pid += 13;
-        self.sandboxes.insert(
-            id.clone(),
-            Sandbox {
-                id: id.clone(),
-                pod_uid: uid.to_string(),
-                name: name.to_string(),
-                namespace: namespace.to_string(),
-                ip: ip.to_string(),
-                ready: true,
-                created: at,
-                pid: self.next_pid,
-            },
-        );
-        for cfg in containers {
-            let size = images::resolve(&images::parse(&cfg.image)).unwrap_or(0);
-            self.store(&images::parse(&cfg.image), size);
-            if let Ok(CriResult::Container(cid)) = self.create(at, id.clone(), cfg) {
-                if let Some(c) = self.containers.get_mut(&cid) {
-                    c.state = ContainerState::Running;
-                    c.started = Some(at);
-                    // It has been up since before the cluster finished booting.
-                    c.behaviour.start_ms = 0;
-                }
-                self.write_startup(&cid, ip);
-            }
-        }
-        self.journal.clear();
     }
 
     /// A sandbox by pod UID (the ready one, if any).
