@@ -503,3 +503,95 @@ fn logs_follow_streams_new_lines_until_interrupted() {
     );
     assert!(!p.is_finished());
 }
+
+const CSI: &str = "apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: csi-vol
+spec:
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: ''
+  csi: {driver: hostpath.csi.k8s.io, volumeHandle: vol-0001, fsType: ext4}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+spec:
+  storageClassName: ''
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests: {storage: 1Gi}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    volumeMounts: [{name: data, mountPath: /data}]
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: data}
+";
+
+#[test]
+fn a_csi_volume_is_attached_staged_and_published_under_the_pod_directory() {
+    let mut t = T::new(CSI);
+    t.wait(20);
+    let pvc = t.run("kubectl get pvc data").stdout;
+    assert!(
+        pvc.contains("data   Bound    csi-vol   5Gi        RWO"),
+        "{pvc}"
+    );
+    let pv = t.run("kubectl get pv csi-vol").stdout;
+    assert!(
+        pv.contains("Retain           Bound    default/data"),
+        "{pv}"
+    );
+    assert!(t.run("kubectl get pod app").stdout.contains("Running"));
+    let node = t.node_of("app");
+    let uid = t
+        .run("kubectl get pod app -o jsonpath={.metadata.uid}")
+        .stdout;
+    let mounts = t.run(&format!("ssh {node} mount | grep csi")).stdout;
+    let lines: Vec<&str> = mounts.lines().collect();
+    assert_eq!(lines.len(), 2, "{mounts}");
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "/dev/loop0 on /var/lib/kubelet/plugins/kubernetes.io/csi/hostpath.csi.k8s.io/"
+        ) && l.ends_with("/globalmount type ext4 (rw,relatime)")),
+        "{mounts}"
+    );
+    assert!(lines.contains(&format!("/dev/loop0 on /var/lib/kubelet/pods/{uid}/volumes/kubernetes.io~csi/csi-vol/mount type ext4 (rw,relatime)").as_str()), "{mounts}");
+    let j = t
+        .run(&format!("ssh {node} journalctl -u kubelet | grep csi-vol"))
+        .stdout;
+    for step in [
+        "operationExecutor.VerifyControllerAttachedVolume started for volume \\\"csi-vol\\\"",
+        "MountVolume.MountDevice succeeded for volume \\\"csi-vol\\\"",
+        "MountVolume.SetUp succeeded for volume \\\"csi-vol\\\"",
+    ] {
+        assert!(j.contains(step), "{step}\n{j}");
+    }
+    let inspect_mounts = t.run(&format!("ssh {node} crictl ps --name app -q")).stdout;
+    let id = inspect_mounts.lines().next().unwrap_or("").to_string();
+    let inspect = t.run(&format!("ssh {node} crictl inspect {id}")).stdout;
+    assert!(
+        inspect.contains(&format!(
+            "\"hostPath\": \"/var/lib/kubelet/pods/{uid}/volumes/kubernetes.io~csi/csi-vol/mount\""
+        )),
+        "{inspect}"
+    );
+    // Node status lists the images on the machine, largest first.
+    let images = t
+        .run(&format!(
+            "kubectl get node {node} -o jsonpath={{.status.images[0].names}}"
+        ))
+        .stdout;
+    assert!(images.contains("docker.io/library/nginx:1.27"), "{images}");
+}

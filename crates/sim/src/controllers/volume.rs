@@ -165,6 +165,16 @@ impl VolumeController {
                 Some(Object::PersistentVolume(pv)) => pv,
                 _ => return,
             };
+            // A claim naming a volume that claims nobody: the binder claims it.
+            let unclaimed = pv
+                .spec
+                .as_ref()
+                .and_then(|s| s.claim_ref.as_ref())
+                .is_none();
+            if unclaimed && self.once(format!("claimref/{pv_name}/{uid}")) {
+                env.fire(claim_ref_patch(&pv_name, &c));
+                return;
+            }
             let phase = c
                 .status
                 .as_ref()
@@ -206,6 +216,32 @@ impl VolumeController {
                 env.fire(
                     ApiRequest::new(Verb::Patch, Kind::PersistentVolumeClaim, ns, name)
                         .with_body(Body::Patch(PatchType::Merge, patch)),
+                );
+            }
+            return;
+        }
+        // Static binding: an Available volume of the claim's class that fits it.
+        let selected = annotations(&c).get(SELECTED_NODE).cloned();
+        let static_ok = class_name.is_empty()
+            || class(inf, &class_name).is_some_and(|sc| {
+                sc.volume_binding_mode.as_deref() != Some("WaitForFirstConsumer")
+                    || selected.is_some()
+            });
+        if static_ok {
+            if let Some(pv) = matching_volume(inf, &c, &class_name, selected.as_deref()) {
+                if self.once(format!("claimref/{pv}/{uid}")) {
+                    env.fire(claim_ref_patch(&pv, &c));
+                }
+                return;
+            }
+        }
+        if class_name.is_empty() {
+            if self.once(format!("nopv/{uid}/{}", env.now() / RESYNC)) {
+                self.event(
+                    env,
+                    &obj,
+                    "FailedBinding",
+                    "no persistent volumes available for this claim and no storage class is set",
                 );
             }
             return;
@@ -392,6 +428,70 @@ impl VolumeController {
             }
         }
     }
+}
+
+/// A merge patch setting a volume's claimRef to `c`.
+fn claim_ref_patch(pv: &str, c: &PersistentVolumeClaim) -> ApiRequest {
+    let patch = serde_json::json!({"spec": {"claimRef": {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "name": c.metadata.name,
+        "namespace": c.metadata.namespace,
+        "uid": c.metadata.uid,
+        "resourceVersion": c.metadata.resource_version,
+    }}, "metadata": {"annotations": {"pv.kubernetes.io/bound-by-controller": "yes"}}});
+    ApiRequest::new(Verb::Patch, Kind::PersistentVolume, "", pv)
+        .with_body(Body::Patch(PatchType::Merge, patch))
+}
+
+fn bytes(q: Option<&k8s_openapi::apimachinery::pkg::api::resource::Quantity>) -> i64 {
+    q.and_then(|q| crate::quantity::parse(&q.0).ok())
+        .map_or(0, |q| q.value())
+}
+
+/// The smallest Available volume of `class` that fits the claim (and its node).
+fn matching_volume(
+    inf: &Informers,
+    c: &PersistentVolumeClaim,
+    class: &str,
+    node: Option<&str>,
+) -> Option<String> {
+    let spec = c.spec.clone().unwrap_or_default();
+    let want = bytes(
+        spec.resources
+            .as_ref()
+            .and_then(|r| r.requests.as_ref())
+            .and_then(|r| r.get("storage")),
+    );
+    let modes = spec.access_modes.clone().unwrap_or_default();
+    inf.pvs
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::PersistentVolume(pv) => Some(pv.clone()),
+            _ => None,
+        })
+        .filter(|pv| {
+            let s = pv.spec.clone().unwrap_or_default();
+            s.claim_ref.is_none()
+                && pv.metadata.deletion_timestamp.is_none()
+                && s.storage_class_name.clone().unwrap_or_default() == class
+                && modes
+                    .iter()
+                    .all(|m| s.access_modes.iter().flatten().any(|x| x == m))
+                && node.is_none_or(|n| crate::node::volumes::pv_node(pv).is_none_or(|p| p == n))
+        })
+        .map(|pv| {
+            let size = bytes(
+                pv.spec
+                    .as_ref()
+                    .and_then(|s| s.capacity.as_ref())
+                    .and_then(|c| c.get("storage")),
+            );
+            (size, pv.metadata.name.clone().unwrap_or_default())
+        })
+        .filter(|(size, _)| *size >= want)
+        .min()
+        .map(|(_, n)| n)
 }
 
 fn provisioner_running(inf: &Informers) -> bool {

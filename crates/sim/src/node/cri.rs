@@ -163,6 +163,8 @@ pub enum CriOp {
         /// Image reference.
         image: String,
     },
+    /// Every image in the store (names and size).
+    ListImages,
     /// Pulls an image (serialized, one at a time).
     PullImage {
         /// Image reference.
@@ -216,6 +218,7 @@ impl CriRequest {
             CriOp::StopPodSandbox { .. } => "StopPodSandbox".into(),
             CriOp::RemovePodSandbox { .. } => "RemovePodSandbox".into(),
             CriOp::ImageStatus { image } => format!("ImageStatus {image}"),
+            CriOp::ListImages => "ListImages".into(),
             CriOp::PullImage { image } => format!("PullImage {image}"),
             CriOp::CreateContainer { config, .. } => format!("CreateContainer {}", config.name),
             CriOp::StartContainer { .. } => "StartContainer".into(),
@@ -238,6 +241,8 @@ pub enum CriResult {
     },
     /// Image present (with size) or not.
     Image(Option<u64>),
+    /// The images on the machine: (repo digests and tags, size).
+    Images(Vec<(Vec<String>, u64)>),
     /// Pull done: image id and size, and how long it took (ms).
     Pulled {
         /// Image id.

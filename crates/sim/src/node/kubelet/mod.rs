@@ -91,6 +91,8 @@ pub struct Kubelet {
     probe_timers: BTreeMap<u64, (String, String, ProbeKind)>,
     started_at: Time,
     rng: Rng,
+    images: serde_json::Value,
+    images_dirty: bool,
     /// Lines for the kubelet's journal, taken by the world after each message.
     pub journal: Vec<LogLine>,
     /// Mount-table changes, applied by the world.
@@ -138,6 +140,8 @@ impl Kubelet {
             probes: BTreeMap::new(),
             probe_timers: BTreeMap::new(),
             started_at: 0,
+            images: serde_json::Value::Null,
+            images_dirty: false,
             rng: Rng::stream(cluster.seed ^ u64::from(n), "kubelet-prober"),
             journal: Vec::new(),
             os_ops: Vec::new(),
@@ -529,6 +533,9 @@ impl Kubelet {
         match self.cri_inflight.remove(&resp.id) {
             Some(Inflight::Health) => {
                 self.runtime_ok = resp.result.is_ok();
+                if let Ok(crate::node::runtime::CriResult::Images(list)) = resp.result {
+                    self.set_images(list);
+                }
                 self.report_node_status(ctx);
             }
             Some(Inflight::Cri(uid)) => self.on_action_result(ctx, &uid, resp.result),

@@ -2,7 +2,7 @@
 //! (conditions and the images on the machine) and registration.
 
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Status, Subresource, Verb};
-use crate::node::runtime::{CriOp, PAUSE_IMAGE};
+use crate::node::runtime::CriOp;
 use crate::object::Kind;
 use crate::time::{k8s_micro_time, Time, MINUTE, SECOND};
 use crate::world::Ctx;
@@ -21,13 +21,7 @@ impl Kubelet {
         let req = ApiRequest::new(Verb::Patch, Kind::Lease, "kube-node-lease", &self.name)
             .with_body(Body::Patch(PatchType::Merge, patch));
         self.api(ctx, req, ApiPurpose::Lease);
-        self.cri(
-            ctx,
-            CriOp::ImageStatus {
-                image: PAUSE_IMAGE.into(),
-            },
-            Inflight::Health,
-        );
+        self.cri(ctx, CriOp::ListImages, Inflight::Health);
         ctx.timer(HEARTBEAT, TIMER_HEARTBEAT);
     }
 
@@ -64,12 +58,28 @@ impl Kubelet {
         self.api(ctx, req, ApiPurpose::Register);
     }
 
+    /// The images on the machine as node status lists them: largest first, at most 50.
+    pub(super) fn set_images(&mut self, mut list: Vec<(Vec<String>, u64)>) {
+        list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        list.truncate(50);
+        let v: Vec<serde_json::Value> = list
+            .into_iter()
+            .map(|(names, size)| serde_json::json!({"names": names, "sizeBytes": size}))
+            .collect();
+        let v = serde_json::Value::Array(v);
+        if self.images != v {
+            self.images = v;
+            self.images_dirty = true;
+        }
+    }
+
     pub(super) fn report_node_status(&mut self, ctx: &mut Ctx) {
         let ready = self.runtime_ok;
-        let due = match self.last_node_report {
-            None => true,
-            Some((t, r)) => r != ready || ctx.now >= t + STATUS_REPORT,
-        };
+        let due = self.images_dirty
+            || match self.last_node_report {
+                None => true,
+                Some((t, r)) => r != ready || ctx.now >= t + STATUS_REPORT,
+            };
         if !due {
             return;
         }
@@ -84,7 +94,11 @@ impl Kubelet {
                 v
             })
             .collect();
-        let patch = serde_json::json!({"status": {"conditions": conditions}});
+        let mut patch = serde_json::json!({"status": {"conditions": conditions}});
+        if self.images.as_array().is_some_and(|a| !a.is_empty()) {
+            patch["status"]["images"] = self.images.clone();
+        }
+        self.images_dirty = false;
         let req = ApiRequest::new(Verb::Patch, Kind::Node, "", &self.name)
             .with_subresource(Subresource::Status)
             .with_body(Body::Patch(PatchType::StrategicMerge, patch));

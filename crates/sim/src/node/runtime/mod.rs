@@ -354,6 +354,29 @@ impl Runtime {
                 );
                 Ok(CriResult::Ok)
             }
+            CriOp::ListImages => {
+                let list = self
+                    .images
+                    .values()
+                    .map(|i| {
+                        let mut names: Vec<String> = i
+                            .names
+                            .iter()
+                            .map(|n| {
+                                format!(
+                                    "{}@{}",
+                                    n.rsplit_once(':').map_or(n.as_str(), |(r, _)| r),
+                                    i.id
+                                )
+                            })
+                            .collect();
+                        names.dedup();
+                        names.extend(i.names.iter().cloned());
+                        (names, i.size)
+                    })
+                    .collect();
+                Ok(CriResult::Images(list))
+            }
             CriOp::ImageStatus { image } => {
                 Ok(CriResult::Image(self.image(&image).map(|i| i.size)))
             }
