@@ -249,3 +249,10 @@ fn node_scenarios_are_deterministic() {
         assert_eq!(w1.net.paths, w2.net.paths, "{name}");
     }
 }
+
+#[test]
+fn logs_follow_streams_until_the_next_step() {
+    assert!(runner::is_streaming("kubectl logs -f web"));
+    assert!(runner::is_streaming("kubectl logs web --follow"));
+    assert!(!runner::is_streaming("kubectl logs web"));
+}
