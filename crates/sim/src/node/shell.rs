@@ -84,13 +84,18 @@ pub fn environment(c: &Container, pod_name: &str) -> Vec<(String, String)> {
 }
 
 fn oci_missing(c: &Container, bin: &str) -> KubeletReply {
+    let why = if bin.starts_with('/') {
+        format!("stat {bin}: no such file or directory")
+    } else {
+        "executable file not found in $PATH".to_string()
+    };
     let exec_id = format!(
         "{:016x}{:016x}",
         crate::rng::fnv1a(c.id.as_bytes()),
         crate::rng::fnv1a(bin.as_bytes())
     );
     KubeletReply::ExecFailed(format!(
-        "Internal error occurred: error executing command in container: failed to exec in container: failed to start exec \"{exec_id}{exec_id}\": OCI runtime exec failed: exec failed: unable to start container process: exec: \"{bin}\": executable file not found in $PATH: unknown"
+        "Internal error occurred: error executing command in container: failed to exec in container: failed to start exec \"{exec_id}{exec_id}\": OCI runtime exec failed: exec failed: unable to start container process: exec: \"{bin}\": {why}: unknown"
     ))
 }
 

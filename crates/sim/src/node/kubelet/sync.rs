@@ -433,25 +433,11 @@ impl Kubelet {
             }
             (Action::Create { container, .. }, Ok(CriResult::Container(id))) => {
                 w.created.insert(container.clone(), id);
-                self.container_event(
-                    ctx,
-                    uid,
-                    &container,
-                    NORMAL,
-                    "Created",
-                    &format!("Created container: {container}"),
-                );
+                self.container_event(ctx, uid, &container, NORMAL, "Created", "Container created");
             }
             (Action::Start { container }, Ok(_)) => {
                 w.waiting.remove(&container);
-                self.container_event(
-                    ctx,
-                    uid,
-                    &container,
-                    NORMAL,
-                    "Started",
-                    &format!("Started container {container}"),
-                );
+                self.container_event(ctx, uid, &container, NORMAL, "Started", "Container started");
                 // Re-inspect so the status shows the running container.
                 if let Some(w) = self.workers.get_mut(uid) {
                     if !w.actions.contains(&Action::Inspect) {
