@@ -83,8 +83,14 @@ fn probes_report_upstream_messages_and_liveness_restarts_the_container() {
     assert!(ev.contains(&format!("Warning   Unhealthy   pod/web   Readiness probe failed: Get \"http://{ip}:81/\": dial tcp {ip}:81: connect: connection refused")), "{ev}");
     assert!(ev.contains("Warning   Unhealthy   pod/web   Liveness probe failed: HTTP probe failed with statuscode: 404"), "{ev}");
     assert!(ev.contains("Normal    Killing     pod/web   Container nginx failed liveness probe, will be restarted"), "{ev}");
-    assert!(ev.contains("Normal    Created     pod/web   Container created"), "{ev}");
-    assert!(ev.contains("Normal    Started     pod/web   Container started"), "{ev}");
+    assert!(
+        ev.contains("Normal    Created     pod/web   Container created"),
+        "{ev}"
+    );
+    assert!(
+        ev.contains("Normal    Started     pod/web   Container started"),
+        "{ev}"
+    );
     let pods = t.run("kubectl get pod web").stdout;
     let row: Vec<&str> = pods
         .lines()
