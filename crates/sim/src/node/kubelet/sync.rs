@@ -123,17 +123,11 @@ impl Kubelet {
                                 self.skip_container(uid, &container);
                                 continue;
                             };
-                            if let Some(w) = self.workers.get_mut(uid) {
-                                w.actions.push_front(action);
-                            }
                             let op = CriOp::CreateContainer {
                                 sandbox: sandbox.0,
                                 config: Box::new(cfg),
                             };
-                            let id = self.cri(ctx, op, Inflight::Cri(uid.to_string()));
-                            if let Some(w) = self.workers.get_mut(uid) {
-                                w.waiting_on = Some(id);
-                            }
+                            self.send_action(ctx, uid, action, op, 0);
                             return;
                         }
                         Err(e) => {
@@ -196,22 +190,11 @@ impl Kubelet {
                         "\"Killing container with a grace period\" pod={} podUID={} containerName={} containerID={} gracePeriod={}",
                         q(&key), q(uid), q(&name), q(&format!("containerd://{id}")), remaining / SECOND
                     ));
-                    if let Some(w) = self.workers.get_mut(uid) {
-                        w.actions.push_front(action);
-                    }
                     let op = CriOp::StopContainer {
                         id,
                         timeout_ms: remaining,
                     };
-                    let rid = self.cri_after(
-                        ctx,
-                        hook.unwrap_or(0).min(grace),
-                        op,
-                        Inflight::Cri(uid.to_string()),
-                    );
-                    if let Some(w) = self.workers.get_mut(uid) {
-                        w.waiting_on = Some(rid);
-                    }
+                    self.send_action(ctx, uid, action, op, hook.unwrap_or(0).min(grace));
                     return;
                 }
                 _ => {}
@@ -237,14 +220,19 @@ impl Kubelet {
                     &format!("Pulling image \"{image}\""),
                 );
             }
-            if let Some(w) = self.workers.get_mut(uid) {
-                w.actions.push_front(action);
-            }
-            let id = self.cri(ctx, op, Inflight::Cri(uid.to_string()));
-            if let Some(w) = self.workers.get_mut(uid) {
-                w.waiting_on = Some(id);
-            }
+            self.send_action(ctx, uid, action, op, 0);
             return;
+        }
+    }
+
+    /// Sends an action's CRI call (after `delay`); the action stays first until it answers.
+    fn send_action(&mut self, ctx: &mut Ctx, uid: &str, action: Action, op: CriOp, delay: Time) {
+        if let Some(w) = self.workers.get_mut(uid) {
+            w.actions.push_front(action);
+        }
+        let id = self.cri_after(ctx, delay, op, Inflight::Cri(uid.to_string()));
+        if let Some(w) = self.workers.get_mut(uid) {
+            w.waiting_on = Some(id);
         }
     }
 
