@@ -10,12 +10,16 @@ use kubeloop_sim::runner;
 use kubeloop_sim::scenario::parse_scenario;
 use kubeloop_sim::time::parse_duration;
 
-const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
 
 fn bench_main(args: &[String]) -> ExitCode {
-    if args.first().map(String::as_str) != Some("apiserver") {
-        eprint!("kubeloop: bench needs a suite: apiserver\n{USAGE}");
-        return ExitCode::from(2);
+    match args.first().map(String::as_str) {
+        Some("apiserver") => {}
+        Some("scheduling-basic") => return scheduling_basic(&args[1..]),
+        _ => {
+            eprint!("kubeloop: bench needs a suite: apiserver or scheduling-basic\n{USAGE}");
+            return ExitCode::from(2);
+        }
     }
     let mut o = bench::Options::default();
     let mut it = args[1..].iter();
@@ -96,6 +100,32 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         until,
         output,
     })
+}
+
+/// `kubeloop bench scheduling-basic`: the scheduler_perf SchedulingBasic workload natively.
+fn scheduling_basic(args: &[String]) -> ExitCode {
+    let mut b = kubeloop_sim::bench::SchedulingBasic::default();
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().and_then(|v| v.parse::<usize>().ok());
+        match (flag.as_str(), value) {
+            ("--nodes", Some(v)) => b.nodes = v,
+            ("--initial", Some(v)) => b.initial_pods = v,
+            ("--pods", Some(v)) => b.measured_pods = v,
+            _ => {
+                eprint!("kubeloop: bad flag {flag}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let start = std::time::Instant::now();
+    let mut clock = || start.elapsed().as_secs_f64();
+    let r = b.run(&mut clock);
+    println!(
+        "{{\"benchmark\":\"SchedulingBasic\",\"nodes\":{},\"initial_pods\":{},\"measured_pods\":{},\"bound\":{},\"seconds\":{:.3},\"setup_seconds\":{:.3},\"pods_per_second\":{:.0},\"placements\":\"{:016x}\",\"virtual_ms\":{},\"messages\":{}}}",
+        b.nodes, b.initial_pods, b.measured_pods, r.bound, r.seconds, r.setup_seconds, r.pods_per_second, r.placements, r.virtual_ms, r.messages
+    );
+    ExitCode::SUCCESS
 }
 
 fn main() -> ExitCode {

@@ -23,6 +23,7 @@ pub mod rbac_bootstrap;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
+pub mod scheduler;
 pub mod selector;
 pub mod share;
 pub mod time;

@@ -48,7 +48,10 @@ fn counts(w: &World) -> (usize, usize) {
     let mut ready = 0;
     for o in stored(w, Kind::Pod) {
         if let Object::Pod(p) = &*o {
-            if p.metadata.deletion_timestamp.is_some() {
+            // The cluster's add-ons (CoreDNS, local-path) are not this deployment's.
+            if p.metadata.deletion_timestamp.is_some()
+                || p.metadata.namespace.as_deref() != Some("default")
+            {
                 continue;
             }
             active += 1;

@@ -148,6 +148,9 @@ pub fn task(
         "cordon" => Box::pin(crate::cmd::edit::cordon(ctx, true)),
         "uncordon" => Box::pin(crate::cmd::edit::cordon(ctx, false)),
         "taint" => Box::pin(crate::cmd::edit::taint(ctx)),
+        "logs" => Box::pin(crate::cmd::logs::logs(ctx)),
+        "exec" => Box::pin(crate::cmd::logs::exec(ctx)),
+        "top" => Box::pin(crate::cmd::top::top(ctx)),
         other => {
             let other = other.to_string();
             Box::pin(async move {
@@ -286,6 +289,30 @@ const DRAIN_FLAGS: &[Flag] = &[
     flag("skip-wait-for-delete-timeout", None, true),
 ];
 const VERSION_FLAGS: &[Flag] = &[flag("client", None, false), flag("output", Some('o'), true)];
+const LOGS_FLAGS: &[Flag] = &[
+    flag("container", Some('c'), true),
+    flag("previous", Some('p'), false),
+    flag("follow", Some('f'), false),
+    flag("tail", None, true),
+    flag("timestamps", None, false),
+    flag("all-containers", None, false),
+    flag("since", None, true),
+    flag("selector", Some('l'), true),
+    flag("prefix", None, false),
+];
+const EXEC_FLAGS: &[Flag] = &[
+    flag("container", Some('c'), true),
+    flag("stdin", Some('i'), false),
+    flag("tty", Some('t'), false),
+    flag("quiet", Some('q'), false),
+];
+const TOP_FLAGS: &[Flag] = &[
+    flag("all-namespaces", Some('A'), false),
+    flag("containers", None, false),
+    flag("sort-by", None, true),
+    flag("selector", Some('l'), true),
+    flag("no-headers", None, false),
+];
 
 fn sub_flags(sub: &str) -> &'static [Flag] {
     match sub {
@@ -301,6 +328,9 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
         "version" => VERSION_FLAGS,
         "label" | "annotate" | "taint" => OVERWRITE_FLAGS,
         "patch" => PATCH_FLAGS,
+        "logs" => LOGS_FLAGS,
+        "exec" => EXEC_FLAGS,
+        "top" => TOP_FLAGS,
         _ => &[],
     }
 }

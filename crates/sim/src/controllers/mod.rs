@@ -12,6 +12,7 @@ pub mod ranking;
 pub mod replicaset;
 pub mod serviceaccount;
 pub mod util;
+pub mod volume;
 
 use std::collections::BTreeMap;
 
@@ -44,6 +45,12 @@ pub struct Informers {
     pub namespaces: Informer,
     /// ServiceAccounts.
     pub serviceaccounts: Informer,
+    /// PersistentVolumeClaims.
+    pub pvcs: Informer,
+    /// PersistentVolumes.
+    pub pvs: Informer,
+    /// StorageClasses.
+    pub storageclasses: Informer,
 }
 
 impl Informers {
@@ -58,10 +65,13 @@ impl Informers {
             leases: Informer::new(Kind::Lease, 107).in_namespace("kube-node-lease"),
             namespaces: Informer::new(Kind::Namespace, 108),
             serviceaccounts: Informer::new(Kind::ServiceAccount, 109),
+            pvcs: Informer::new(Kind::PersistentVolumeClaim, 110),
+            pvs: Informer::new(Kind::PersistentVolume, 111),
+            storageclasses: Informer::new(Kind::StorageClass, 112),
         }
     }
 
-    fn all_mut(&mut self) -> [&mut Informer; 9] {
+    fn all_mut(&mut self) -> [&mut Informer; 12] {
         [
             &mut self.pods,
             &mut self.replicasets,
@@ -72,6 +82,9 @@ impl Informers {
             &mut self.leases,
             &mut self.namespaces,
             &mut self.serviceaccounts,
+            &mut self.pvcs,
+            &mut self.pvs,
+            &mut self.storageclasses,
         ]
     }
 
@@ -87,6 +100,9 @@ impl Informers {
             &self.leases,
             &self.namespaces,
             &self.serviceaccounts,
+            &self.pvcs,
+            &self.pvs,
+            &self.storageclasses,
         ]
         .iter()
         .all(|i| i.has_synced())
@@ -175,6 +191,7 @@ impl ControllerManager {
             Box::new(gc::GarbageCollector::default()),
             Box::new(namespace::NamespaceController::default()),
             Box::new(serviceaccount::ServiceAccountController::default()),
+            Box::new(volume::VolumeController::default()),
         ];
         ControllerManager {
             client: Client::new("system:kube-controller-manager", &[]),
