@@ -241,6 +241,20 @@ kind: Pod
 metadata:
   name: needs-claim
 spec:
+  nodeName: node-2
+  containers:
+  - name: app
+    image: nginx:1.27
+    volumeMounts: [{name: data, mountPath: /data}]
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: missing}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: unschedulable-claim
+spec:
   containers:
   - name: app
     image: nginx:1.27
@@ -293,7 +307,13 @@ fn pods_that_cannot_start_show_upstream_reasons_and_never_block_others() {
     assert_eq!(status("fine"), "Running", "{pods}");
     assert_eq!(status("needs-config"), "CreateContainerConfigError");
     assert_eq!(status("needs-volume"), "ContainerCreating");
+    // Bound by nodeName, the claim error comes from the kubelet's volume manager;
+    // through the scheduler, VolumeBinding's PreFilter keeps the pod Pending.
     assert_eq!(status("needs-claim"), "ContainerCreating");
+    assert_eq!(status("unschedulable-claim"), "Pending");
+    assert!(t.events("unschedulable-claim").contains(
+        "FailedScheduling   pod/unschedulable-claim   0/3 nodes are available: persistentvolumeclaim \"missing\" not found."
+    ), "{}", t.events("unschedulable-claim"));
     assert!(
         ["ErrImagePull", "ImagePullBackOff"].contains(&status("typo").as_str()),
         "{pods}"
