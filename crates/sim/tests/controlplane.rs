@@ -532,7 +532,7 @@ fn etcdctl_prints_what_etcdctl_3_6_prints() {
     assert!(j.ends_with(",\"raft_term\":2},\"kvs\":[{\"key\":\"L3JlZ2lzdHJ5L25hbWVzcGFjZXMvZGVmYXVsdA==\",\"create_revision\":1,\"mod_revision\":1,\"version\":1}],\"count\":1}\n"), "{j}");
     assert_eq!(
         t.ok("etcdctl get /registry/namespaces/ --prefix --keys-only"),
-        "/registry/namespaces/default\n\n/registry/namespaces/kube-node-lease\n\n/registry/namespaces/kube-public\n\n/registry/namespaces/kube-system\n\n"
+        "/registry/namespaces/default\n\n/registry/namespaces/kube-node-lease\n\n/registry/namespaces/kube-public\n\n/registry/namespaces/kube-system\n\n/registry/namespaces/local-path-storage\n\n"
     );
     let none = t.ok("etcdctl get /nothing -w json");
     assert!(
