@@ -591,44 +591,15 @@ fn go_struct_field(detail: &str) -> Option<String> {
 fn has_path(value: &serde_json::Value, path: &str) -> bool {
     use crate::yamlpos::{parse_path, Segment};
     let mut v = value;
-    let segments = parse_path(path);
-    let mut i = 0;
-    while i < segments.len() {
-        let next = match &segments[i] {
+    for segment in parse_path(path) {
+        let next = match &segment {
             Segment::Index(n) => v.get(*n),
-            Segment::Key(k) => v.get(k.as_str()),
-            Segment::Field(f) => {
-                // A key may hold dots (`app.kubernetes.io/name`): try the longest join first.
-                let mut found = None;
-                for j in (i..segments.len()).rev() {
-                    let joined: Option<Vec<&str>> = segments[i..=j]
-                        .iter()
-                        .map(|s| match s {
-                            Segment::Field(f) => Some(f.as_str()),
-                            _ => None,
-                        })
-                        .collect();
-                    if let Some(parts) = joined {
-                        if let Some(x) = v.get(parts.join(".")) {
-                            found = Some((x, j));
-                            break;
-                        }
-                    }
-                }
-                match found {
-                    Some((x, j)) => {
-                        i = j;
-                        Some(x)
-                    }
-                    None => v.get(f.as_str()),
-                }
-            }
+            Segment::Key(k) | Segment::Field(k) => v.get(k.as_str()),
         };
         match next {
             Some(n) => v = n,
             None => return false,
         }
-        i += 1;
     }
     true
 }
