@@ -9,6 +9,7 @@ pub mod examples;
 pub mod geometry;
 pub mod highlight;
 pub mod i18n;
+pub mod inspect;
 pub mod session;
 pub mod startup;
 pub mod svg;

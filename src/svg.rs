@@ -14,7 +14,7 @@ use crate::i18n::{t, Key, Lang};
 use crate::traffic::Anim;
 
 /// How many of the newest dots carry their message as a label.
-const LABELLED: usize = 3;
+const LABELLED: usize = 1;
 
 fn rect(out: &mut String, r: &Rect, rx: f64, class: &str) {
     let _ = write!(out, r#"<rect class="{class}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="{rx}"/>"#, r.x, r.y, r.w, r.h);
@@ -34,7 +34,7 @@ pub fn wires(layout: &Layout) -> String {
     for a in [Actor::Terminal(0), Actor::Etcd, Actor::ControllerManager, Actor::Scheduler] {
         line(layout.path_to_hub(a), "wire");
     }
-    if let (Some(first), Some(last)) = (layout.nodes.first(), layout.nodes.iter().take(layout.cols).last()) {
+    if let (Some(first), Some(last)) = (layout.nodes.first(), layout.nodes.get(layout.cols.min(layout.nodes.len()).saturating_sub(1))) {
         let api = APISERVER.center().x;
         let (l, r) = (first.x.min(api), (last.x + last.w).max(api));
         line(vec![geometry::Point { x: api, y: APISERVER.bottom() }, geometry::Point { x: api, y: BUS_Y }], "wire bus");
@@ -158,6 +158,17 @@ pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
     out
 }
 
+/// How the message log names an actor: `kube-scheduler`, `kubelet@node-2`, `kubectl`.
+pub fn actor_name(a: Actor, node_names: &[String]) -> String {
+    let node = |n: u32| node_names.get(n as usize).cloned().unwrap_or_else(|| format!("node#{n}"));
+    match a {
+        Actor::Kubelet(n) => format!("kubelet@{}", node(n)),
+        Actor::Runtime(n) => format!("containerd@{}", node(n)),
+        Actor::KubeProxy(n) => format!("kube-proxy@{}", node(n)),
+        other => other.component_name().to_string(),
+    }
+}
+
 /// The last part of a generated pod name (`x8kq2` of `nginx-7c5ddbdf54-x8kq2`).
 pub fn short_name(name: &str) -> &str {
     name.rsplit('-').next().filter(|s| !s.is_empty()).unwrap_or(name)
@@ -239,8 +250,8 @@ pub fn flights<'a>(layout: &Layout, dots: impl Iterator<Item = (&'a Anim, f64)>)
         let fade = if *progress > 0.85 { (1.0 - progress) / 0.15 } else { 1.0 };
         let _ = write!(out, r#"<g class="flight {}" data-testid="flight" opacity="{fade:.2}">"#, a.kind.as_str());
         let _ = write!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="5"/>"#, p.x, p.y);
-        if i >= label_from && layout.tier != Tier::Compact {
-            let label: String = a.label.chars().take(46).collect();
+        if i >= label_from && layout.tier == Tier::Detail {
+            let label: String = a.label.chars().take(40).collect();
             text(&mut out, p.x + 8.0, p.y - 7.0, "flight-label", &label);
         }
         out.push_str("</g>");
@@ -307,12 +318,22 @@ mod tests {
     }
 
     #[wasm_bindgen_test(unsupported = test)]
+    fn should_name_actors_for_the_message_log() {
+        let names = vec!["node-1".to_string(), "node-2".to_string()];
+        assert_eq!(actor_name(Actor::Kubelet(1), &names), "kubelet@node-2");
+        assert_eq!(actor_name(Actor::KubeProxy(0), &names), "kube-proxy@node-1");
+        assert_eq!(actor_name(Actor::Terminal(4), &names), "kubectl");
+        assert_eq!(actor_name(Actor::Scheduler, &names), "kube-scheduler");
+        assert_eq!(actor_name(Actor::Runtime(9), &names), "containerd@node#9");
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
     fn should_escape_names_and_labels() {
         let evil = node("<script>", vec![pod_view("a\"b", "<script>", "Running")]);
         let l = layout(1, 1);
-        assert!(!nodes(&l, &[evil.clone()], Lang::En).contains("<script>"));
+        assert!(!nodes(&l, std::slice::from_ref(&evil), Lang::En).contains("<script>"));
         assert!(!pods(&l, &[evil], &[], None, Lang::En).contains("a\"b"));
-        let anim = Anim { id: 1, from: Actor::Terminal(1), to: Actor::ApiServer, label: "GET /api/<x>".into(), kind: FlightKind::Request, start: 0.0, duration: 100.0 };
+        let anim = Anim { id: 1, from: Actor::Terminal(1), to: Actor::ApiServer, label: "GET /api/<x>".into(), kind: FlightKind::Request, start: 0.0, duration: 100.0, sent: 0 };
         let svg = flights(&l, std::iter::once((&anim, 0.5)));
         assert!(svg.contains("&lt;x&gt;") && svg.contains(r#"class="flight request""#));
     }

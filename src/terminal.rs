@@ -2,6 +2,7 @@
 //! that ↑/↓ walk, with no browser in sight.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use kubeloop_sim::time::Time;
 
@@ -9,6 +10,10 @@ use kubeloop_sim::time::Time;
 pub const MAX_LINES: usize = 4000;
 /// How many commands the history keeps.
 pub const MAX_HISTORY: usize = 500;
+
+/// Line ids are unique across terminals, so a view keyed by id never mistakes a new
+/// session's first line for an old one's.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// What a scrollback line is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +60,6 @@ pub struct TermLine {
 #[derive(Clone, Debug, Default)]
 pub struct Terminal {
     lines: VecDeque<TermLine>,
-    next_id: u64,
     history: Vec<String>,
     /// Position while walking the history with ↑/↓ (`None`: at the draft).
     nav: Option<usize>,
@@ -91,8 +95,8 @@ impl Terminal {
     }
 
     fn push(&mut self, kind: LineKind, text: &str, at: Option<Time>) {
-        self.next_id += 1;
-        self.lines.push_back(TermLine { id: self.next_id, kind, text: text.to_string(), at });
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        self.lines.push_back(TermLine { id, kind, text: text.to_string(), at });
         while self.lines.len() > MAX_LINES {
             self.lines.pop_front();
         }

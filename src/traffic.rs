@@ -3,6 +3,7 @@
 //! latency was (a request takes 1 ms of virtual time: far too quick to see).
 
 use std::collections::{BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use kubeloop_sim::time::Time;
 use kubeloop_sim::view::FlightView;
@@ -15,6 +16,11 @@ pub const MAX_ACTIVE: usize = 48;
 const SPACING: f64 = 0.08;
 /// A message that would wait longer than this (ms) for its turn is not drawn.
 const MAX_BACKLOG: f64 = 1500.0;
+/// How many of the latest messages the log keeps.
+pub const LOG: usize = 5;
+
+/// Dot ids are unique across sessions (views key on them).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// What a message is, for its color.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +85,8 @@ pub struct Anim {
     pub start: f64,
     /// How long it travels (ms of animation time).
     pub duration: f64,
+    /// When it was sent (virtual ms).
+    pub sent: Time,
 }
 
 /// Recently sent messages and their dots.
@@ -87,14 +95,15 @@ pub struct Traffic {
     /// Messages already turned into dots: (arrival, sent, from, to, label).
     seen: BTreeSet<(Time, Time, Actor, Actor, String)>,
     active: VecDeque<Anim>,
-    next_id: u64,
+    total: u64,
     clock: f64,
     last_start: f64,
+    log: VecDeque<Anim>,
 }
 
 impl Default for Traffic {
     fn default() -> Traffic {
-        Traffic { seen: BTreeSet::new(), active: VecDeque::new(), next_id: 0, clock: 0.0, last_start: f64::NEG_INFINITY }
+        Traffic { seen: BTreeSet::new(), active: VecDeque::new(), total: 0, clock: 0.0, last_start: f64::NEG_INFINITY, log: VecDeque::new() }
     }
 }
 
@@ -115,10 +124,15 @@ impl Traffic {
             if self.seen.contains(&key) {
                 continue;
             }
-            let (_, _, from, to, label) = key.clone();
+            let (_, sent, from, to, label) = key.clone();
             self.seen.insert(key);
-            self.next_id += 1;
+            self.total += 1;
             let start = self.clock.max(self.last_start + duration * SPACING);
+            let anim = Anim { id: NEXT_ID.fetch_add(1, Ordering::Relaxed), from, to, kind: kind_of(from, to, &label), label, start, duration, sent };
+            if self.log.len() >= LOG {
+                self.log.pop_front();
+            }
+            self.log.push_back(anim.clone());
             if start - self.clock > MAX_BACKLOG {
                 continue;
             }
@@ -126,7 +140,7 @@ impl Traffic {
             if self.active.len() >= MAX_ACTIVE {
                 self.active.pop_front();
             }
-            self.active.push_back(Anim { id: self.next_id, from, to, kind: kind_of(from, to, &label), label, start, duration });
+            self.active.push_back(anim);
         }
     }
 
@@ -142,9 +156,14 @@ impl Traffic {
         self.active.iter().filter(|a| a.start <= self.clock).map(|a| (a, ((self.clock - a.start) / a.duration.max(1.0)).clamp(0.0, 1.0)))
     }
 
+    /// The latest messages, newest first.
+    pub fn log(&self) -> impl Iterator<Item = &Anim> {
+        self.log.iter().rev()
+    }
+
     /// How many messages were turned into dots so far.
     pub fn total(&self) -> u64 {
-        self.next_id
+        self.total
     }
 
     /// Number of dots.
@@ -161,6 +180,7 @@ impl Traffic {
     pub fn clear(&mut self) {
         self.seen.clear();
         self.active.clear();
+        self.log.clear();
     }
 }
 
@@ -210,6 +230,8 @@ mod tests {
         let many = (0..200).map(|i| flight(Actor::Kubelet(i), Actor::ApiServer, "PUT lease", 5, 6)).collect();
         t.observe(many, 5, 500.0);
         assert!(t.len() <= MAX_ACTIVE && t.len() > 10, "{}", t.len());
+        assert_eq!(t.log().count(), LOG, "the log keeps the latest few, drawn or not");
+        assert!(t.log().next().is_some_and(|a| a.from == Actor::Kubelet(199)), "newest first");
         assert_eq!(t.dots().count(), 1, "a burst sets off one dot after another");
         t.tick(100.0);
         assert_eq!(t.dots().count(), 3);

@@ -59,6 +59,18 @@ pub fn Diagram() -> impl IntoView {
         layout.with(|l| ui.session.try_with_value(|s| svg::flights(l, s.traffic().dots())).unwrap_or_default())
     };
     let node_count = move || cluster.with(|c| c.nodes.len());
+    let log = Memo::new(move |_| {
+        ui.rev.track();
+        let names: Vec<String> = cluster.with(|c| c.nodes.iter().map(|n| n.name.clone()).collect());
+        ui.session
+            .try_with_value(|s| {
+                s.traffic()
+                    .log()
+                    .map(|a| (a.id, a.kind.as_str(), format!("{} → {}", svg::actor_name(a.from, &names), svg::actor_name(a.to, &names)), a.label.clone(), a.sent))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    });
     let pick = move |ev: leptos::ev::MouseEvent| {
         let pod = ev
             .target()
@@ -91,11 +103,6 @@ pub fn Diagram() -> impl IntoView {
                     }}
                 </select>
             </label>
-            <div class="legend" data-testid="legend">
-                {PodClass::ALL.into_iter().map(|c| view! {
-                    <span class="legend-item"><span class=format!("swatch {}", c.as_str())></span>{move || ui.t(legend_key(c))}</span>
-                }).collect_view()}
-            </div>
         </div>
         <div class="diagram-scroll">
             <svg
@@ -105,7 +112,6 @@ pub fn Diagram() -> impl IntoView {
                 aria-label="cluster diagram"
                 viewBox=move || format!("0 0 {WIDTH} {:.0}", layout.get().height)
                 preserveAspectRatio="xMidYMin meet"
-                style=move || format!("min-height: {:.0}px", layout.get().height * 0.5)
                 on:click=pick
             >
                 <g class="layer-wires" inner_html=move || wires.get()></g>
@@ -114,50 +120,23 @@ pub fn Diagram() -> impl IntoView {
                 <g class="layer-pods" inner_html=move || pods.get()></g>
                 <g class="layer-flights" inner_html=flights></g>
             </svg>
+            <div class="legend" data-testid="legend">
+                {PodClass::ALL.into_iter().map(|c| view! {
+                    <span class="legend-item"><span class=format!("swatch {}", c.as_str())></span>{move || ui.t(legend_key(c))}</span>
+                }).collect_view()}
+            </div>
+            <div class="msglog" data-testid="message-log" aria-live="off">
+                <div class="msglog-head">{move || ui.t(Key::Messages)}</div>
+                <For each=move || log.get() key=|m| m.0 let:m>
+                    <div class="msg">
+                        <span class=format!("dot {}", m.1)></span>
+                        <span class="msg-t mono">{super::header::clock_text(m.4)}</span>
+                        <span class="msg-route">{m.2}</span>
+                        <span class="msg-label mono">{m.3}</span>
+                    </div>
+                </For>
+            </div>
         </div>
-        <PodDetails/>
-    }
-}
-
-/// The selected pod: status, node, IP, containers.
-#[component]
-fn PodDetails() -> impl IntoView {
-    let ui = use_ui();
-    let pod = Memo::new(move |_| {
-        ui.rev.track();
-        let sel = ui.selected.get()?;
-        let (ns, name) = sel.split_once('/')?;
-        ui.session
-            .try_update_value(|s| {
-                let v = s.view();
-                v.nodes.iter().flat_map(|n| n.pods.iter()).chain(v.pending.iter()).find(|p| p.namespace == ns && p.name == name).cloned()
-            })
-            .flatten()
-    });
-    move || {
-        pod.get().map(|p| {
-            let class = kubeloop_sim::view::pod_class(&p);
-            let describe = format!("kubectl describe pod {} -n {}", p.name, p.namespace);
-            view! {
-                <div class="pod-card" data-testid="pod-details">
-                    <div class="pod-card-head">
-                        <span class=format!("swatch {}", class.as_str())></span>
-                        <strong class="mono">{p.name.clone()}</strong>
-                        <span class="muted">{p.status.clone()}</span>
-                        <span class="muted mono">{if p.node.is_empty() { "—".to_string() } else { p.node.clone() }}</span>
-                        <span class="muted mono">{if p.ip.is_empty() { "<none>".to_string() } else { p.ip.clone() }}</span>
-                        <button class="btn small" on:click=move |_| { ui.update(|s| s.submit(&describe)); }>"describe"</button>
-                        <button class="btn small ghost" on:click=move |_| ui.selected.set(None)>"×"</button>
-                    </div>
-                    <div class="pod-card-containers">
-                        {p.containers.iter().map(|c| view! {
-                            <span class="container mono">
-                                {format!("{} · {}{}{}", c.name, c.state, if c.reason.is_empty() { String::new() } else { format!(" ({})", c.reason) }, if c.restarts > 0 { format!(" · {} restarts", c.restarts) } else { String::new() })}
-                            </span>
-                        }).collect_view()}
-                    </div>
-                </div>
-            }
-        })
+        <super::inspector::PodDetails/>
     }
 }

@@ -62,6 +62,10 @@ pub fn Editor() -> impl IntoView {
         let f = ui.file.get();
         ui.session.try_with_value(|s| s.editor_errors(&f)).unwrap_or_default()
     });
+    let about = Memo::new(move |_| {
+        ui.files_rev.track();
+        ui.session.try_with_value(|s| s.scenario().metadata.annotations.get("kubeloop.dev/description").cloned()).flatten()
+    });
     let area: NodeRef<html::Textarea> = NodeRef::new();
     let pre: NodeRef<html::Pre> = NodeRef::new();
     let gutter: NodeRef<html::Div> = NodeRef::new();
@@ -123,6 +127,7 @@ pub fn Editor() -> impl IntoView {
                 <span aria-hidden="true">"▶"</span>" "{move || ui.t(Key::Apply)}
             </button>
         </div>
+        {move || about.get().map(|d| view! { <div class="about" data-testid="about" title=move || ui.t(Key::About)>{d}</div> })}
         <div class="code" data-testid="editor">
             <div class="gutter" node_ref=gutter aria-hidden="true" inner_html=move || gutter_html(text.get().split('\n').count(), &errors.get())></div>
             <div class="code-body">

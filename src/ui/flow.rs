@@ -11,28 +11,42 @@ use crate::i18n::Key;
 /// How long a stage glows after it happened (virtual ms).
 pub const FRESH_MS: Time = 1500;
 
-/// A stage's state: `lit` when it happened in the latest run (which starts at the newest
-/// `kubectl` write) after the stage before it was lit, `stale` when it happened but not
-/// so (an earlier run, or out of causal order: kube-proxy's boot-time sync is not this
-/// run's "Proxy通"), `idle` when it never happened.
-pub fn stage_state(stages: &[Stage], i: usize) -> &'static str {
-    let Some(at) = stages.get(i).and_then(|s| s.at) else { return "idle" };
-    let in_run = stages.first().and_then(|s| s.at).is_some_and(|run| at >= run);
-    let after_previous = i == 0 || (stage_state(stages, i - 1) == "lit" && stages[i - 1].at.is_some_and(|p| at >= p));
-    if in_run && after_previous {
-        "lit"
-    } else {
-        "stale"
+/// Each stage's state: `lit` when it happened in the latest run (which starts at the
+/// newest `kubectl` write) and not before an earlier lit stage (a run may skip stages:
+/// self-healing starts at the ReplicaSet controller); `stale` when it happened but not
+/// so; `idle` when it never happened. "Proxy通" follows "Kubelet建": kube-proxy's
+/// boot-time sync is not this run's.
+pub fn stage_states(stages: &[Stage]) -> Vec<&'static str> {
+    let run = stages.first().and_then(|s| s.at);
+    let mut last_lit: Option<Time> = None;
+    let mut out: Vec<&'static str> = Vec::with_capacity(stages.len());
+    for (i, s) in stages.iter().enumerate() {
+        let follows_kubelet = |at: Time| i != 6 || (out.get(5) == Some(&"lit") && stages[5].at.is_some_and(|k| at >= k));
+        let state = match (s.at, run) {
+            (None, _) => "idle",
+            (Some(at), Some(run)) if at >= run && last_lit.is_none_or(|l| at >= l) && follows_kubelet(at) => {
+                last_lit = Some(at);
+                "lit"
+            }
+            _ => "stale",
+        };
+        out.push(state);
     }
+    out
 }
 
-/// The time shown beside a stage: `t=12.003s` for the first, `+15ms` after it in a run.
+/// One stage's state (see [`stage_states`]).
+pub fn stage_state(stages: &[Stage], i: usize) -> &'static str {
+    stage_states(stages).get(i).copied().unwrap_or("idle")
+}
+
+/// The time shown beside a stage: `+15ms` after the run's start for a lit stage, else
+/// when it last happened, `t=12.003s`.
 pub fn stage_time(stages: &[Stage], i: usize) -> String {
     let Some(at) = stages.get(i).and_then(|s| s.at) else { return String::new() };
-    let abs = format!("t={}s", kubeloop_sim::runner::seconds(at));
     match stages.first().and_then(|s| s.at) {
-        Some(run) if i > 0 && at >= run => format!("+{}", kubeloop_sim::time::format_duration(at - run)),
-        _ => abs,
+        Some(run) if i > 0 && stage_state(stages, i) == "lit" => format!("+{}", kubeloop_sim::time::format_duration(at - run)),
+        _ => format!("t={}s", kubeloop_sim::runner::seconds(at)),
     }
 }
 
@@ -86,7 +100,8 @@ pub fn Flow() -> impl IntoView {
                             stages.with(|st| st.get(i).and_then(|s| s.at)).is_some_and(|at| ui.clock.get().saturating_sub(at) < FRESH_MS && state() == "lit")
                         };
                         view! {
-                            <li class=move || format!("stage {}", state()) class:fresh=fresh data-testid="stage" data-stage=i + 1 data-state=state>
+                            <li class=move || format!("stage {}", state()) class:fresh=fresh data-testid="stage" data-stage=i + 1 data-state=state
+                                title=move || stages.with(|st| st.get(i).map(|s| s.detail.clone()).unwrap_or_default())>
                                 <span class="num">{i + 1}</span>
                                 <div class="stage-body">
                                     <div class="stage-top">
@@ -96,17 +111,9 @@ pub fn Flow() -> impl IntoView {
                                             if st.get(i).and_then(|s| s.at).is_some() { stage_time(&st, i) } else { ui.t(Key::FlowNotYet).to_string() }
                                         }}</span>
                                     </div>
-                                    <div class="stage-title">{move || ui.t(stage_key(i as u8 + 1))}</div>
-                                    <div class="stage-detail mono" title=move || stages.with(|st| st.get(i).map(|s| s.detail.clone()).unwrap_or_default())>
-                                        {move || {
-                                            let st = stages.get();
-                                            match st.get(i) {
-                                                Some(s) if !s.detail.is_empty() => s.detail.clone(),
-                                                _ if i == 6 => ui.t(Key::ProxyHint).to_string(),
-                                                _ => String::new(),
-                                            }
-                                        }}
-                                    </div>
+                                    <div class="stage-title">{move || {
+                                        if i == 6 && state() != "lit" { ui.t(Key::ProxyHint) } else { ui.t(stage_key(i as u8 + 1)) }
+                                    }}</div>
                                 </div>
                             </li>
                         }
@@ -129,19 +136,19 @@ mod tests {
     #[wasm_bindgen_test(unsupported = test)]
     fn should_light_the_stages_of_the_latest_run() {
         let st = vec![stage(1, Some(5000)), stage(2, Some(5003)), stage(3, Some(100)), stage(4, None)];
-        assert_eq!(stage_state(&st, 0), "lit");
-        assert_eq!(stage_state(&st, 1), "lit");
-        assert_eq!(stage_state(&st, 2), "stale");
-        assert_eq!(stage_state(&st, 3), "idle");
-        let boot_sync = vec![stage(1, Some(400)), stage(2, Some(402)), stage(3, Some(4200)), stage(4, Some(1000))];
-        assert_eq!(stage_state(&boot_sync, 3), "stale", "before the stage it follows");
-        let healed = vec![stage(1, Some(400)), stage(2, Some(402)), stage(3, Some(450)), stage(4, Some(40_000))];
-        assert_eq!(stage_state(&healed, 3), "lit", "self-healing re-lights a later stage alone");
+        assert_eq!(stage_states(&st), ["lit", "lit", "stale", "idle"]);
         assert_eq!(stage_time(&st, 0), "t=5s");
         assert_eq!(stage_time(&st, 1), "+3ms");
         assert_eq!(stage_time(&st, 2), "t=0.1s");
         assert_eq!(stage_time(&st, 3), "");
-        let no_run = vec![stage(1, None), stage(7, Some(1))];
-        assert_eq!(stage_state(&no_run, 1), "stale");
+        let healed = vec![stage(1, Some(40_000)), stage(2, Some(40_002)), stage(3, Some(450)), stage(4, Some(40_010)), stage(5, Some(40_020)), stage(6, Some(44_000)), stage(7, Some(1000))];
+        assert_eq!(stage_states(&healed), ["lit", "lit", "stale", "lit", "lit", "lit", "stale"], "a run may skip a stage");
+        let boot_sync = vec![stage(1, Some(400)), stage(2, Some(402)), stage(3, Some(404)), stage(4, Some(410)), stage(5, Some(420)), stage(6, None), stage(7, Some(1000))];
+        assert_eq!(stage_state(&boot_sync, 6), "stale", "kube-proxy's sync before any kubelet report is not this run's");
+        let exposed = vec![stage(1, Some(400)), stage(2, Some(402)), stage(3, Some(404)), stage(4, Some(410)), stage(5, Some(420)), stage(6, Some(4000)), stage(7, Some(31_000))];
+        assert_eq!(stage_state(&exposed, 6), "lit");
+        let out_of_order = vec![stage(1, Some(400)), stage(2, Some(402)), stage(3, Some(4000)), stage(4, Some(1000))];
+        assert_eq!(stage_state(&out_of_order, 3), "stale");
+        assert_eq!(stage_state(&[stage(1, None), stage(7, Some(1))], 1), "stale");
     }
 }

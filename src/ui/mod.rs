@@ -7,6 +7,7 @@ mod editor;
 mod flow;
 pub mod frames;
 mod header;
+mod inspector;
 mod switches;
 
 use kubeloop_sim::time::Time;

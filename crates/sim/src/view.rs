@@ -220,6 +220,15 @@ pub fn stages(world: &World) -> Vec<Stage> {
                 (Actor::ControllerManager, Verb::Create) if path.contains("/replicasets") => {
                     Some(2)
                 }
+                // The Deployment controller scaling its ReplicaSet (not the ReplicaSet
+                // controller's status writes).
+                (Actor::ControllerManager, Verb::Update | Verb::Patch)
+                    if path.contains("/replicasets/")
+                        && !path.ends_with("/status")
+                        && e.code < 300 =>
+                {
+                    Some(2)
+                }
                 (Actor::ControllerManager, Verb::Create) if path.ends_with("/pods") => Some(3),
                 (Actor::Scheduler, Verb::Create) if path.ends_with("/binding") => Some(4),
                 (Actor::Kubelet(_), Verb::Patch)

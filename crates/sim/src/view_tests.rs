@@ -211,3 +211,30 @@ fn flights_carry_their_send_and_arrival_times() {
     let f = flights(&w);
     assert!(f.iter().all(|f| f.arrives > f.sent && f.from != f.to));
 }
+
+#[test]
+fn scaling_lights_the_deployment_stage_again() {
+    let mut w = World::new(ClusterConfig::default());
+    let files = [("d.yaml".to_string(), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n".to_string())]
+        .into_iter()
+        .collect();
+    crate::cmd::run(&mut w, "kubectl apply -f d.yaml", &files, 10 * SECOND);
+    w.run_for(10 * SECOND);
+    crate::cmd::run(
+        &mut w,
+        "kubectl scale deployment web --replicas=2",
+        &files,
+        10 * SECOND,
+    );
+    w.run_for(SECOND);
+    let st = stages(&w);
+    let scale = st[0].at.expect("kubectl scale");
+    assert!(
+        st[2].at.is_some_and(|t| t >= scale),
+        "the Deployment controller scaled the ReplicaSet: {st:?}"
+    );
+    assert!(
+        st[3].at.is_some_and(|t| t >= scale),
+        "the ReplicaSet controller made a pod: {st:?}"
+    );
+}
