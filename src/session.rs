@@ -18,6 +18,8 @@ use crate::traffic::Traffic;
 /// The most distinct event times sampled for messages in one call to [`Session::advance`];
 /// past that, time still advances but the rest of the frame's messages are not drawn.
 const MAX_SAMPLES: usize = 3000;
+/// How far a reload replays at once (virtual ms).
+pub const MAX_FAST_FORWARD: Time = 30 * 60 * SECOND;
 /// How far [`Session::step`] looks for the next message.
 const STEP_LIMIT: Time = 30 * SECOND;
 
@@ -125,6 +127,7 @@ impl Session {
     pub fn reset(&mut self) {
         let mut scenario = self.scenario.clone();
         scenario.spec.steps.clear();
+        scenario.spec.until = None;
         let history: Vec<String> = self.terminal.history().to_vec();
         self.load(scenario);
         for h in history {
@@ -141,6 +144,17 @@ impl Session {
     /// The scenario as it stands (files edited, commands recorded as steps).
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
+    }
+
+    /// The scenario to keep for a reload: as it stands, with `spec.until` at the current
+    /// virtual time so the reload replays to here.
+    pub fn saved_yaml(&self) -> String {
+        let mut sc = self.scenario.clone();
+        let now = self.world.now();
+        if now > 0 {
+            sc.spec.until = Some(format_duration(now));
+        }
+        sc.to_yaml()
     }
 
     /// The world.
@@ -274,6 +288,20 @@ impl Session {
     /// Runs `ms` of virtual time: scenario steps at their times, commands' output, and
     /// every message sent on the way turned into a dot.
     pub fn advance(&mut self, ms: Time) {
+        self.run(ms, true);
+    }
+
+    /// Runs at once to the last scenario step or `spec.until` (at most [`MAX_FAST_FORWARD`]), without
+    /// drawing messages: a reload comes back to where the learner was.
+    pub fn fast_forward(&mut self) {
+        let last = self.schedule.last().map_or(0, |s| s.at_ms).max(self.scenario.until_ms().unwrap_or(0)).min(MAX_FAST_FORWARD);
+        if last > self.world.now() {
+            self.run(last - self.world.now(), false);
+            self.terminal.info(&format!("(replayed to t={}s)", kubeloop_sim::runner::seconds(self.world.now())));
+        }
+    }
+
+    fn run(&mut self, ms: Time, sample: bool) {
         let target = self.world.now().saturating_add(ms);
         let before = (self.world.delivered(), self.terminal.len(), self.traffic.len());
         let mut samples = 0;
@@ -285,7 +313,7 @@ impl Session {
                 (a, b) => a.or(b),
             };
             let Some(t) = next.filter(|t| *t <= target) else { break };
-            if samples >= MAX_SAMPLES {
+            if !sample || samples >= MAX_SAMPLES {
                 let until = next_step.filter(|s| *s <= target).unwrap_or(target);
                 self.world.run_until(until);
                 self.enqueue_due_steps();
@@ -300,7 +328,9 @@ impl Session {
             samples += 1;
         }
         self.world.run_until(target);
-        self.sample();
+        if sample {
+            self.sample();
+        }
         self.pump();
         if before != (self.world.delivered(), self.terminal.len(), self.traffic.len()) {
             self.revision += 1;

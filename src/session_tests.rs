@@ -158,3 +158,35 @@ fn should_find_the_files_a_command_applies() {
     assert_eq!(shell_quote("my file.yaml"), "'my file.yaml'");
     assert_eq!(cmd::tokenize(&shell_quote("it's.yaml")).unwrap(), ["it's.yaml"]);
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn should_fast_forward_to_the_last_step() {
+    let mut sc = default_scenario();
+    sc.spec.steps = vec![
+        Step { at: "1s".into(), at_ms: SECOND, run: "kubectl apply -f nginx-deploy.yaml".into() },
+        Step { at: "40s".into(), at_ms: 40 * SECOND, run: "kubectl get pods".into() },
+    ];
+    let mut s = Session::new(sc);
+    s.fast_forward();
+    assert_eq!(s.world().now(), 40 * SECOND);
+    assert_eq!(ready_pods(&mut s), 3);
+    assert!(text(&s).contains("nginx-"), "the last step ran: {}", text(&s));
+    assert!(s.traffic().is_empty(), "nothing drawn while replaying");
+    s.fast_forward();
+    assert_eq!(s.world().now(), 40 * SECOND, "nothing more to replay");
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn should_come_back_to_the_saved_time() {
+    let mut s = Session::new(default_scenario());
+    s.run_button("kubectl apply -f nginx-deploy.yaml");
+    s.advance(25 * SECOND);
+    let saved = parse_scenario(&s.saved_yaml()).expect("parses");
+    assert_eq!(saved.until_ms(), Some(25 * SECOND));
+    let mut back = Session::new(saved);
+    back.fast_forward();
+    assert_eq!(back.world().now(), 25 * SECOND);
+    assert_eq!(ready_pods(&mut back), 3);
+    back.reset();
+    assert_eq!(back.scenario().spec.until, None);
+}

@@ -118,13 +118,18 @@ pub fn use_ui() -> Ui {
 /// The kubeloop page.
 #[component]
 pub fn App() -> impl IntoView {
+    let from_link = startup::has_share(&browser::hash());
     let (scenario, notice) = startup::opening(&browser::hash(), browser::saved_scenario().as_deref());
-    if startup::has_share(&browser::hash()) {
+    if from_link {
         // The link's scenario is saved below; a reload then keeps later edits.
         browser::replace_hash("");
     }
     let first = scenario.spec.files.keys().next().cloned().unwrap_or_default();
-    let session = Session::new(scenario);
+    let mut session = Session::new(scenario);
+    if !from_link || notice.is_some() {
+        // A reload comes back to where the learner was; a shared lesson plays out.
+        session.fast_forward();
+    }
     let ui = Ui {
         rev: RwSignal::new(session.revision),
         scenario_rev: RwSignal::new(session.scenario_revision),
@@ -143,12 +148,18 @@ pub fn App() -> impl IntoView {
     if let Some(n) = &notice {
         ui.notify(n);
     }
-    Effect::new(move |_| {
-        ui.scenario_rev.track();
-        if let Some(yaml) = ui.session.try_with_value(|s| s.scenario().to_yaml()) {
+    let save = move || {
+        if let Some(yaml) = ui.session.try_with_value(|s| s.saved_yaml()) {
             browser::save_scenario(&yaml);
         }
+    };
+    Effect::new(move |_| {
+        ui.scenario_rev.track();
+        save();
     });
+    // Leaving or reloading keeps the virtual time too.
+    let hide = window_event_listener(leptos::ev::pagehide, move |_| save());
+    on_cleanup(move || hide.remove());
     Effect::new(move |_| browser::save_lang(ui.lang.get()));
     Effect::new(move |_| {
         let speed = ui.speed.get();

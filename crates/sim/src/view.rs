@@ -253,15 +253,30 @@ pub fn stages(world: &World) -> Vec<Stage> {
             }
         }
     }
-    let last_sync = world
-        .nodes
-        .iter()
-        .filter_map(|h| h.rules.as_ref().map(|r| r.synced_at))
-        .max();
-    if let Some(t) = last_sync {
-        if t > 0 {
+    // "Proxy通": the EndpointSlice controller published new endpoints and kube-proxy has
+    // written its rules since (it syncs at most 1s after a change). Its periodic resyncs
+    // are not the stage: they happen every 30s whatever changed.
+    let slice_write = world.apiserver.as_ref().and_then(|api| {
+        api.audit()
+            .filter(|e| {
+                e.client == Actor::ControllerManager
+                    && e.verb.is_write()
+                    && e.code < 300
+                    && e.path.contains("/endpointslices")
+            })
+            .map(|e| (e.received, e.path.clone()))
+            .last()
+    });
+    if let Some((t, path)) = slice_write {
+        let synced = world
+            .nodes
+            .iter()
+            .filter_map(|h| h.rules.as_ref())
+            .filter(|r| r.synced_at >= t)
+            .count();
+        if synced > 0 {
             out[6].at = Some(t);
-            out[6].detail = "iptables rules resynced".into();
+            out[6].detail = format!("{path} → rules on {synced} node(s)");
         }
     }
     out

@@ -238,3 +238,32 @@ fn scaling_lights_the_deployment_stage_again() {
         "the ReplicaSet controller made a pod: {st:?}"
     );
 }
+
+#[test]
+fn proxy_stage_needs_new_endpoints_not_a_periodic_resync() {
+    let mut w = World::new(ClusterConfig::default());
+    let files = [("d.yaml".to_string(), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        ports:\n        - containerPort: 80\n".to_string())]
+        .into_iter()
+        .collect();
+    crate::cmd::run(&mut w, "kubectl apply -f d.yaml", &files, 10 * SECOND);
+    w.run_for(40 * SECOND);
+    assert_eq!(
+        stages(&w)[6].at,
+        None,
+        "no Service yet: kube-proxy's resyncs are not Proxy通"
+    );
+    crate::cmd::run(
+        &mut w,
+        "kubectl expose deployment web --port=80",
+        &files,
+        10 * SECOND,
+    );
+    w.run_for(5 * SECOND);
+    let st = stages(&w);
+    let expose = st[0].at.expect("kubectl expose");
+    assert!(
+        st[6].at.is_some_and(|t| t >= expose),
+        "endpoints published and synced: {:?}",
+        st[6]
+    );
+}
