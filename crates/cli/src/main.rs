@@ -7,7 +7,7 @@ use kubeloop_sim::runner;
 use kubeloop_sim::scenario::parse_scenario;
 use kubeloop_sim::time::parse_duration;
 
-const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
 
 struct Args {
     scenario: String,
@@ -60,8 +60,41 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
     })
 }
 
+/// `kubeloop bench scheduling-basic`: the scheduler_perf SchedulingBasic workload natively.
+fn bench(args: &[String]) -> ExitCode {
+    if args.first().map(String::as_str) != Some("scheduling-basic") {
+        eprint!("kubeloop: unknown benchmark\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    let mut b = kubeloop_sim::bench::SchedulingBasic::default();
+    let mut it = args[1..].iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().and_then(|v| v.parse::<usize>().ok());
+        match (flag.as_str(), value) {
+            ("--nodes", Some(v)) => b.nodes = v,
+            ("--initial", Some(v)) => b.initial_pods = v,
+            ("--pods", Some(v)) => b.measured_pods = v,
+            _ => {
+                eprint!("kubeloop: bad flag {flag}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let start = std::time::Instant::now();
+    let mut clock = || start.elapsed().as_secs_f64();
+    let r = b.run(&mut clock);
+    println!(
+        "{{\"benchmark\":\"SchedulingBasic\",\"nodes\":{},\"initial_pods\":{},\"measured_pods\":{},\"bound\":{},\"seconds\":{:.3},\"setup_seconds\":{:.3},\"pods_per_second\":{:.0},\"placements\":\"{:016x}\",\"virtual_ms\":{},\"messages\":{}}}",
+        b.nodes, b.initial_pods, b.measured_pods, r.bound, r.seconds, r.setup_seconds, r.pods_per_second, r.placements, r.virtual_ms, r.messages
+    );
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("bench") {
+        return bench(&argv[1..]);
+    }
     let args = match parse_args(&argv) {
         Ok(a) => a,
         Err(e) if e.is_empty() => {

@@ -21,6 +21,9 @@ use crate::rng::Rng;
 use crate::time::{k8s_micro_time, k8s_time};
 use crate::world::NodeHost;
 
+mod addon_templates;
+pub mod addons;
+
 /// The Kubernetes version the simulated cluster runs.
 pub const KUBERNETES_VERSION: &str = "v1.35.0";
 /// The container runtime every node reports.
@@ -91,6 +94,9 @@ pub struct ClusterConfig {
     pub proxy_mode: ProxyMode,
     /// Whether the scheduler writes the `kubeloop.dev/*-result` annotations.
     pub scheduling_annotations: bool,
+    /// Hollow nodes (scale runs, like scheduler_perf): nodes are registered and Ready but
+    /// no kubelet or kube-proxy runs on them.
+    pub hollow_nodes: bool,
 }
 
 impl Default for ClusterConfig {
@@ -103,6 +109,7 @@ impl Default for ClusterConfig {
             scheduler_config: None,
             proxy_mode: ProxyMode::Iptables,
             scheduling_annotations: true,
+            hollow_nodes: false,
         }
     }
 }
@@ -302,9 +309,29 @@ fn put(store: &mut Store, o: Object) {
     store.bootstrap_put(&key, o);
 }
 
+/// A pod that was already running when the cluster finished booting (an add-on), for
+/// its node's containerd to start with.
+#[derive(Clone, Debug)]
+pub struct BootPod {
+    /// Index of the node it runs on.
+    pub node: usize,
+    /// Pod UID.
+    pub uid: String,
+    /// Pod name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Its IP.
+    pub ip: String,
+    /// Its containers.
+    pub containers: Vec<crate::node::cri::ContainerConfig>,
+}
+
 /// Writes what `kubeadm init` and the apiserver's bootstrap controllers leave in etcd,
-/// plus the worker nodes as already registered and Ready.
-pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) {
+/// plus the worker nodes as already registered and Ready, and the add-ons (CoreDNS,
+/// the local-path provisioner, the default StorageClass). Returns the add-on pods the
+/// nodes' runtimes must already be running.
+pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) -> Vec<BootPod> {
     let mut rng = Rng::stream(config.seed, "bootstrap");
     for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
         let mut m = meta(ns, None, &mut rng);
@@ -348,6 +375,12 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
         put(store, node_object(host, 0, &mut rng).into());
         put(store, node_lease(&host.config.name, 0, &mut rng).into());
     }
+    let mut addon_rng = Rng::stream(config.seed, "addons");
+    let (objects, boot) = addons::objects(nodes, &mut addon_rng);
+    for o in objects {
+        put(store, o);
+    }
+    boot
 }
 
 fn kubernetes_service(rng: &mut Rng) -> Service {

@@ -1,34 +1,56 @@
-//! The kube-scheduler actor: informers for pods and nodes, the scheduling queue, one
-//! scheduling cycle at a time, assumed pods, and asynchronous binding through the
+//! The kube-scheduler actor: informers feeding an incremental [`Snapshot`] and the
+//! [`SchedulingQueue`], one scheduling cycle at a time through the plugin framework,
+//! assumed pods, PreBind of volumes, preemption, and asynchronous binding through the
 //! pods/binding subresource (which carries the scheduling-result annotations).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Node, Pod};
-
-use crate::api::{ApiRequest, ApiResponse, Body, PatchType, Subresource, Verb};
+use crate::api::{ApiRequest, ApiResponse, Body, PatchType, ReqId, Subresource, Verb};
 use crate::client::recorder::{NORMAL, WARNING};
 use crate::client::{Change, Client, Informer, Recorder};
 use crate::cluster::ClusterConfig;
 use crate::object::{Kind, Object};
-use crate::quantity;
 use crate::rng::Rng;
+use crate::scheduler::algorithm::{scheduled_message, truncate_message};
+use crate::scheduler::plugins::volumebinding::pod_volumes;
+use crate::scheduler::{
+    build_frameworks, in_tree_registry, parse_config, schedule_one, ClusterEvent, Framework,
+    PodInfo, QueuedPodInfo, SchedulerState, SchedulingQueue, Snapshot,
+};
 use crate::time::{k8s_time, Time, SECOND};
 use crate::world::{Actor, Ctx, Payload};
 
 const TIMER_CYCLE: u64 = 1;
-const TIMER_PODS: u64 = 2;
-const TIMER_NODES: u64 = 3;
-const TIMER_BACKOFF: u64 = 4;
+const TIMER_FLUSH_BACKOFF: u64 = 2;
+const TIMER_FLUSH_UNSCHEDULABLE: u64 = 3;
+const INFORMER_TOKENS: u64 = 100;
 
-/// The outcome of one scheduling decision.
+/// Informer slots (index = token − 100).
+const KINDS: [Kind; 9] = [
+    Kind::Node,
+    Kind::Pod,
+    Kind::PersistentVolumeClaim,
+    Kind::PersistentVolume,
+    Kind::StorageClass,
+    Kind::Service,
+    Kind::ReplicaSet,
+    Kind::StatefulSet,
+    Kind::Namespace,
+];
+
+/// A pod whose binding cycle is in progress.
 #[derive(Debug)]
-pub struct Decision {
-    /// Chosen node, or the FitError message.
-    pub result: Result<String, String>,
-    /// Scheduling-result annotations.
-    pub annotations: BTreeMap<String, String>,
+struct Binding {
+    q: QueuedPodInfo,
+    node: String,
+    pod: Arc<Object>,
+    annotations: BTreeMap<String, String>,
+    /// Claims that must be bound before the pod is (PreBind of VolumeBinding).
+    waiting_claims: Vec<String>,
+    deadline: Time,
+    /// The Binding request is on its way.
+    sent: bool,
 }
 
 /// kube-scheduler.
@@ -36,17 +58,17 @@ pub struct KubeScheduler {
     client: Client,
     recorder: Recorder,
     rng: Rng,
-    pods: Informer,
-    nodes: Informer,
-    active: VecDeque<String>,
-    queued: BTreeSet<String>,
-    backoff: BTreeMap<String, (Time, u32)>,
-    unschedulable: BTreeSet<String>,
-    attempts: BTreeMap<String, u32>,
-    assumed: BTreeMap<String, (String, Arc<Object>)>,
-    binding: BTreeMap<u64, (String, String, Arc<Object>)>,
+    informers: Vec<Informer>,
+    frameworks: BTreeMap<String, Framework>,
+    queue: SchedulingQueue,
+    state: SchedulerState,
+    snapshot: Option<Snapshot>,
+    bindings: BTreeMap<String, Binding>,
+    bind_requests: BTreeMap<ReqId, String>,
     cycle_scheduled: bool,
     annotations: bool,
+    /// Why the configuration was rejected, if it was (the default profile runs instead).
+    pub config_error: Option<String>,
     /// Scheduling cycles run.
     pub cycles: u64,
 }
@@ -55,224 +77,491 @@ fn pod_key(o: &Object) -> String {
     format!("{}/{}", o.namespace(), o.name())
 }
 
-fn needs_scheduling(o: &Object) -> bool {
-    let Object::Pod(p) = o else { return false };
-    let spec = p.spec.as_ref();
-    spec.and_then(|s| s.node_name.as_deref())
-        .unwrap_or("")
-        .is_empty()
-        && spec
-            .and_then(|s| s.scheduler_name.as_deref())
-            .unwrap_or("default-scheduler")
-            == "default-scheduler"
-        && p.metadata.deletion_timestamp.is_none()
-        && !matches!(
-            p.status.as_ref().and_then(|s| s.phase.as_deref()),
-            Some("Succeeded") | Some("Failed")
-        )
+fn as_pod(o: &Arc<Object>) -> Option<Arc<k8s_openapi::api::core::v1::Pod>> {
+    match &**o {
+        Object::Pod(p) => Some(Arc::new(p.clone())),
+        _ => None,
+    }
+}
+
+fn assigned(o: &Object) -> bool {
+    matches!(o, Object::Pod(p) if p.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty()))
+}
+
+/// Validates a scenario's KubeSchedulerConfiguration the way kube-scheduler does at startup.
+pub fn validate_config(v: &serde_json::Value) -> Result<(), Vec<String>> {
+    let cfg = parse_config(v)?;
+    build_frameworks(&in_tree_registry(), &cfg)
+        .map(|_| ())
+        .map_err(|e| vec![e])
 }
 
 impl KubeScheduler {
-    /// A freshly started scheduler.
+    /// A freshly started scheduler with the scenario's configuration (or the default).
     pub fn new(config: &ClusterConfig) -> KubeScheduler {
+        let raw = config
+            .scheduler_config
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({}));
+        let (cfg, config_error) = match parse_config(&raw) {
+            Ok(c) => (c, None),
+            Err(e) => (
+                parse_config(&serde_json::json!({})).expect("default configuration"),
+                Some(e.join("; ")),
+            ),
+        };
+        let frameworks = build_frameworks(&in_tree_registry(), &cfg)
+            .or_else(|_| {
+                build_frameworks(
+                    &in_tree_registry(),
+                    &parse_config(&serde_json::json!({})).expect("default"),
+                )
+            })
+            .unwrap_or_default();
         KubeScheduler {
             client: Client::new("system:kube-scheduler", &[]),
             recorder: Recorder::new("default-scheduler", None),
             rng: Rng::stream(config.seed, "kube-scheduler"),
-            pods: Informer::new(Kind::Pod, TIMER_PODS),
-            nodes: Informer::new(Kind::Node, TIMER_NODES),
-            active: VecDeque::new(),
-            queued: BTreeSet::new(),
-            backoff: BTreeMap::new(),
-            unschedulable: BTreeSet::new(),
-            attempts: BTreeMap::new(),
-            assumed: BTreeMap::new(),
-            binding: BTreeMap::new(),
+            informers: KINDS
+                .iter()
+                .enumerate()
+                .map(|(i, k)| Informer::new(*k, INFORMER_TOKENS + i as u64))
+                .collect(),
+            frameworks,
+            queue: SchedulingQueue::new(
+                cfg.pod_initial_backoff_seconds,
+                cfg.pod_max_backoff_seconds,
+            ),
+            state: SchedulerState {
+                next_start_node_index: 0,
+                percentage_of_nodes_to_score: cfg.percentage_of_nodes_to_score,
+            },
+            snapshot: None,
+            bindings: BTreeMap::new(),
+            bind_requests: BTreeMap::new(),
             cycle_scheduled: false,
             annotations: config.scheduling_annotations,
+            config_error,
             cycles: 0,
         }
     }
 
-    /// Starts the informers.
+    /// Starts the informers and the queue's flush loops.
     pub fn start(&mut self, ctx: &mut Ctx) {
-        self.pods.start(ctx, &mut self.client);
-        self.nodes.start(ctx, &mut self.client);
+        for inf in &mut self.informers {
+            inf.start(ctx, &mut self.client);
+        }
+        ctx.timer(SECOND, TIMER_FLUSH_BACKOFF);
+        ctx.timer(30 * SECOND, TIMER_FLUSH_UNSCHEDULABLE);
     }
 
-    /// Pods waiting in the queue (active, backoff, unschedulable).
-    pub fn pending(&self) -> (usize, usize, usize) {
-        (
-            self.active.len(),
-            self.backoff.len(),
-            self.unschedulable.len(),
-        )
+    /// Pods waiting: (active + backoff + unschedulable, binding).
+    pub fn pending(&self) -> (usize, usize) {
+        let (a, b, u) = self.queue.pending_pods();
+        (a.len() + b.len() + u.len(), self.bindings.len())
+    }
+
+    fn informer(&self, kind: Kind) -> &Informer {
+        let i = KINDS.iter().position(|k| *k == kind).unwrap_or(0);
+        &self.informers[i]
     }
 
     /// Handles a message.
     pub fn handle(&mut self, ctx: &mut Ctx, _from: Actor, payload: Payload) {
         match payload {
             Payload::ApiResp(resp) => {
-                if let Some(c) = self.pods.on_response(ctx, &mut self.client, &resp) {
-                    self.on_pod_changes(c);
-                } else if let Some(c) = self.nodes.on_response(ctx, &mut self.client, &resp) {
-                    self.on_node_changes(c, ctx.now);
-                } else {
-                    self.on_bind_response(ctx, resp);
+                let mut found = None;
+                for inf in &mut self.informers {
+                    if let Some(c) = inf.on_response(ctx, &mut self.client, &resp) {
+                        found = Some((inf.kind, c));
+                        break;
+                    }
+                }
+                match found {
+                    Some((kind, changes)) => self.on_changes(ctx, kind, changes),
+                    None => self.on_bind_response(ctx, resp),
                 }
             }
             Payload::Watch(ev) => {
-                if let Some(c) = self.pods.on_watch(ctx, &mut self.client, &ev) {
-                    self.on_pod_changes(c);
-                } else if let Some(c) = self.nodes.on_watch(ctx, &mut self.client, &ev) {
-                    self.on_node_changes(c, ctx.now);
+                let mut found = None;
+                for inf in &mut self.informers {
+                    if let Some(c) = inf.on_watch(ctx, &mut self.client, &ev) {
+                        found = Some((inf.kind, c));
+                        break;
+                    }
+                }
+                if let Some((kind, changes)) = found {
+                    self.on_changes(ctx, kind, changes);
                 }
             }
             Payload::ConnectionLost => {
-                self.pods.on_connection_lost(ctx);
-                self.nodes.on_connection_lost(ctx);
-                for (_, (key, _, _)) in std::mem::take(&mut self.binding) {
-                    self.assumed.remove(&key);
-                    self.enqueue(key);
+                for inf in &mut self.informers {
+                    inf.on_connection_lost(ctx);
+                }
+                let ids: Vec<ReqId> = self.bind_requests.keys().copied().collect();
+                for id in ids {
+                    let s = crate::api::Status::transport(
+                        crate::api::Transport::Reset,
+                        "connection lost",
+                    );
+                    self.on_bind_response(ctx, ApiResponse { id, result: Err(s) });
                 }
             }
             Payload::Timer(TIMER_CYCLE) => {
                 self.cycle_scheduled = false;
                 self.schedule_one(ctx);
             }
-            Payload::Timer(TIMER_BACKOFF) => {}
+            Payload::Timer(TIMER_FLUSH_BACKOFF) => {
+                self.queue.flush_backoff_completed(ctx.now);
+                self.expire_bindings(ctx);
+                ctx.timer(SECOND, TIMER_FLUSH_BACKOFF);
+            }
+            Payload::Timer(TIMER_FLUSH_UNSCHEDULABLE) => {
+                self.queue.flush_unschedulable_leftover(ctx.now);
+                ctx.timer(30 * SECOND, TIMER_FLUSH_UNSCHEDULABLE);
+            }
             Payload::Timer(t) => {
-                if !self.pods.on_timer(ctx, &mut self.client, t) {
-                    self.nodes.on_timer(ctx, &mut self.client, t);
+                for inf in &mut self.informers {
+                    if inf.on_timer(ctx, &mut self.client, t) {
+                        break;
+                    }
                 }
             }
             _ => {}
         }
-        self.flush_backoff(ctx);
         self.kick(ctx);
     }
 
-    fn enqueue(&mut self, key: String) {
-        if self.queued.insert(key.clone()) {
-            self.active.push_back(key);
-        }
+    fn synced(&self) -> bool {
+        self.informers.iter().all(Informer::has_synced)
     }
 
-    fn on_pod_changes(&mut self, changes: Vec<Change>) {
-        let mut freed = false;
-        for c in changes {
-            let o = c.object();
-            let key = pod_key(o);
-            match &c {
-                Change::Deleted(_) => {
-                    self.assumed.remove(&key);
-                    self.unschedulable.remove(&key);
-                    self.backoff.remove(&key);
-                    freed = true;
-                }
-                _ => {
-                    if needs_scheduling(o) {
-                        if !self.unschedulable.contains(&key)
-                            && !self.backoff.contains_key(&key)
-                            && !self.assumed.contains_key(&key)
-                        {
-                            self.enqueue(key);
-                        }
-                    } else {
-                        self.unschedulable.remove(&key);
-                        if !o.meta().deletion_timestamp.is_none() {
-                            freed = true;
-                        }
-                        // A bound pod confirms (and replaces) the assumption.
-                        self.assumed.remove(&key);
-                    }
-                }
+    /// Builds the snapshot once every informer has listed.
+    fn ensure_snapshot(&mut self) -> bool {
+        if self.snapshot.is_some() {
+            return true;
+        }
+        if !self.synced() {
+            return false;
+        }
+        let nodes: Vec<_> = self
+            .informer(Kind::Node)
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::Node(n) => Some(Arc::new(n.clone())),
+                _ => None,
+            })
+            .collect();
+        let pods: Vec<_> = self
+            .informer(Kind::Pod)
+            .iter()
+            .filter(|o| assigned(o))
+            .filter_map(as_pod)
+            .collect();
+        let mut snap = Snapshot::new(&nodes, &pods);
+        for o in self.informer(Kind::PersistentVolumeClaim).iter() {
+            if let Object::PersistentVolumeClaim(x) = &**o {
+                snap.set_pvc(Arc::new(x.clone()));
             }
         }
-        if freed {
-            self.move_unschedulable();
+        for o in self.informer(Kind::PersistentVolume).iter() {
+            if let Object::PersistentVolume(x) = &**o {
+                snap.set_pv(Arc::new(x.clone()));
+            }
         }
-    }
-
-    fn on_node_changes(&mut self, changes: Vec<Change>, _now: Time) {
-        if !changes.is_empty() {
-            self.move_unschedulable();
+        for o in self.informer(Kind::StorageClass).iter() {
+            if let Object::StorageClass(x) = &**o {
+                snap.set_storage_class(Arc::new(x.clone()));
+            }
         }
-    }
-
-    /// A cluster event that may make unschedulable pods fit: move them to the queue.
-    fn move_unschedulable(&mut self) {
-        for key in std::mem::take(&mut self.unschedulable) {
-            self.enqueue(key);
-        }
-    }
-
-    fn flush_backoff(&mut self, ctx: &mut Ctx) {
-        let due: Vec<String> = self
-            .backoff
+        self.snapshot = Some(snap);
+        self.refresh_workload_lists();
+        // Pods already waiting go to the queue.
+        let pending: Vec<Arc<Object>> = self
+            .informer(Kind::Pod)
             .iter()
-            .filter(|(_, (t, _))| *t <= ctx.now)
-            .map(|(k, _)| k.clone())
+            .filter(|o| self.wants(o))
+            .cloned()
             .collect();
-        for k in due {
-            self.backoff.remove(&k);
-            self.enqueue(k);
+        for o in pending {
+            self.enqueue(&o, 0);
+        }
+        true
+    }
+
+    fn refresh_workload_lists(&mut self) {
+        let services = self
+            .informer(Kind::Service)
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::Service(s) => Some(Arc::new(s.clone())),
+                _ => None,
+            })
+            .collect();
+        let rss = self
+            .informer(Kind::ReplicaSet)
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::ReplicaSet(s) => Some(Arc::new(s.clone())),
+                _ => None,
+            })
+            .collect();
+        let sss = self
+            .informer(Kind::StatefulSet)
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::StatefulSet(s) => Some(Arc::new(s.clone())),
+                _ => None,
+            })
+            .collect();
+        let ns_labels = self
+            .informer(Kind::Namespace)
+            .iter()
+            .map(|o| {
+                (
+                    o.name().to_string(),
+                    o.meta().labels.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        if let Some(s) = self.snapshot.as_mut() {
+            s.services = services;
+            s.replica_sets = rss;
+            s.stateful_sets = sss;
+            s.namespace_labels = ns_labels;
+        }
+    }
+
+    /// Whether this scheduler should schedule the pod.
+    fn wants(&self, o: &Object) -> bool {
+        let Object::Pod(p) = o else { return false };
+        let spec = p.spec.as_ref();
+        let name = spec
+            .and_then(|s| s.scheduler_name.as_deref())
+            .unwrap_or("default-scheduler");
+        !assigned(o)
+            && self.frameworks.contains_key(name)
+            && p.metadata.deletion_timestamp.is_none()
+            && !matches!(
+                p.status.as_ref().and_then(|s| s.phase.as_deref()),
+                Some("Succeeded") | Some("Failed")
+            )
+    }
+
+    fn enqueue(&mut self, o: &Arc<Object>, now: Time) {
+        let Some(pod) = as_pod(o) else { return };
+        let key = pod_key(o);
+        if self.bindings.contains_key(&key) {
+            return;
+        }
+        let name = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.scheduler_name.clone())
+            .unwrap_or_else(|| "default-scheduler".into());
+        let info = Arc::new(PodInfo::new(pod));
+        if let Some(fw) = self.frameworks.get(&name) {
+            self.queue.update(fw, info, now);
+        }
+    }
+
+    fn on_changes(&mut self, ctx: &mut Ctx, kind: Kind, changes: Vec<Change>) {
+        if !self.ensure_snapshot() {
+            return;
+        }
+        let now = ctx.now;
+        for c in changes {
+            let o = c.object().clone();
+            match kind {
+                Kind::Node => {
+                    let snap = self.snapshot.as_mut().expect("snapshot");
+                    let ev = match &c {
+                        Change::Added(_) => ClusterEvent::NodeAdd,
+                        Change::Updated(..) => ClusterEvent::NodeUpdate,
+                        Change::Deleted(_) => ClusterEvent::NodeDelete,
+                    };
+                    match (&c, &*o) {
+                        (Change::Deleted(_), _) => snap.remove_node(o.name()),
+                        (_, Object::Node(n)) => snap.update_node(Arc::new(n.clone())),
+                        _ => {}
+                    }
+                    self.queue.move_all_to_active_or_backoff(ev, now);
+                }
+                Kind::Pod => self.on_pod_change(&c, now),
+                Kind::PersistentVolumeClaim | Kind::PersistentVolume | Kind::StorageClass => {
+                    let snap = self.snapshot.as_mut().expect("snapshot");
+                    let ev = match &*o {
+                        Object::PersistentVolumeClaim(x) => {
+                            snap.set_pvc(Arc::new(x.clone()));
+                            ClusterEvent::PvcChange
+                        }
+                        Object::PersistentVolume(x) => {
+                            snap.set_pv(Arc::new(x.clone()));
+                            ClusterEvent::PvChange
+                        }
+                        Object::StorageClass(x) => {
+                            snap.set_storage_class(Arc::new(x.clone()));
+                            ClusterEvent::StorageClassChange
+                        }
+                        _ => continue,
+                    };
+                    self.queue.move_all_to_active_or_backoff(ev, now);
+                    self.check_waiting_bindings(ctx);
+                }
+                _ => self.refresh_workload_lists(),
+            }
+        }
+    }
+
+    fn on_pod_change(&mut self, c: &Change, now: Time) {
+        let o = c.object();
+        let key = pod_key(o);
+        let snap = self.snapshot.as_mut().expect("snapshot");
+        match c {
+            Change::Deleted(_) => {
+                self.queue.delete(&key);
+                self.queue.delete_nominated_pod_if_exists(&key);
+                if snap.remove_pod(&key).is_some() {
+                    self.queue
+                        .move_all_to_active_or_backoff(ClusterEvent::AssignedPodDelete, now);
+                }
+            }
+            _ if assigned(o) => {
+                let was_known = snap.node_of_pod(&key).is_some();
+                if let Some(p) = as_pod(o) {
+                    if matches!(
+                        p.status.as_ref().and_then(|s| s.phase.as_deref()),
+                        Some("Succeeded") | Some("Failed")
+                    ) {
+                        snap.remove_pod(&key);
+                        self.queue
+                            .move_all_to_active_or_backoff(ClusterEvent::AssignedPodDelete, now);
+                    } else {
+                        snap.add_pod(p);
+                        let ev = if was_known {
+                            ClusterEvent::AssignedPodUpdate
+                        } else {
+                            ClusterEvent::AssignedPodAdd
+                        };
+                        self.queue.move_all_to_active_or_backoff(ev, now);
+                    }
+                }
+                self.queue.delete(&key);
+                self.queue.delete_nominated_pod_if_exists(&key);
+            }
+            _ => {
+                if self.wants(o) {
+                    let o = o.clone();
+                    self.enqueue(&o, now);
+                } else {
+                    self.queue.delete(&key);
+                }
+            }
         }
     }
 
     fn kick(&mut self, ctx: &mut Ctx) {
-        if !self.cycle_scheduled
-            && !self.active.is_empty()
-            && self.pods.has_synced()
-            && self.nodes.has_synced()
-        {
+        if self.cycle_scheduled || self.snapshot.is_none() {
+            return;
+        }
+        let (active, backoff, _) = self.queue.pending_pods();
+        if !active.is_empty() || !backoff.is_empty() {
             self.cycle_scheduled = true;
             ctx.timer(0, TIMER_CYCLE);
         }
     }
 
-    fn back_off(&mut self, ctx: &mut Ctx, key: String) {
-        let n = self.attempts.entry(key.clone()).or_insert(0);
-        *n += 1;
-        let delay = (SECOND << (*n - 1).min(4)).min(10 * SECOND);
-        self.backoff.insert(key, (ctx.now + delay, *n));
-        ctx.timer(delay, TIMER_BACKOFF);
-    }
-
     fn schedule_one(&mut self, ctx: &mut Ctx) {
-        let Some(key) = self.active.pop_front() else {
-            return;
-        };
-        self.queued.remove(&key);
+        let now = ctx.now;
+        let Some(q) = self.queue.pop(now) else { return };
+        let key = q.pod_info.key.clone();
         let (ns, name) = key.split_once('/').unwrap_or(("", &key));
-        let Some(pod_obj) = self.pods.get(ns, name).cloned() else {
+        let Some(pod_obj) = self.informer(Kind::Pod).get(ns, name).cloned() else {
+            self.queue.done(&key);
             return;
         };
-        if !needs_scheduling(&pod_obj) {
+        if !self.wants(&pod_obj) {
+            self.queue.done(&key);
             return;
         }
+        let sched_name = match &*pod_obj {
+            Object::Pod(p) => p
+                .spec
+                .as_ref()
+                .and_then(|s| s.scheduler_name.clone())
+                .unwrap_or_else(|| "default-scheduler".into()),
+            _ => return,
+        };
+        let Some(fw) = self.frameworks.get(&sched_name) else {
+            return;
+        };
+        let snap = self.snapshot.as_ref().expect("snapshot");
         self.cycles += 1;
-        let Object::Pod(pod) = &*pod_obj else { return };
-        let decision = self.decide(pod);
-        match decision.result {
-            Ok(node) => {
-                self.assumed
-                    .insert(key.clone(), (node.clone(), pod_obj.clone()));
-                let annotations = if self.annotations {
-                    decision.annotations
-                } else {
-                    BTreeMap::new()
+        let outcome = schedule_one(
+            fw,
+            snap,
+            self.queue.nominated(),
+            &q.pod_info,
+            &mut self.state,
+            &mut self.rng,
+            self.annotations,
+        );
+        let annotations = outcome
+            .annotations
+            .as_ref()
+            .map(|a| a.to_pod_annotations())
+            .unwrap_or_default();
+        match outcome.result {
+            Ok(r) => {
+                let node = r.suggested_host.clone();
+                let volumes = snap
+                    .get(&node)
+                    .and_then(|ni| pod_volumes(&outcome.cycle_state, ni));
+                let snap = self.snapshot.as_mut().expect("snapshot");
+                snap.assume_pod(q.pod_info.clone(), &node);
+                let mut waiting = Vec::new();
+                if let Some(v) = volumes {
+                    // PreBind of VolumeBinding: pre-bind PVs, or ask for provisioning on the node.
+                    for (claim, pv) in &v.static_bindings {
+                        let (cns, cname) = claim.split_once('/').unwrap_or(("", claim));
+                        let patch = serde_json::json!({"spec": {"claimRef": {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": cns, "name": cname}}});
+                        self.client.send(
+                            ctx,
+                            ApiRequest::new(Verb::Patch, Kind::PersistentVolume, "", pv)
+                                .with_body(Body::Patch(PatchType::Merge, patch)),
+                        );
+                        waiting.push(claim.clone());
+                    }
+                    for claim in &v.dynamic_provisions {
+                        let (cns, cname) = claim.split_once('/').unwrap_or(("", claim));
+                        let patch = serde_json::json!({"metadata": {"annotations": {"volume.kubernetes.io/selected-node": node}}});
+                        self.client.send(
+                            ctx,
+                            ApiRequest::new(Verb::Patch, Kind::PersistentVolumeClaim, cns, cname)
+                                .with_body(Body::Patch(PatchType::Merge, patch)),
+                        );
+                        waiting.push(claim.clone());
+                    }
+                }
+                let b = Binding {
+                    q,
+                    node,
+                    pod: pod_obj,
+                    annotations,
+                    waiting_claims: waiting,
+                    deadline: now + 600 * SECOND,
+                    sent: false,
                 };
-                let req = ApiRequest::new(Verb::Create, Kind::Pod, ns, name)
-                    .with_subresource(Subresource::Binding)
-                    .with_body(Body::Binding {
-                        node: node.clone(),
-                        annotations,
-                    });
-                let id = self.client.send(ctx, req);
-                self.binding.insert(id, (key, node, pod_obj.clone()));
+                let ready = b.waiting_claims.is_empty();
+                self.bindings.insert(key.clone(), b);
+                if ready {
+                    self.send_binding(ctx, &key);
+                } else {
+                    self.check_waiting_bindings(ctx);
+                }
             }
-            Err(msg) => {
+            Err(e) => {
+                let msg = truncate_message(&e.message());
                 self.recorder.event(
                     ctx,
                     &mut self.client,
@@ -281,157 +570,162 @@ impl KubeScheduler {
                     "FailedScheduling",
                     &msg,
                 );
-                let mut patch = serde_json::json!({"status": {"conditions": [{
+                let mut status = serde_json::json!({"conditions": [{
                     "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg,
-                    "lastTransitionTime": k8s_time(ctx.now), "lastProbeTime": serde_json::Value::Null
-                }]}});
-                if self.annotations && !decision.annotations.is_empty() {
-                    patch["metadata"] = serde_json::json!({"annotations": decision.annotations});
+                    "lastTransitionTime": k8s_time(now), "lastProbeTime": serde_json::Value::Null
+                }]});
+                if let crate::scheduler::algorithm::ScheduleError::Fit {
+                    post_filter: Some(pf),
+                    ..
+                } = &e
+                {
+                    self.preempt(ctx, &pod_obj, &q, pf);
+                    if !pf.nominated_node_name.is_empty() {
+                        status["nominatedNodeName"] =
+                            serde_json::Value::String(pf.nominated_node_name.clone());
+                    }
                 }
                 let req = ApiRequest::new(Verb::Patch, Kind::Pod, ns, name)
                     .with_subresource(Subresource::Status)
-                    .with_body(Body::Patch(PatchType::StrategicMerge, patch));
+                    .with_body(Body::Patch(
+                        PatchType::StrategicMerge,
+                        serde_json::json!({ "status": status }),
+                    ));
                 self.client.send(ctx, req);
-                self.unschedulable.insert(key.clone());
-                self.attempts
-                    .entry(key)
-                    .and_modify(|n| *n += 1)
-                    .or_insert(1);
+                if !annotations.is_empty() {
+                    let patch = serde_json::json!({"metadata": {"annotations": annotations}});
+                    self.client.send(
+                        ctx,
+                        ApiRequest::new(Verb::Patch, Kind::Pod, ns, name)
+                            .with_body(Body::Patch(PatchType::Merge, patch)),
+                    );
+                }
+                let plugins = e.unschedulable_plugins();
+                self.queue
+                    .add_unschedulable_if_not_present(q, &e.status(), plugins, now);
             }
         }
     }
 
+    /// PostFilter's decision: evict the victims and nominate the node.
+    fn preempt(
+        &mut self,
+        ctx: &mut Ctx,
+        pod_obj: &Arc<Object>,
+        q: &QueuedPodInfo,
+        pf: &crate::scheduler::framework::PostFilterResult,
+    ) {
+        let uid = pod_obj.meta().uid.clone().unwrap_or_default();
+        for v in &pf.victims {
+            let (vns, vname) = v.split_once('/').unwrap_or(("", v));
+            if let Some(victim) = self.informer(Kind::Pod).get(vns, vname).cloned() {
+                let msg = format!("Preempted by pod {uid} on node {}", pf.nominated_node_name);
+                self.recorder
+                    .event(ctx, &mut self.client, &victim, NORMAL, "Preempted", &msg);
+            }
+            self.client
+                .send(ctx, ApiRequest::new(Verb::Delete, Kind::Pod, vns, vname));
+        }
+        for c in &pf.clear_nominations {
+            let (cns, cname) = c.split_once('/').unwrap_or(("", c));
+            let patch =
+                serde_json::json!({"status": {"nominatedNodeName": serde_json::Value::Null}});
+            self.client.send(
+                ctx,
+                ApiRequest::new(Verb::Patch, Kind::Pod, cns, cname)
+                    .with_subresource(Subresource::Status)
+                    .with_body(Body::Patch(PatchType::Merge, patch)),
+            );
+        }
+        if !pf.nominated_node_name.is_empty() {
+            self.queue
+                .add_nominated_pod(q.pod_info.clone(), &pf.nominated_node_name);
+        }
+    }
+
+    /// Sends the Binding of every pod whose claims are bound.
+    fn check_waiting_bindings(&mut self, ctx: &mut Ctx) {
+        let pvcs = self.informer(Kind::PersistentVolumeClaim);
+        let bound = |c: &String| {
+            let (cns, cname) = c.split_once('/').unwrap_or(("", c));
+            matches!(pvcs.get(cns, cname).map(|o| &**o), Some(Object::PersistentVolumeClaim(p)) if p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Bound"))
+        };
+        let ready: Vec<String> = self
+            .bindings
+            .iter()
+            .filter(|(_, b)| !b.sent && b.waiting_claims.iter().all(bound))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in ready {
+            self.send_binding(ctx, &key);
+        }
+    }
+
+    fn send_binding(&mut self, ctx: &mut Ctx, key: &str) {
+        let Some(b) = self.bindings.get_mut(key) else {
+            return;
+        };
+        b.sent = true;
+        let (ns, name) = key.split_once('/').unwrap_or(("", key));
+        let req = ApiRequest::new(Verb::Create, Kind::Pod, ns, name)
+            .with_subresource(Subresource::Binding)
+            .with_body(Body::Binding {
+                node: b.node.clone(),
+                annotations: b.annotations.clone(),
+            });
+        let id = self.client.send(ctx, req);
+        self.bind_requests.insert(id, key.to_string());
+    }
+
+    /// Binding cycles stuck on volumes past bindTimeoutSeconds fail.
+    fn expire_bindings(&mut self, ctx: &mut Ctx) {
+        let expired: Vec<String> = self
+            .bindings
+            .iter()
+            .filter(|(_, b)| !b.sent && b.deadline <= ctx.now)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in expired {
+            self.fail_binding(ctx, &key, "binding volumes: context deadline exceeded");
+        }
+    }
+
+    fn fail_binding(&mut self, ctx: &mut Ctx, key: &str, msg: &str) {
+        let Some(b) = self.bindings.remove(key) else {
+            return;
+        };
+        if let Some(s) = self.snapshot.as_mut() {
+            s.remove_pod(key);
+        }
+        self.recorder.event(
+            ctx,
+            &mut self.client,
+            &b.pod,
+            WARNING,
+            "FailedScheduling",
+            msg,
+        );
+        let status = crate::scheduler::framework::Status::error(msg.to_string());
+        self.queue
+            .add_unschedulable_if_not_present(b.q, &status, BTreeSet::new(), ctx.now);
+    }
+
     fn on_bind_response(&mut self, ctx: &mut Ctx, resp: ApiResponse) {
-        let Some((key, node, pod)) = self.binding.remove(&resp.id) else {
+        let Some(key) = self.bind_requests.remove(&resp.id) else {
             return;
         };
         match resp.result {
             Ok(_) => {
-                self.attempts.remove(&key);
-                let msg = format!("Successfully assigned {key} to {node}");
+                let Some(b) = self.bindings.remove(&key) else {
+                    return;
+                };
+                self.queue.done(&key);
+                let (ns, name) = key.split_once('/').unwrap_or(("", &key));
+                let msg = scheduled_message(ns, name, &b.node);
                 self.recorder
-                    .event(ctx, &mut self.client, &pod, NORMAL, "Scheduled", &msg);
+                    .event(ctx, &mut self.client, &b.pod, NORMAL, "Scheduled", &msg);
             }
-            Err(_) => {
-                self.assumed.remove(&key);
-                self.back_off(ctx, key);
-            }
+            Err(s) => self.fail_binding(ctx, &key, &format!("binding rejected: {}", s.message)),
         }
     }
-
-    /// Filters and scores the nodes for a pod (placeholder until the plugin framework).
-    fn decide(&mut self, pod: &Pod) -> Decision {
-        let nodes: Vec<&Node> = self
-            .nodes
-            .iter()
-            .filter_map(|o| match &**o {
-                Object::Node(n) => Some(n),
-                _ => None,
-            })
-            .collect();
-        let mut best: Option<(i64, String)> = None;
-        let mut fails: BTreeMap<String, usize> = BTreeMap::new();
-        for n in &nodes {
-            let name = n.metadata.name.clone().unwrap_or_default();
-            if n.spec
-                .as_ref()
-                .and_then(|s| s.unschedulable)
-                .unwrap_or(false)
-            {
-                *fails
-                    .entry("node(s) were unschedulable".into())
-                    .or_insert(0) += 1;
-                continue;
-            }
-            let (req_cpu, req_mem) = pod_requests(pod);
-            let (used_cpu, used_mem) = self.usage_on(&name);
-            let alloc = n
-                .status
-                .as_ref()
-                .and_then(|s| s.allocatable.clone())
-                .unwrap_or_default();
-            let cap_cpu = alloc
-                .get("cpu")
-                .and_then(|q| quantity::parse(&q.0).ok())
-                .map_or(0, |q| q.milli_value());
-            let cap_mem = alloc
-                .get("memory")
-                .and_then(|q| quantity::parse(&q.0).ok())
-                .map_or(0, |q| q.value());
-            if used_cpu + req_cpu > cap_cpu {
-                *fails.entry("Insufficient cpu".into()).or_insert(0) += 1;
-                continue;
-            }
-            if used_mem + req_mem > cap_mem {
-                *fails.entry("Insufficient memory".into()).or_insert(0) += 1;
-                continue;
-            }
-            let score = ((cap_cpu - used_cpu - req_cpu) * 100 / cap_cpu.max(1)
-                + (cap_mem - used_mem - req_mem) * 100 / cap_mem.max(1))
-                / 2;
-            let tie = self.rng.intn(1000) as i64;
-            if best.as_ref().is_none_or(|(b, _)| score * 1000 + tie > *b) {
-                best = Some((score * 1000 + tie, name));
-            }
-        }
-        match best {
-            Some((_, n)) => Decision {
-                result: Ok(n),
-                annotations: BTreeMap::new(),
-            },
-            None => {
-                let reasons: Vec<String> = fails.iter().map(|(r, c)| format!("{c} {r}")).collect();
-                let msg = format!(
-                    "0/{} nodes are available: {}. preemption: 0/{} nodes are available: {} Preemption is not helpful for scheduling.",
-                    nodes.len(),
-                    reasons.join(", "),
-                    nodes.len(),
-                    nodes.len()
-                );
-                Decision {
-                    result: Err(msg),
-                    annotations: BTreeMap::new(),
-                }
-            }
-        }
-    }
-
-    fn usage_on(&self, node: &str) -> (i64, i64) {
-        let mut cpu = 0;
-        let mut mem = 0;
-        for o in self.pods.iter() {
-            let Object::Pod(p) = &**o else { continue };
-            let key = pod_key(o);
-            let on = p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node)
-                || self.assumed.get(&key).is_some_and(|(n, _)| n == node);
-            if on
-                && !matches!(
-                    p.status.as_ref().and_then(|s| s.phase.as_deref()),
-                    Some("Succeeded") | Some("Failed")
-                )
-            {
-                let (c, m) = pod_requests(p);
-                cpu += c;
-                mem += m;
-            }
-        }
-        (cpu, mem)
-    }
-}
-
-fn pod_requests(p: &Pod) -> (i64, i64) {
-    let mut cpu = 0;
-    let mut mem = 0;
-    for c in p.spec.iter().flat_map(|s| s.containers.iter()) {
-        let req = c.resources.as_ref().and_then(|r| r.requests.as_ref());
-        cpu += req
-            .and_then(|r| r.get("cpu"))
-            .and_then(|q| quantity::parse(&q.0).ok())
-            .map_or(0, |q| q.milli_value());
-        mem += req
-            .and_then(|r| r.get("memory"))
-            .and_then(|q| quantity::parse(&q.0).ok())
-            .map_or(0, |q| q.value());
-    }
-    (cpu, mem)
 }

@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod apiserver;
+pub mod bench;
 pub mod client;
 pub mod cluster;
 pub mod cmd;
@@ -22,6 +23,7 @@ pub mod rbac_bootstrap;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
+pub mod scheduler;
 pub mod selector;
 pub mod share;
 pub mod time;

@@ -35,6 +35,7 @@ pub struct Io {
     watch_events: VecDeque<WatchEvent>,
     etcd_watch: VecDeque<EtcdWatchBatch>,
     fired: BTreeSet<u64>,
+    kubelet_responses: BTreeMap<u64, crate::node::server::KubeletResponse>,
     next_id: u64,
     connection_lost: bool,
     /// Standard output so far.
@@ -136,6 +137,30 @@ impl Sys {
     pub async fn next_etcd_batch(&self) -> EtcdWatchBatch {
         let io = self.io.clone();
         poll_until(move || io.borrow_mut().etcd_watch.pop_front()).await
+    }
+
+    /// Calls a node's kubelet API through the apiserver's proxy and waits for the answer:
+    /// the reply, or the error text (`dial tcp 172.18.0.3:10250: connect: connection refused`).
+    pub async fn kubelet(
+        &self,
+        node: &str,
+        call: crate::node::server::KubeletCall,
+    ) -> Result<crate::node::server::KubeletReply, String> {
+        let id = self.next_id();
+        let req = crate::node::server::KubeletRequest {
+            id,
+            node: node.to_string(),
+            client: None,
+            user: self.user.clone(),
+            call,
+        };
+        self.io
+            .borrow_mut()
+            .outbox
+            .push((0, Actor::ApiServer, Payload::KubeletApi(req)));
+        let io = self.io.clone();
+        let r = poll_until(move || io.borrow_mut().kubelet_responses.remove(&id)).await;
+        r.result
     }
 
     /// Sleeps for `ms` of virtual time.
@@ -276,6 +301,9 @@ impl Process {
                     io.fired.insert(t);
                 }
                 Payload::ConnectionLost => io.connection_lost = true,
+                Payload::KubeletApiResp(r) => {
+                    io.kubelet_responses.insert(r.id, r);
+                }
                 _ => {}
             }
         }

@@ -68,6 +68,7 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
             scenario::ProxyMode::Ipvs => ProxyMode::Ipvs,
         },
         scheduling_annotations: sc.spec.scheduling_annotations,
+        hollow_nodes: false,
     }
 }
 
@@ -75,12 +76,16 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
 pub fn is_streaming(line: &str) -> bool {
     let words = cmd::tokenize(line).unwrap_or_default();
     match words.first().map(String::as_str) {
-        Some("kubectl") | Some("k") => {
-            words.get(1).map(String::as_str) == Some("get")
-                && words.iter().any(|w| {
-                    w == "-w" || w == "--watch" || w == "--watch-only" || w == "--watch=true"
-                })
-        }
+        Some("kubectl") | Some("k") => match words.get(1).map(String::as_str) {
+            Some("get") => words
+                .iter()
+                .any(|w| w == "-w" || w == "--watch" || w == "--watch-only" || w == "--watch=true"),
+            // `kubectl logs -f` follows the log until interrupted.
+            Some("logs") => words
+                .iter()
+                .any(|w| w == "-f" || w == "--follow" || w == "--follow=true"),
+            _ => false,
+        },
         Some("etcdctl") => words.get(1).map(String::as_str) == Some("watch"),
         _ => false,
     }

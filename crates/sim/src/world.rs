@@ -86,6 +86,11 @@ pub enum Payload {
     ConnectionLost,
     /// To a server: every connection of this client closed.
     ClientGone(Actor),
+    /// Terminal → apiserver → kubelet: the kubelet API (logs, exec, stats), which the
+    /// apiserver proxies to the node's port 10250.
+    KubeletApi(crate::node::server::KubeletRequest),
+    /// Kubelet → apiserver → terminal.
+    KubeletApiResp(crate::node::server::KubeletResponse),
 }
 
 impl Payload {
@@ -115,6 +120,8 @@ impl Payload {
             Payload::Timer(_) => "timer".to_string(),
             Payload::ConnectionLost => "connection lost".to_string(),
             Payload::ClientGone(_) => "client gone".to_string(),
+            Payload::KubeletApi(r) => r.label(),
+            Payload::KubeletApiResp(_) => "kubelet response".to_string(),
         }
     }
 
@@ -131,6 +138,8 @@ impl Payload {
             Payload::Timer(t) => 9 ^ (t << 8),
             Payload::ConnectionLost => 10,
             Payload::ClientGone(_) => 11,
+            Payload::KubeletApi(r) => 12 ^ (r.id << 8),
+            Payload::KubeletApiResp(r) => 13 ^ (r.id << 8),
         }
     }
 }
@@ -232,6 +241,45 @@ pub struct NodeHost {
     pub proxy: Option<KubeProxy>,
     /// The Service rules in the kernel (written by kube-proxy; gone on reboot).
     pub rules: Option<crate::node::kube_proxy::RulesState>,
+    /// The operating system: journald, host processes, mounts.
+    pub os: crate::node::journal::NodeOs,
+}
+
+impl NodeHost {
+    /// The machine at index `i` with its addresses, freshly booted.
+    pub fn new(i: usize, config: NodeConfig) -> NodeHost {
+        NodeHost {
+            ip: crate::cluster::node_ip(i),
+            pod_cidr: crate::cluster::pod_cidr(i),
+            powered: true,
+            partitioned: false,
+            kubelet: None,
+            runtime: Runtime::new(i as u32, &config),
+            runtime_running: true,
+            proxy: None,
+            rules: None,
+            os: crate::node::journal::NodeOs::new(&config.name),
+            config,
+        }
+    }
+
+    /// Takes what the kubelet wrote for the machine: journal lines, mount-table changes,
+    /// and lines servers logged while being probed.
+    pub fn absorb_kubelet(&mut self) {
+        let Some(k) = self.kubelet.as_mut() else {
+            return;
+        };
+        let lines = std::mem::take(&mut k.journal);
+        let ops = std::mem::take(&mut k.os_ops);
+        let logs = std::mem::take(&mut k.container_logs);
+        self.os.append(crate::node::journal::Unit::Kubelet, lines);
+        for op in ops {
+            self.os.apply(op);
+        }
+        for (id, line) in logs {
+            self.runtime.append_logs(&id, vec![line]);
+        }
+    }
 }
 
 /// The whole simulated cluster.
@@ -256,6 +304,8 @@ pub struct World {
     pub nodes: Vec<NodeHost>,
     /// Terminal processes.
     pub processes: BTreeMap<u32, Process>,
+    /// The data plane: the seeded stream picking endpoints, conntrack/affinity, paths.
+    pub net: crate::node::net::NetState,
     next_process: u32,
     delivered: u64,
     log_hash: u64,
@@ -266,24 +316,19 @@ impl World {
     /// and the registered nodes; every component starts at time 0.
     pub fn new(config: ClusterConfig) -> World {
         let mut etcd = Etcd::default();
-        let nodes: Vec<NodeHost> = config
+        let mut nodes: Vec<NodeHost> = config
             .nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| NodeHost {
-                config: n.clone(),
-                ip: crate::cluster::node_ip(i),
-                pod_cidr: crate::cluster::pod_cidr(i),
-                powered: true,
-                partitioned: false,
-                kubelet: None,
-                runtime: Runtime::new(i as u32, n),
-                runtime_running: true,
-                proxy: None,
-                rules: None,
-            })
+            .map(|(i, n)| NodeHost::new(i, n.clone()))
             .collect();
-        crate::cluster::bootstrap(&mut etcd.store, &config, &nodes);
+        for p in crate::cluster::bootstrap(&mut etcd.store, &config, &nodes) {
+            if let Some(h) = nodes.get_mut(p.node) {
+                h.runtime
+                    .boot_pod(&p.uid, &p.name, &p.namespace, &p.ip, p.containers, 0);
+            }
+        }
+        let seed = config.seed;
         let mut w = World {
             now: 0,
             seq: 0,
@@ -297,6 +342,7 @@ impl World {
             scheduler: None,
             nodes,
             processes: BTreeMap::new(),
+            net: crate::node::net::NetState::new(seed),
             next_process: 1,
             delivered: 0,
             log_hash: 0xcbf2_9ce4_8422_2325,
@@ -304,9 +350,11 @@ impl World {
         for a in [Actor::ApiServer, Actor::ControllerManager, Actor::Scheduler] {
             w.start(a);
         }
-        for i in 0..w.nodes.len() as u32 {
-            w.start(Actor::Kubelet(i));
-            w.start(Actor::KubeProxy(i));
+        if !w.config.hollow_nodes {
+            for i in 0..w.nodes.len() as u32 {
+                w.start(Actor::Kubelet(i));
+                w.start(Actor::KubeProxy(i));
+            }
         }
         w
     }
@@ -462,6 +510,23 @@ impl World {
             self.bounce(from, to, payload, Transport::TimedOut);
             return;
         }
+        let payload = match (to, payload) {
+            (Actor::ApiServer, Payload::KubeletApi(req)) => {
+                self.proxy_to_kubelet(from, req);
+                return;
+            }
+            (Actor::ApiServer, Payload::KubeletApiResp(resp)) => {
+                let client = resp.client;
+                self.enqueue(0, Actor::ApiServer, client, Payload::KubeletApiResp(resp));
+                return;
+            }
+            (Actor::Kubelet(n), Payload::KubeletApi(req)) => {
+                let resp = crate::node::server::serve(self, n, req);
+                self.enqueue(0, to, Actor::ApiServer, Payload::KubeletApiResp(resp));
+                return;
+            }
+            (_, p) => p,
+        };
         let mut out = Vec::new();
         let mut ctx = Ctx {
             now: self.now,
@@ -490,13 +555,19 @@ impl World {
                 }
             }
             Actor::Kubelet(n) => {
-                if let Some(k) = self.nodes[n as usize].kubelet.as_mut() {
+                let host = &mut self.nodes[n as usize];
+                if let Some(k) = host.kubelet.as_mut() {
                     k.handle(&mut ctx, from, payload);
                 }
+                host.absorb_kubelet();
             }
-            Actor::Runtime(n) => self.nodes[n as usize]
-                .runtime
-                .handle(&mut ctx, from, payload),
+            Actor::Runtime(n) => {
+                let host = &mut self.nodes[n as usize];
+                host.runtime.handle(&mut ctx, from, payload);
+                let lines = std::mem::take(&mut host.runtime.journal);
+                host.os
+                    .append(crate::node::journal::Unit::Containerd, lines);
+            }
             Actor::KubeProxy(n) => {
                 let host = &mut self.nodes[n as usize];
                 if let Some(p) = host.proxy.as_mut() {
@@ -504,6 +575,8 @@ impl World {
                     if let Some(r) = p.pending.take() {
                         host.rules = Some(r);
                     }
+                    let lines = std::mem::take(&mut p.journal);
+                    host.os.append(crate::node::journal::Unit::KubeProxy, lines);
                 }
             }
             Actor::Terminal(id) => {
@@ -542,6 +615,28 @@ impl World {
                 })
             }
             Payload::Cri(c) => Payload::CriResp(CriResponse::unavailable(c.id)),
+            Payload::KubeletApi(r) => {
+                let err = match (to, how) {
+                    (Actor::Kubelet(n), how) => {
+                        let ip = self
+                            .nodes
+                            .get(n as usize)
+                            .map_or(String::new(), |h| h.ip.clone());
+                        match how {
+                            Transport::Refused => {
+                                format!("dial tcp {ip}:10250: connect: connection refused")
+                            }
+                            _ => format!("dial tcp {ip}:10250: i/o timeout"),
+                        }
+                    }
+                    _ => crate::node::server::APISERVER_DOWN.to_string(),
+                };
+                Payload::KubeletApiResp(crate::node::server::KubeletResponse {
+                    id: r.id,
+                    client: r.client.unwrap_or(from),
+                    result: Err(err),
+                })
+            }
             _ => return,
         };
         if self.is_running(from) {
@@ -620,15 +715,18 @@ impl World {
                 if !host.powered {
                     return;
                 }
+                host.os.started(crate::node::journal::Unit::Kubelet);
                 let mut k = Kubelet::new(n, &host.config, &host.ip, &host.pod_cidr, &self.config);
                 k.start(&mut ctx);
                 host.kubelet = Some(k);
+                host.absorb_kubelet();
             }
             Actor::Runtime(n) => {
                 let host = &mut self.nodes[n as usize];
                 if !host.powered {
                     return;
                 }
+                host.os.started(crate::node::journal::Unit::Containerd);
                 host.runtime_running = true;
             }
             Actor::KubeProxy(n) => {
@@ -636,9 +734,14 @@ impl World {
                 if !host.powered {
                     return;
                 }
+                host.os.started(crate::node::journal::Unit::KubeProxy);
                 let mut p =
                     KubeProxy::new(n, &host.config.name, &host.ip, &host.pod_cidr, &self.config);
                 p.start(&mut ctx);
+                host.os.append(
+                    crate::node::journal::Unit::KubeProxy,
+                    std::mem::take(&mut p.journal),
+                );
                 host.proxy = Some(p);
             }
             Actor::Terminal(_) => {}
@@ -714,6 +817,21 @@ impl World {
         }
     }
 
+    /// Sends an API request on behalf of an outside client (benchmarks); the response is
+    /// dropped.
+    pub fn inject_api(&mut self, mut req: ApiRequest) {
+        self.seq += 1;
+        req.id = self.seq;
+        if req.user.is_none() {
+            req.user = Some(crate::cmd::kubectl::ADMIN_USER.to_string());
+            req.groups = crate::cmd::kubectl::ADMIN_GROUPS
+                .iter()
+                .map(|g| g.to_string())
+                .collect();
+        }
+        self.enqueue(0, Actor::Terminal(0), Actor::ApiServer, Payload::Api(req));
+    }
+
     /// Queues a locally-noticed message (needs no working link).
     fn local(&mut self, from: Actor, to: Actor, payload: Payload) {
         self.seq += 1;
@@ -781,6 +899,7 @@ impl World {
         }
         host.powered = true;
         host.runtime_running = true;
+        host.os.reboot(self.now);
         self.start(Actor::Kubelet(n));
         self.start(Actor::KubeProxy(n));
     }
@@ -796,22 +915,33 @@ impl World {
     /// Adds a machine to the cluster; its kubelet registers the Node.
     pub fn add_node(&mut self, config: NodeConfig) -> u32 {
         let i = self.nodes.len();
-        self.nodes.push(NodeHost {
-            ip: crate::cluster::node_ip(i),
-            pod_cidr: crate::cluster::pod_cidr(i),
-            powered: true,
-            partitioned: false,
-            kubelet: None,
-            runtime: Runtime::new(i as u32, &config),
-            runtime_running: true,
-            proxy: None,
-            rules: None,
-            config: config.clone(),
-        });
+        self.nodes.push(NodeHost::new(i, config.clone()));
         self.config.nodes.push(config);
         self.start(Actor::Kubelet(i as u32));
         self.start(Actor::KubeProxy(i as u32));
         i as u32
+    }
+
+    /// The apiserver's proxy to a kubelet (`/api/v1/nodes/NODE/proxy`, `pods/log`,
+    /// `pods/exec`): forwards the request to the node's kubelet on port 10250.
+    fn proxy_to_kubelet(&mut self, from: Actor, mut req: crate::node::server::KubeletRequest) {
+        req.client = Some(from);
+        match self.node_index(&req.node) {
+            Some(n) => self.enqueue(
+                0,
+                Actor::ApiServer,
+                Actor::Kubelet(n),
+                Payload::KubeletApi(req),
+            ),
+            None => {
+                let resp = crate::node::server::KubeletResponse {
+                    id: req.id,
+                    client: from,
+                    result: Err(format!("nodes \"{}\" not found", req.node)),
+                };
+                self.enqueue(0, Actor::ApiServer, from, Payload::KubeletApiResp(resp));
+            }
+        }
     }
 
     /// Starts a terminal process and returns its id.

@@ -29,7 +29,9 @@ spec:
 ";
 
 fn run(w: &mut World, line: &str) -> Output {
-    let files: BTreeMap<String, String> = [("nginx.yaml".to_string(), NGINX.to_string())].into_iter().collect();
+    let files: BTreeMap<String, String> = [("nginx.yaml".to_string(), NGINX.to_string())]
+        .into_iter()
+        .collect();
     cmd::run(w, line, &files, 120 * SECOND)
 }
 
@@ -47,14 +49,24 @@ fn count(out: &Output, needle: &str) -> usize {
 #[test]
 fn apiserver_down_refuses_kubectl_and_pods_keep_running() {
     let mut w = running_cluster();
-    assert_eq!(run(&mut w, "sim stop kube-apiserver").stdout, "kube-apiserver stopped\n");
+    assert_eq!(
+        run(&mut w, "sim stop kube-apiserver").stdout,
+        "kube-apiserver stopped\n"
+    );
     let out = run(&mut w, "kubectl get pods");
     assert_eq!(out.exit_code, 1);
     assert_eq!(out.stderr, "The connection to the server 172.18.0.2:6443 was refused - did you specify the right host or port?\n");
     w.run_for(60 * SECOND);
     // Containers never stopped: the node still runs them.
-    let ps = run(&mut w, "ssh node-1 crictl ps").stdout + &run(&mut w, "ssh node-2 crictl ps").stdout + &run(&mut w, "ssh node-3 crictl ps").stdout;
-    assert_eq!(ps.matches("Running").count(), 3, "{ps}");
+    let ps = run(&mut w, "ssh node-1 crictl ps").stdout
+        + &run(&mut w, "ssh node-2 crictl ps").stdout
+        + &run(&mut w, "ssh node-3 crictl ps").stdout;
+    // Only the default namespace: the add-ons (CoreDNS, local-path) run on the nodes too.
+    let running = ps
+        .lines()
+        .filter(|l| l.contains("Running") && l.trim_end().ends_with("default"))
+        .count();
+    assert_eq!(running, 3, "{ps}");
     run(&mut w, "sim start kube-apiserver");
     w.run_for(5 * SECOND);
     let pods = run(&mut w, "kubectl get pods");
@@ -66,13 +78,19 @@ fn etcd_down_fails_requests_and_nothing_acknowledged_is_lost() {
     let mut w = running_cluster();
     run(&mut w, "sim stop etcd");
     let out = run(&mut w, "kubectl get pods");
-    assert_eq!(out.stderr, "Error from server: etcdserver: request timed out\n", "{out:?}");
+    assert_eq!(
+        out.stderr, "Error from server: etcdserver: request timed out\n",
+        "{out:?}"
+    );
     let out = run(&mut w, "kubectl scale deployment nginx --replicas=4");
     assert_eq!(out.exit_code, 1);
     run(&mut w, "sim start etcd");
     w.run_for(10 * SECOND);
     assert_eq!(count(&run(&mut w, "kubectl get pods"), "Running"), 3);
-    assert_eq!(run(&mut w, "kubectl scale deployment nginx --replicas=4").stdout, "deployment.apps/nginx scaled\n");
+    assert_eq!(
+        run(&mut w, "kubectl scale deployment nginx --replicas=4").stdout,
+        "deployment.apps/nginx scaled\n"
+    );
     w.run_for(20 * SECOND);
     assert_eq!(count(&run(&mut w, "kubectl get pods"), "Running"), 4);
 }
@@ -95,7 +113,13 @@ fn scheduler_down_leaves_new_pods_pending_until_it_returns() {
 fn controller_manager_down_means_no_replacement_until_it_returns() {
     let mut w = running_cluster();
     run(&mut w, "sim stop kube-controller-manager");
-    let victim = run(&mut w, "kubectl get pods -o name").stdout.lines().next().unwrap().trim_start_matches("pod/").to_string();
+    let victim = run(&mut w, "kubectl get pods -o name")
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("pod/")
+        .to_string();
     run(&mut w, &format!("kubectl delete pod {victim}"));
     w.run_for(30 * SECOND);
     assert_eq!(count(&run(&mut w, "kubectl get pods"), "Running"), 2);
@@ -107,20 +131,50 @@ fn controller_manager_down_means_no_replacement_until_it_returns() {
 #[test]
 fn partitioned_node_goes_unknown_and_its_pods_are_replaced_after_tolerations() {
     let mut w = running_cluster();
-    let node = run(&mut w, "kubectl get pods -o wide").stdout.lines().nth(1).unwrap().split_whitespace().nth(6).unwrap().to_string();
+    let node = run(&mut w, "kubectl get pods -o wide")
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(6)
+        .unwrap()
+        .to_string();
     run(&mut w, &format!("sim partition {node}"));
     w.run_for(70 * SECOND);
     let nodes = run(&mut w, "kubectl get nodes");
-    let line = nodes.stdout.lines().find(|l| l.starts_with(&node)).unwrap().to_string();
+    let line = nodes
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(&node))
+        .unwrap()
+        .to_string();
     assert!(line.contains("NotReady"), "{}", nodes.stdout);
-    let taints = run(&mut w, &format!("kubectl get node {node} -o jsonpath={{.spec.taints[*].key}}"));
-    assert!(taints.stdout.contains("node.kubernetes.io/unreachable"), "{taints:?}");
+    let taints = run(
+        &mut w,
+        &format!("kubectl get node {node} -o jsonpath={{.spec.taints[*].key}}"),
+    );
+    assert!(
+        taints.stdout.contains("node.kubernetes.io/unreachable"),
+        "{taints:?}"
+    );
     w.run_for(300 * SECOND);
     let pods = run(&mut w, "kubectl get pods -o wide");
-    let running_elsewhere = pods.stdout.lines().filter(|l| l.contains("Running") && !l.contains(&node)).count();
+    let running_elsewhere = pods
+        .stdout
+        .lines()
+        .filter(|l| l.contains("Running") && !l.contains(&node))
+        .count();
     assert_eq!(running_elsewhere, 3, "{}", pods.stdout);
     run(&mut w, &format!("sim heal {node}"));
     w.run_for(60 * SECOND);
     let nodes = run(&mut w, "kubectl get nodes").stdout;
-    assert!(nodes.lines().find(|l| l.starts_with(&node)).unwrap().contains(" Ready"), "{nodes}");
+    assert!(
+        nodes
+            .lines()
+            .find(|l| l.starts_with(&node))
+            .unwrap()
+            .contains(" Ready"),
+        "{nodes}"
+    );
 }

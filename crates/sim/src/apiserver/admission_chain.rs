@@ -5,17 +5,95 @@
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
 
+use k8s_openapi::api::core::v1::{LimitRange, ResourceQuota, ResourceQuotaStatus, ServiceAccount};
+use k8s_openapi::api::scheduling::v1::PriorityClass;
+
 use crate::api::{Status, StatusReason};
+use crate::apiserver::admission::{
+    defaulttolerationseconds, limitranger, namespacelifecycle, priority, resourcequota,
+    serviceaccount, AdmissionError, Operation,
+};
 use crate::apiserver::field_error::{invalid_message, FieldError};
 use crate::apiserver::server::ApiServer;
+use crate::apiserver::watch::WatchCache;
 use crate::apiserver::{defaults, validation};
 use crate::object::{Kind, Object};
 
-/// Mutating admission for a create.
+fn admission_status(e: AdmissionError) -> Status {
+    let reason = if e.code() == 404 {
+        StatusReason::NotFound
+    } else {
+        StatusReason::Forbidden
+    };
+    Status::new(e.code(), reason, e.message().to_string())
+}
+
+/// Typed objects of one kind in one namespace, from the watch cache.
+fn typed<T: Clone>(
+    cache: &WatchCache,
+    kind: Kind,
+    ns: &str,
+    pick: fn(&Object) -> Option<&T>,
+) -> Vec<T> {
+    cache
+        .list(kind, ns)
+        .iter()
+        .filter_map(|o| pick(o).cloned())
+        .collect()
+}
+
+fn limit_ranges(cache: &WatchCache, ns: &str) -> Vec<LimitRange> {
+    typed(cache, Kind::LimitRange, ns, |o| match o {
+        Object::LimitRange(x) => Some(x),
+        _ => None,
+    })
+}
+
+/// `NamespaceLifecycle`: the namespace must exist and not be terminating.
+pub fn namespace_lifecycle(cache: &WatchCache, op: Operation, o: &Object) -> Result<(), Status> {
+    let ns_obj = cache
+        .get(Kind::Namespace, "", o.namespace())
+        .and_then(|n| match &**n {
+            Object::Namespace(n) => Some(n.clone()),
+            _ => None,
+        });
+    namespacelifecycle::admit(
+        op,
+        o.kind(),
+        o.name(),
+        o.namespace(),
+        Some(o),
+        ns_obj.as_ref(),
+    )
+    .map_err(admission_status)
+}
+
+/// Mutating admission for a create, in upstream order: LimitRanger, ServiceAccount,
+/// Priority, DefaultTolerationSeconds (after defaulting, which decoding does).
 pub fn mutate_create(s: &mut ApiServer, o: &mut Object) -> Result<(), Status> {
     defaults::set_defaults(o);
-    if let Object::Service(svc) = o {
-        allocate_service(s, svc)?;
+    let ns = o.namespace().to_string();
+    match o {
+        Object::Pod(pod) => {
+            limitranger::mutate_pod(pod, &limit_ranges(&s.cache, &ns));
+            let accounts: Vec<ServiceAccount> =
+                typed(&s.cache, Kind::ServiceAccount, &ns, |o| match o {
+                    Object::ServiceAccount(x) => Some(x),
+                    _ => None,
+                });
+            let suffix = s.random_suffix();
+            serviceaccount::admit(pod, &accounts, &suffix).map_err(admission_status)?;
+            let classes: Vec<PriorityClass> =
+                typed(&s.cache, Kind::PriorityClass, "", |o| match o {
+                    Object::PriorityClass(x) => Some(x),
+                    _ => None,
+                });
+            priority::admit_pod(Operation::Create, pod, None, &classes)
+                .map_err(admission_status)?;
+            defaulttolerationseconds::admit(pod);
+        }
+        Object::Service(svc) => allocate_service(s, svc)?,
+        _ => {}
     }
     Ok(())
 }
@@ -23,6 +101,9 @@ pub fn mutate_create(s: &mut ApiServer, o: &mut Object) -> Result<(), Status> {
 /// Mutating admission for an update.
 pub fn mutate_update(_s: &mut ApiServer, o: &mut Object, old: &Object) -> Result<(), Status> {
     defaults::set_defaults(o);
+    if let (Object::Pod(new), Object::Pod(old)) = (&mut *o, old) {
+        priority::admit_pod(Operation::Update, new, Some(old), &[]).map_err(admission_status)?;
+    }
     if let (Object::Service(new), Object::Service(old)) = (o, old) {
         // An update that leaves clusterIP empty keeps the allocated one.
         let (ns, os) = (
@@ -50,14 +131,77 @@ fn invalid(o: &Object, errs: &[FieldError]) -> Status {
     s
 }
 
-/// Validation and validating admission for a create.
-pub fn validate_create(_s: &ApiServer, o: &Object) -> Result<(), Status> {
+/// Validation and validating admission for a create: LimitRanger, then ResourceQuota.
+pub fn validate_create(s: &ApiServer, o: &Object) -> Result<(), Status> {
     let errs = validation::validate_create(o);
-    if errs.is_empty() {
-        Ok(())
-    } else {
-        Err(invalid(o, &errs))
+    if !errs.is_empty() {
+        return Err(invalid(o, &errs));
     }
+    if let Object::Pod(p) = o {
+        limitranger::validate_pod(p, &limit_ranges(&s.cache, o.namespace()))
+            .map_err(admission_status)?;
+    }
+    quota(&s.cache, Operation::Create, o, None)
+}
+
+/// `ResourceQuota`: charges the object against the namespace's quotas, whose usage is
+/// recomputed from the cache (there is no quota controller keeping `status.used`).
+fn quota(
+    cache: &WatchCache,
+    op: Operation,
+    o: &Object,
+    old: Option<&Object>,
+) -> Result<(), Status> {
+    let ns = o.namespace();
+    if ns.is_empty() {
+        return Ok(());
+    }
+    let mut quotas: Vec<ResourceQuota> = typed(cache, Kind::ResourceQuota, ns, |o| match o {
+        Object::ResourceQuota(x) => Some(x),
+        _ => None,
+    });
+    if quotas.is_empty() {
+        return Ok(());
+    }
+    for q in &mut quotas {
+        let hard = q.spec.as_ref().and_then(|s| s.hard.clone());
+        q.status = Some(ResourceQuotaStatus {
+            hard,
+            used: Some(Default::default()),
+        });
+    }
+    for kind in [
+        Kind::Pod,
+        Kind::Service,
+        Kind::ConfigMap,
+        Kind::Secret,
+        Kind::PersistentVolumeClaim,
+        Kind::Deployment,
+        Kind::ReplicaSet,
+    ] {
+        for existing in cache.list(kind, ns) {
+            if existing.name() == o.name() && existing.kind() == o.kind() {
+                continue;
+            }
+            let active = !matches!(&*existing, Object::Pod(p) if matches!(p.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded") | Some("Failed")));
+            if !active {
+                continue;
+            }
+            if let Ok(updated) = resourcequota::check(Operation::Create, &existing, None, &quotas) {
+                for u in updated {
+                    if let Some(q) = quotas
+                        .iter_mut()
+                        .find(|q| q.metadata.name == u.metadata.name)
+                    {
+                        *q = u;
+                    }
+                }
+            }
+        }
+    }
+    resourcequota::check(op, o, old, &quotas)
+        .map(|_| ())
+        .map_err(admission_status)
 }
 
 /// Validation and validating admission for an update.

@@ -1,14 +1,20 @@
-//! kube-apiserver: the request pipeline, storage strategies, watch cache and admission.
+//! kube-apiserver: the request pipeline, storage strategies, watch cache, defaulting,
+//! validation and admission.
 
+pub mod admission;
 pub mod admission_chain;
 pub mod authz;
 pub mod defaults;
 pub mod field_error;
 pub mod patch;
+pub mod quantity;
 pub mod server;
 pub mod strategy;
 pub mod validation;
 pub mod watch;
 pub mod write;
+
+#[cfg(test)]
+mod fuzz_tests;
 
 pub use server::{ApiServer, AuditEntry, Span};

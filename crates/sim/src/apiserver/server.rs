@@ -654,7 +654,11 @@ fn matches_watcher(w: &Watcher, o: &Object) -> bool {
 /// How the apiserver reports an etcd failure to its client.
 fn etcd_error(e: &str) -> Status {
     if e.contains("connection refused") || e.contains("deadline") {
-        Status::new(500, crate::api::StatusReason::Unknown, "etcdserver: request timed out")
+        Status::new(
+            500,
+            crate::api::StatusReason::Unknown,
+            "etcdserver: request timed out",
+        )
     } else {
         Status::internal(format!("Internal error occurred: {e}"))
     }

@@ -179,7 +179,8 @@ pub struct Watcher {
 impl Watcher {
     /// Whether the object is in this watch's scope (namespace and selectors).
     pub fn matches(&self, o: &Object) -> bool {
-        (self.namespace.is_empty() || o.namespace() == self.namespace)
+        o.kind() == self.kind
+            && (self.namespace.is_empty() || o.namespace() == self.namespace)
             && self.labels.as_ref().is_none_or(|l| l.matches_object(o))
             && self.fields.as_ref().is_none_or(|f| f.matches(o))
     }

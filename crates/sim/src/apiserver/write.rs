@@ -227,7 +227,11 @@ fn create(s: &mut ApiServer, req: &ApiRequest, now: Time) -> Result<WriteOp, Sta
                 "the namespace of the provided object does not match the namespace sent on the request",
             ));
         }
-        namespace_lifecycle(s, obj.namespace())?;
+        admission_chain::namespace_lifecycle(
+            &s.cache,
+            crate::apiserver::admission::Operation::Create,
+            &obj,
+        )?;
     } else {
         obj.meta_mut().namespace = None;
     }
@@ -256,25 +260,6 @@ fn create(s: &mut ApiServer, req: &ApiRequest, now: Time) -> Result<WriteOp, Sta
         key,
         obj: Arc::new(obj),
     })
-}
-
-/// NamespaceLifecycle: the namespace must exist and not be terminating.
-fn namespace_lifecycle(s: &ApiServer, ns: &str) -> Result<(), Status> {
-    match s.cache.get(Kind::Namespace, "", ns).map(|o| (**o).clone()) {
-        None => Err(Status::new(
-            404,
-            StatusReason::NotFound,
-            format!("namespaces \"{ns}\" not found"),
-        )),
-        Some(Object::Namespace(n)) if n.metadata.deletion_timestamp.is_some() => Err(Status::new(
-            403,
-            StatusReason::Forbidden,
-            format!(
-                "unable to create new content in namespace {ns} because it is being terminated"
-            ),
-        )),
-        Some(_) => Ok(()),
-    }
 }
 
 fn update(

@@ -235,46 +235,24 @@ pub async fn apply(k: Kubectl) -> i32 {
 
 /// `kubectl create -f`.
 pub async fn create(k: Kubectl) -> i32 {
-    let files = match manifests(&k) {
-        Ok(m) => m,
-        Err(c) => return c,
-    };
-    let mut code = 0;
-    for (file, m) in files.manifests.clone() {
-        let (kind, ns) = match target(&k, &file, &m) {
-            Ok(t) => t,
-            Err(e) => {
-                code = k.error(&e);
-                continue;
-            }
-        };
-        let value = if k.flags.bool("save-config") {
-            with_last_applied(&m.value)
-        } else {
-            m.value.clone()
-        };
-        match k
-            .sys
-            .api(ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(value)))
-            .await
-        {
-            Ok(ApiResult::Object(o)) => k
-                .sys
-                .out(&format!("{} created\n", kind_name(kind, o.name()))),
-            Ok(_) => k
-                .sys
-                .out(&format!("{} created\n", kind_name(kind, &m.name))),
-            Err(s) => code = file_error(&k, s, "creating", &file),
-        }
-    }
-    files.finish(&k, code)
+    write_each(k, Verb::Create).await
 }
 
 /// `kubectl replace -f`.
 pub async fn replace(k: Kubectl) -> i32 {
+    write_each(k, Verb::Update).await
+}
+
+/// Creates (POST) or replaces (PUT) every object of the files, as given.
+async fn write_each(k: Kubectl, verb: Verb) -> i32 {
     let files = match manifests(&k) {
         Ok(m) => m,
         Err(c) => return c,
+    };
+    let (doing, done) = if verb == Verb::Create {
+        ("creating", "created")
+    } else {
+        ("replacing", "replaced")
     };
     let mut code = 0;
     for (file, m) in files.manifests.clone() {
@@ -285,18 +263,26 @@ pub async fn replace(k: Kubectl) -> i32 {
                 continue;
             }
         };
+        let value = if verb == Verb::Create && k.flags.bool("save-config") {
+            with_last_applied(&m.value)
+        } else {
+            m.value.clone()
+        };
+        let name = if verb == Verb::Create {
+            ""
+        } else {
+            m.name.as_str()
+        };
         match k
             .sys
-            .api(
-                ApiRequest::new(Verb::Update, kind, &ns, &m.name)
-                    .with_body(Body::Raw(m.value.clone())),
-            )
+            .api(ApiRequest::new(verb, kind, &ns, name).with_body(Body::Raw(value)))
             .await
         {
-            Ok(_) => k
+            Ok(ApiResult::Object(o)) => k
                 .sys
-                .out(&format!("{} replaced\n", kind_name(kind, &m.name))),
-            Err(s) => code = file_error(&k, s, "replacing", &file),
+                .out(&format!("{} {done}\n", kind_name(kind, o.name()))),
+            Ok(_) => k.sys.out(&format!("{} {done}\n", kind_name(kind, &m.name))),
+            Err(s) => code = file_error(&k, s, doing, &file),
         }
     }
     files.finish(&k, code)

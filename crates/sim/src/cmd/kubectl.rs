@@ -122,6 +122,16 @@ pub fn task(
         "describe" => Box::pin(crate::cmd::get::describe(ctx)),
         "rollout" => Box::pin(crate::cmd::rollout::rollout(ctx)),
         "version" => Box::pin(version(ctx)),
+        "set" => Box::pin(crate::cmd::edit::set(ctx)),
+        "label" => Box::pin(crate::cmd::edit::label(ctx, false)),
+        "annotate" => Box::pin(crate::cmd::edit::label(ctx, true)),
+        "patch" => Box::pin(crate::cmd::edit::patch(ctx)),
+        "cordon" => Box::pin(crate::cmd::edit::cordon(ctx, true)),
+        "uncordon" => Box::pin(crate::cmd::edit::cordon(ctx, false)),
+        "taint" => Box::pin(crate::cmd::edit::taint(ctx)),
+        "logs" => Box::pin(crate::cmd::logs::logs(ctx)),
+        "exec" => Box::pin(crate::cmd::logs::exec(ctx)),
+        "top" => Box::pin(crate::cmd::top::top(ctx)),
         other => {
             let other = other.to_string();
             Box::pin(async move {
@@ -203,7 +213,41 @@ const ROLLOUT_FLAGS: &[Flag] = &[
     flag("selector", Some('l'), true),
     flag("output", Some('o'), true),
 ];
+const OVERWRITE_FLAGS: &[Flag] = &[
+    flag("overwrite", None, false),
+    flag("all", None, false),
+    flag("selector", Some('l'), true),
+];
+const PATCH_FLAGS: &[Flag] = &[
+    flag("patch", Some('p'), true),
+    flag("type", None, true),
+    flag("filename", Some('f'), true),
+];
 const VERSION_FLAGS: &[Flag] = &[flag("client", None, false), flag("output", Some('o'), true)];
+const LOGS_FLAGS: &[Flag] = &[
+    flag("container", Some('c'), true),
+    flag("previous", Some('p'), false),
+    flag("follow", Some('f'), false),
+    flag("tail", None, true),
+    flag("timestamps", None, false),
+    flag("all-containers", None, false),
+    flag("since", None, true),
+    flag("selector", Some('l'), true),
+    flag("prefix", None, false),
+];
+const EXEC_FLAGS: &[Flag] = &[
+    flag("container", Some('c'), true),
+    flag("stdin", Some('i'), false),
+    flag("tty", Some('t'), false),
+    flag("quiet", Some('q'), false),
+];
+const TOP_FLAGS: &[Flag] = &[
+    flag("all-namespaces", Some('A'), false),
+    flag("containers", None, false),
+    flag("sort-by", None, true),
+    flag("selector", Some('l'), true),
+    flag("no-headers", None, false),
+];
 
 fn sub_flags(sub: &str) -> &'static [Flag] {
     match sub {
@@ -214,6 +258,11 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
         "describe" => DESCRIBE_FLAGS,
         "rollout" => ROLLOUT_FLAGS,
         "version" => VERSION_FLAGS,
+        "label" | "annotate" | "taint" => OVERWRITE_FLAGS,
+        "patch" => PATCH_FLAGS,
+        "logs" => LOGS_FLAGS,
+        "exec" => EXEC_FLAGS,
+        "top" => TOP_FLAGS,
         _ => &[],
     }
 }

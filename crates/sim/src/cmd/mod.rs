@@ -2,14 +2,19 @@
 //! kubectl, etcdctl, ssh and sim.
 
 pub mod apply;
+pub mod crictl;
+pub mod edit;
 pub mod etcdctl;
 pub mod expose;
 pub mod flags;
 pub mod get;
 pub mod kubectl;
+pub mod logs;
+pub mod nodeos;
 pub mod rollout;
 pub mod sim;
 pub mod ssh;
+pub mod top;
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -41,11 +46,14 @@ pub fn tokenize(line: &str) -> Result<Vec<String>, String> {
                 loop {
                     match chars.next() {
                         Some('"') => break,
-                        Some('\\') => {
-                            if let Some(x) = chars.next() {
+                        // In double quotes a backslash only escapes $ ` " \ and newline.
+                        Some('\\') => match chars.peek() {
+                            Some(&x) if matches!(x, '"' | '\\' | '$' | '`' | '\n') => {
                                 cur.push(x);
+                                chars.next();
                             }
-                        }
+                            _ => cur.push('\\'),
+                        },
                         Some(x) => cur.push(x),
                         None => return Err("unexpected EOF while looking for matching `\"'".into()),
                     }
@@ -117,7 +125,13 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
             Err(out) => Started::Done(out),
         },
         "sim" => Started::Done(sim::run(world, args)),
-        "ssh" => Started::Done(ssh::run(world, args)),
+        "ssh" => match ssh::run(world, args) {
+            (o, 0) => Started::Done(o),
+            (o, delay) => {
+                let p = ssh::delayed(line, o, delay, world.now());
+                Started::Running(world.spawn(p))
+            }
+        },
         "" => done(0, "", ""),
         other => done(127, "", format!("bash: {other}: command not found\n")),
     }
@@ -175,6 +189,10 @@ mod tests {
             ["kubectl", "get", "pods"]
         );
         assert!(tokenize("echo 'oops").is_err());
+        assert_eq!(
+            tokenize("curl -w \"%{http_code}\\n\" x").unwrap()[2],
+            "%{http_code}\\n"
+        );
         assert_eq!(
             tokenize("x -o jsonpath='{.items[*].metadata.name}'").unwrap()[2],
             "jsonpath={.items[*].metadata.name}"

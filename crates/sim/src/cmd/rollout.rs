@@ -2,11 +2,15 @@
 
 use k8s_openapi::api::apps::v1::Deployment;
 
-use crate::api::{ApiRequest, ApiResult, Verb};
+use std::sync::Arc;
+
+use crate::api::{ApiRequest, ApiResult, Body, PatchType, Verb};
 use crate::cmd::kubectl::{resolve_kind, Kubectl};
 use crate::controllers::deployment_util::{get_condition, revision_of};
+use crate::controllers::util::controlled_by;
 use crate::object::{Kind, Object};
 use crate::selector::FieldSelector;
+use crate::time::k8s_time;
 
 /// The status line for a Deployment (`DeploymentStatusViewer.Status`), and whether done.
 pub fn deployment_status(
@@ -74,10 +78,20 @@ pub async fn rollout(k: Kubectl) -> i32 {
         Ok(kd) => kd,
         Err(e) => return k.error(&e),
     };
+    if kind != Kind::Deployment && sub != "status" {
+        return k.error(&format!(
+            "no {sub}er has been implemented for {}",
+            kind.info().group_resource()
+        ));
+    }
     match sub.as_str() {
         "status" => status(&k, kind, &name).await,
+        "history" => history(&k, &name).await,
+        "undo" => undo(&k, &name).await,
+        "pause" | "resume" => pause(&k, &name, sub == "pause").await,
+        "restart" => restart(&k, &name).await,
         other => k.error(&format!(
-            "\"kubectl rollout {other}\" is not available in kubeloop yet"
+            "unknown command \"{other}\" for \"kubectl rollout\""
         )),
     }
 }
@@ -128,4 +142,243 @@ async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
         }
     }
     k.error("watch closed before rollout finished")
+}
+
+async fn get_deployment(k: &Kubectl, name: &str) -> Result<Arc<Object>, i32> {
+    match k
+        .sys
+        .api(ApiRequest::new(
+            Verb::Get,
+            Kind::Deployment,
+            &k.namespace(),
+            name,
+        ))
+        .await
+    {
+        Ok(ApiResult::Object(o)) => Ok(o),
+        Ok(_) => Err(1),
+        Err(s) => Err(k.status_error(&s)),
+    }
+}
+
+/// The Deployment's ReplicaSets, by revision.
+async fn revisions(k: &Kubectl, d: &Object) -> Vec<(i64, Arc<Object>)> {
+    let uid = d.meta().uid.clone().unwrap_or_default();
+    let items = match k
+        .sys
+        .api(ApiRequest::new(
+            Verb::List,
+            Kind::ReplicaSet,
+            &k.namespace(),
+            "",
+        ))
+        .await
+    {
+        Ok(ApiResult::List { items, .. }) => items,
+        _ => Vec::new(),
+    };
+    let mut out: Vec<(i64, Arc<Object>)> = items
+        .into_iter()
+        .filter(|r| controlled_by(r, &uid))
+        .map(|r| (revision_of(r.meta().annotations.as_ref()), r))
+        .filter(|(rev, _)| *rev > 0)
+        .collect();
+    out.sort_by_key(|(r, _)| *r);
+    out
+}
+
+async fn history(k: &Kubectl, name: &str) -> i32 {
+    let d = match get_deployment(k, name).await {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
+    let revs = revisions(k, &d).await;
+    if let Some(want) = k.flags.get("revision").and_then(|r| r.parse::<i64>().ok()) {
+        let Some((_, rs)) = revs.iter().find(|(r, _)| *r == want) else {
+            return k.error(&format!("unable to find the specified revision"));
+        };
+        let Object::ReplicaSet(r) = &**rs else {
+            return 1;
+        };
+        let tpl = r
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.clone())
+            .unwrap_or_default();
+        k.sys
+            .out(&format!("deployment.apps/{name} with revision #{want}\n"));
+        k.sys.out(&template_summary(&tpl));
+        return 0;
+    }
+    k.sys.out(&format!(
+        "deployment.apps/{name} \nREVISION  CHANGE-CAUSE\n"
+    ));
+    for (rev, rs) in &revs {
+        let cause = rs
+            .meta()
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get("kubernetes.io/change-cause"))
+            .cloned()
+            .unwrap_or_else(|| "<none>".into());
+        k.sys.out(&format!("{:<10}{cause}\n", rev));
+    }
+    k.sys.out("\n");
+    0
+}
+
+/// `kubectl rollout history --revision`'s pod template printout (a subset of describe).
+fn template_summary(t: &k8s_openapi::api::core::v1::PodTemplateSpec) -> String {
+    let mut out = String::from("Pod Template:\n");
+    let labels = t
+        .metadata
+        .as_ref()
+        .and_then(|m| m.labels.clone())
+        .unwrap_or_default();
+    let lines: Vec<String> = labels.iter().map(|(a, b)| format!("{a}={b}")).collect();
+    out.push_str(&format!("  Labels:\t{}\n", lines.join("\n\t")));
+    out.push_str("  Containers:\n");
+    for c in t.spec.iter().flat_map(|s| s.containers.iter()) {
+        out.push_str(&format!(
+            "   {}:\n    Image:\t{}\n",
+            c.name,
+            c.image.clone().unwrap_or_default()
+        ));
+        let ports: Vec<String> = c
+            .ports
+            .iter()
+            .flatten()
+            .map(|p| {
+                format!(
+                    "{}/{}",
+                    p.container_port,
+                    p.protocol.clone().unwrap_or_else(|| "TCP".into())
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            "    Port:\t{}\n",
+            if ports.is_empty() {
+                "<none>".into()
+            } else {
+                ports.join(", ")
+            }
+        ));
+    }
+    out.push('\n');
+    crate::kubectl::tabwriter::align(&out, crate::kubectl::tabwriter::TabConfig::KUBECTL_DESCRIBE)
+}
+
+async fn undo(k: &Kubectl, name: &str) -> i32 {
+    let d = match get_deployment(k, name).await {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
+    if let Object::Deployment(dep) = &*d {
+        if dep.spec.as_ref().and_then(|s| s.paused).unwrap_or(false) {
+            return k.error(&format!("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume deployment/{name}' and try again"));
+        }
+    }
+    let revs = revisions(k, &d).await;
+    let current = revision_of(d.meta().annotations.as_ref());
+    let target = match k
+        .flags
+        .get("to-revision")
+        .and_then(|r| r.parse::<i64>().ok())
+        .filter(|r| *r != 0)
+    {
+        Some(want) => match revs.iter().find(|(r, _)| *r == want) {
+            Some(x) => x.clone(),
+            None => {
+                return k.error(&format!(
+                    "unable to find specified revision {want} in history"
+                ))
+            }
+        },
+        None => match revs.iter().rev().find(|(r, _)| *r != current) {
+            Some(x) => x.clone(),
+            None => {
+                return k.error(&format!(
+                    "no rollout history found for deployment \"{name}\""
+                ))
+            }
+        },
+    };
+    let Object::ReplicaSet(rs) = &*target.1 else {
+        return 1;
+    };
+    let mut tpl = rs
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.clone())
+        .unwrap_or_default();
+    if let Some(l) = tpl.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
+        l.remove("pod-template-hash");
+    }
+    if let Object::Deployment(dep) = &*d {
+        if dep
+            .spec
+            .as_ref()
+            .is_some_and(|s| crate::controllers::util::equal_ignore_hash(&s.template, &tpl))
+        {
+            k.sys.out(&format!("deployment.apps/{name} skipped rollback (current template already matches revision {})\n", target.0));
+            return 0;
+        }
+    }
+    let patch = serde_json::json!([{"op": "replace", "path": "/spec/template", "value": tpl}]);
+    let req = ApiRequest::new(Verb::Patch, Kind::Deployment, &k.namespace(), name)
+        .with_body(Body::Patch(PatchType::Json, patch));
+    match k.sys.api(req).await {
+        Ok(_) => {
+            k.sys.out(&format!("deployment.apps/{name} rolled back\n"));
+            0
+        }
+        Err(s) => k.status_error(&s),
+    }
+}
+
+async fn pause(k: &Kubectl, name: &str, pause: bool) -> i32 {
+    let d = match get_deployment(k, name).await {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
+    let paused = matches!(&*d, Object::Deployment(x) if x.spec.as_ref().and_then(|s| s.paused).unwrap_or(false));
+    if paused == pause {
+        let state = if pause {
+            "already paused"
+        } else {
+            "not paused"
+        };
+        return k.error(&format!("deployments.apps \"{name}\" is {state}"));
+    }
+    let patch = serde_json::json!({"spec": {"paused": if pause { serde_json::Value::Bool(true) } else { serde_json::Value::Null }}});
+    let req = ApiRequest::new(Verb::Patch, Kind::Deployment, &k.namespace(), name)
+        .with_body(Body::Patch(PatchType::StrategicMerge, patch));
+    match k.sys.api(req).await {
+        Ok(_) => {
+            k.sys.out(&format!(
+                "deployment.apps/{name} {}\n",
+                if pause { "paused" } else { "resumed" }
+            ));
+            0
+        }
+        Err(s) => k.status_error(&s),
+    }
+}
+
+async fn restart(k: &Kubectl, name: &str) -> i32 {
+    if let Err(c) = get_deployment(k, name).await {
+        return c;
+    }
+    let at = serde_json::to_value(k8s_time(k.sys.now())).unwrap_or_default();
+    let patch = serde_json::json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": at}}}}});
+    let req = ApiRequest::new(Verb::Patch, Kind::Deployment, &k.namespace(), name)
+        .with_body(Body::Patch(PatchType::StrategicMerge, patch));
+    match k.sys.api(req).await {
+        Ok(_) => {
+            k.sys.out(&format!("deployment.apps/{name} restarted\n"));
+            0
+        }
+        Err(s) => k.status_error(&s),
+    }
 }

@@ -1,10 +1,13 @@
-//! `ssh NODE CMD`: looking at a machine — crictl, ps, ip, iptables-save, systemctl.
+//! `ssh NODE CMD`: a shell on a machine — crictl, ps, ip, mount, ls, journalctl,
+//! systemctl, curl, iptables-save, ipvsadm — with simple `| grep/head/tail/wc` pipes.
 
-use crate::node::runtime::ContainerState;
-use crate::process::Output;
+use crate::node::journal::Unit;
+use crate::node::net::Source;
+use crate::process::{Output, Process};
+use crate::time::Time;
 use crate::world::{Actor, World};
 
-fn out(s: String) -> Output {
+pub(crate) fn out(s: String) -> Output {
     Output {
         exit_code: 0,
         stdout: s,
@@ -12,7 +15,7 @@ fn out(s: String) -> Output {
     }
 }
 
-fn fail(code: i32, s: String) -> Output {
+pub(crate) fn fail(code: i32, s: String) -> Output {
     Output {
         exit_code: code,
         stdout: String::new(),
@@ -20,77 +23,213 @@ fn fail(code: i32, s: String) -> Output {
     }
 }
 
-/// Runs `ssh NODE CMD…`.
-pub fn run(world: &mut World, args: &[String]) -> Output {
+/// A command that prints `out` after `delay` of virtual time (a curl waiting for a
+/// timeout): a terminal process sleeping, then printing.
+pub fn delayed(line: &str, o: Output, delay: Time, now: Time) -> Process {
+    let (io, sys) = Process::sys("root", &[], None, Default::default());
+    let task = Box::pin(async move {
+        sys.sleep(delay).await;
+        sys.out(&o.stdout);
+        sys.err(&o.stderr);
+        o.exit_code
+    });
+    Process::new(line, io, task, now)
+}
+
+/// Runs `ssh NODE CMD…`: the output, and how long the command takes.
+pub fn run(world: &mut World, args: &[String]) -> (Output, Time) {
     let Some(node) = args.first() else {
-        return fail(255, "usage: ssh NODE COMMAND\n".into());
+        return (fail(255, "usage: ssh NODE COMMAND\n".into()), 0);
     };
     let Some(n) = world.node_index(node) else {
-        return fail(
-            255,
-            format!("ssh: Could not resolve hostname {node}: Name or service not known\n"),
+        return (
+            fail(
+                255,
+                format!("ssh: Could not resolve hostname {node}: Name or service not known\n"),
+            ),
+            0,
         );
     };
     if !world.nodes[n as usize].powered {
-        return fail(
-            255,
-            format!("ssh: connect to host {node} port 22: No route to host\n"),
+        return (
+            fail(
+                255,
+                format!("ssh: connect to host {node} port 22: No route to host\n"),
+            ),
+            0,
         );
     }
-    let cmd: Vec<&str> = args[1..].iter().map(String::as_str).collect();
-    let host = &world.nodes[n as usize];
-    match cmd.as_slice() {
-        [] => fail(1, "Pseudo-terminal will not be allocated because stdin is not a terminal.\n".into()),
-        ["crictl", rest @ ..] | ["sudo", "crictl", rest @ ..] => crictl(world, n, rest),
-        ["hostname"] => out(format!("{node}\n")),
-        ["ip", "addr"] | ["ip", "a"] => out(format!(
-            "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN group default qlen 1000\n    inet 127.0.0.1/8 scope host lo\n2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP group default\n    inet {}/16 brd 172.18.255.255 scope global eth0\n3: cni0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1450 qdisc noqueue state UP group default qlen 1000\n    inet {}/24 brd {} scope global cni0\n",
-            host.ip,
-            gateway(&host.pod_cidr),
-            broadcast(&host.pod_cidr)
-        )),
-        ["systemctl", verb, unit] | ["sudo", "systemctl", verb, unit] => systemctl(world, n, verb, unit),
-        ["iptables-save", ..] | ["sudo", "iptables-save", ..] => rules(world, n, false),
-        ["ipvsadm", "-Ln"] | ["sudo", "ipvsadm", "-Ln"] | ["ipvsadm", "-L", "-n"] => rules(world, n, true),
+    // Split a pipeline: the first stage runs on the node, the rest filter its output.
+    let words: Vec<String> = args[1..].to_vec();
+    let mut stages: Vec<Vec<String>> = vec![Vec::new()];
+    for w in words {
+        if w == "|" {
+            stages.push(Vec::new());
+        } else if let Some(last) = stages.last_mut() {
+            last.push(w);
+        }
+    }
+    let first: Vec<&str> = stages[0].iter().map(String::as_str).collect();
+    let (mut o, delay) = command(world, n, &first);
+    for stage in &stages[1..] {
+        o = filter(o, stage);
+    }
+    (o, delay)
+}
+
+fn filter(o: Output, stage: &[String]) -> Output {
+    let s: Vec<&str> = stage.iter().map(String::as_str).collect();
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    let keep = |v: Vec<&str>| -> String { v.iter().map(|l| format!("{l}\n")).collect() };
+    match s.as_slice() {
+        ["grep", rest @ ..] => {
+            let invert = rest.contains(&"-v");
+            let icase = rest.contains(&"-i");
+            let Some(pat) = rest.iter().find(|a| !a.starts_with('-')) else {
+                return fail(2, "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n".into());
+            };
+            let m = |l: &str| {
+                if icase {
+                    l.to_lowercase().contains(&pat.to_lowercase())
+                } else {
+                    l.contains(pat)
+                }
+            };
+            let v: Vec<&str> = lines.into_iter().filter(|l| m(l) != invert).collect();
+            let code = if v.is_empty() { 1 } else { 0 };
+            Output {
+                exit_code: code,
+                stdout: keep(v),
+                stderr: o.stderr,
+            }
+        }
+        ["head", rest @ ..] | ["tail", rest @ ..] => {
+            let n: usize = rest
+                .iter()
+                .find_map(|a| {
+                    a.trim_start_matches("-n")
+                        .trim_start_matches('-')
+                        .parse()
+                        .ok()
+                })
+                .unwrap_or(10);
+            let v: Vec<&str> = if s[0] == "head" {
+                lines.into_iter().take(n).collect()
+            } else {
+                let skip = lines.len().saturating_sub(n);
+                lines.into_iter().skip(skip).collect()
+            };
+            Output {
+                exit_code: 0,
+                stdout: keep(v),
+                stderr: o.stderr,
+            }
+        }
+        ["wc", "-l"] => Output {
+            exit_code: 0,
+            stdout: format!("{}\n", lines.len()),
+            stderr: o.stderr,
+        },
         [other, ..] => fail(127, format!("bash: {other}: command not found\n")),
+        [] => fail(2, "bash: syntax error near unexpected token `|'\n".into()),
     }
 }
 
-fn gateway(cidr: &str) -> String {
-    cidr.split('/')
-        .next()
-        .unwrap_or("")
-        .trim_end_matches(".0")
-        .to_string()
-        + ".1"
+fn command(world: &mut World, n: u32, cmd: &[&str]) -> (Output, Time) {
+    let cmd = match cmd {
+        ["sudo", rest @ ..] => rest,
+        c => c,
+    };
+    let node = world.nodes[n as usize].config.name.clone();
+    let o = match cmd {
+        [] => fail(
+            1,
+            "Pseudo-terminal will not be allocated because stdin is not a terminal.\n".into(),
+        ),
+        ["crictl", rest @ ..] => crate::cmd::crictl::run(world, n, rest),
+        ["hostname"] => out(format!("{node}\n")),
+        ["ip", "addr", ..] | ["ip", "a"] | ["ip", "address", ..] => {
+            out(crate::cmd::nodeos::ip_addr(world, n))
+        }
+        ["ip", "route", ..] | ["ip", "r"] => out(crate::cmd::nodeos::ip_route(world, n)),
+        ["ip", other, ..] => fail(
+            255,
+            format!("Object \"{other}\" is unknown, try \"ip help\".\n"),
+        ),
+        ["systemctl", verb, unit] => systemctl(world, n, verb, unit),
+        ["systemctl", _] => fail(1, "Too few arguments.\n".into()),
+        ["journalctl", rest @ ..] => crate::cmd::nodeos::journalctl(world, n, rest),
+        ["ps", rest @ ..] => crate::cmd::nodeos::ps(world, n, rest),
+        ["mount"] | ["findmnt"] => out(crate::cmd::nodeos::mount(world, n)),
+        ["ls", rest @ ..] => crate::cmd::nodeos::ls(world, n, rest),
+        ["iptables-save", rest @ ..] => {
+            let o = rules(world, n, false);
+            match rest
+                .iter()
+                .position(|a| *a == "-t" || *a == "--table")
+                .and_then(|i| rest.get(i + 1))
+            {
+                Some(t) => table(o, t),
+                None => o,
+            }
+        }
+        ["ipvsadm", "-Ln"] | ["ipvsadm", "-L", "-n"] | ["ipvsadm", "-ln"] => rules(world, n, true),
+        ["curl", rest @ ..] => {
+            let src = node_source(world, n, "curl/7.88.1");
+            let args: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
+            let r = crate::node::curl::curl(world, &src, &args);
+            return (
+                Output {
+                    exit_code: r.code,
+                    stdout: r.stdout,
+                    stderr: r.stderr,
+                },
+                r.elapsed,
+            );
+        }
+        ["cat", "/etc/resolv.conf"] => {
+            out("nameserver 172.18.0.1\noptions edns0 trust-ad ndots:0\n".into())
+        }
+        ["echo", rest @ ..] => out(format!("{}\n", rest.join(" "))),
+        [other, ..] => fail(127, format!("bash: {other}: command not found\n")),
+    };
+    (o, 0)
 }
 
-fn broadcast(cidr: &str) -> String {
-    cidr.split('/')
-        .next()
-        .unwrap_or("")
-        .trim_end_matches(".0")
-        .to_string()
-        + ".255"
+fn node_source(world: &World, n: u32, agent: &str) -> Source {
+    Source {
+        node: n,
+        ip: world.nodes[n as usize]
+            .ip
+            .parse()
+            .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED),
+        pod: None,
+        agent: agent.into(),
+    }
 }
 
-fn unit_actor(n: u32, unit: &str) -> Option<Actor> {
-    match unit.trim_end_matches(".service") {
-        "kubelet" => Some(Actor::Kubelet(n)),
-        "containerd" => Some(Actor::Runtime(n)),
-        "kube-proxy" => Some(Actor::KubeProxy(n)),
-        _ => None,
+fn unit_actor(n: u32, unit: &str) -> Option<(Actor, Unit)> {
+    match Unit::parse(unit)? {
+        Unit::Kubelet => Some((Actor::Kubelet(n), Unit::Kubelet)),
+        Unit::Containerd => Some((Actor::Runtime(n), Unit::Containerd)),
+        Unit::KubeProxy => Some((Actor::KubeProxy(n), Unit::KubeProxy)),
     }
 }
 
 fn systemctl(world: &mut World, n: u32, verb: &str, unit: &str) -> Output {
-    let Some(a) = unit_actor(n, unit) else {
-        return fail(
-            5,
-            format!("Failed to {verb} {unit}: Unit {unit} not found.\n"),
-        );
+    let Some((a, u)) = unit_actor(n, unit) else {
+        return match verb {
+            "status" => fail(
+                4,
+                format!("Unit {unit}.service could not be found.\n")
+                    .replace(".service.service", ".service"),
+            ),
+            _ => fail(
+                5,
+                format!("Failed to {verb} {unit}: Unit {unit} not found.\n"),
+            ),
+        };
     };
-    let name = unit.trim_end_matches(".service");
     match verb {
         "stop" => {
             world.stop(a);
@@ -105,20 +244,7 @@ fn systemctl(world: &mut World, n: u32, verb: &str, unit: &str) -> Output {
             world.start(a);
             out(String::new())
         }
-        "status" => {
-            let running = world.is_running(a);
-            let state = if running {
-                "active (running)"
-            } else {
-                "inactive (dead)"
-            };
-            let o = format!("● {name}.service - {name}\n     Loaded: loaded (/usr/lib/systemd/system/{name}.service; enabled; preset: enabled)\n     Active: {state}\n");
-            Output {
-                exit_code: if running { 0 } else { 3 },
-                stdout: o,
-                stderr: String::new(),
-            }
-        }
+        "status" => crate::cmd::nodeos::status(world, n, a, u),
         "is-active" => {
             let running = world.is_running(a);
             Output {
@@ -135,114 +261,21 @@ fn systemctl(world: &mut World, n: u32, verb: &str, unit: &str) -> Output {
     }
 }
 
-fn ago(now: u64, t: u64) -> String {
-    let s = now.saturating_sub(t) / 1000;
-    if s < 60 {
-        format!("{s} seconds ago")
-    } else if s < 3600 {
-        format!("{} minutes ago", s / 60)
-    } else {
-        format!("{} hours ago", s / 3600)
-    }
-}
-
-fn crictl(world: &World, n: u32, args: &[&str]) -> Output {
-    let host = &world.nodes[n as usize];
-    if !host.runtime_running {
-        return fail(1, "E0101 00:00:00.000000    1234 remote_runtime.go:296] \"ListContainers with filter from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing: dial unix /run/containerd/containerd.sock: connect: connection refused\\\"\"\n".into());
-    }
-    let rt = &host.runtime;
-    let now = world.now();
-    let mut w = crate::kubectl::tabwriter::TabWriter::new(crate::kubectl::tabwriter::TabConfig {
-        minwidth: 0,
-        tabwidth: 8,
-        padding: 3,
-        padchar: ' ',
-        remember_widths: false,
-    });
-    match args {
-        ["ps", rest @ ..] => {
-            let all = rest.contains(&"-a");
-            w.write_str(
-                "CONTAINER\tIMAGE\tCREATED\tSTATE\tNAME\tATTEMPT\tPOD ID\tPOD\tNAMESPACE\n",
-            );
-            let mut cs: Vec<_> = rt
-                .containers
-                .values()
-                .filter(|c| all || c.state == ContainerState::Running)
-                .collect();
-            cs.sort_by(|a, b| b.created.cmp(&a.created));
-            for c in cs {
-                let sb = rt.sandboxes.get(&c.sandbox);
-                let state = match c.state {
-                    ContainerState::Running => "Running",
-                    ContainerState::Created => "Created",
-                    ContainerState::Exited => "Exited",
-                };
-                w.write_str(&format!(
-                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
-                    &c.id[..13],
-                    &c.image_id.trim_start_matches("sha256:")[..13],
-                    ago(now, c.created),
-                    state,
-                    c.name,
-                    c.attempt,
-                    &c.sandbox[..13],
-                    sb.map_or("", |s| s.name.as_str()),
-                    sb.map_or("", |s| s.namespace.as_str())
-                ));
-            }
-            out(w.finish())
-        }
-        ["pods", ..] => {
-            w.write_str("POD ID\tCREATED\tSTATE\tNAME\tNAMESPACE\tATTEMPT\tRUNTIME\n");
-            let mut ss: Vec<_> = rt.sandboxes.values().collect();
-            ss.sort_by(|a, b| b.created.cmp(&a.created));
-            for s in ss {
-                w.write_str(&format!(
-                    "{}\t{}\t{}\t{}\t{}\t0\t(default)\n",
-                    &s.id[..13],
-                    ago(now, s.created),
-                    if s.ready { "Ready" } else { "NotReady" },
-                    s.name,
-                    s.namespace
-                ));
-            }
-            out(w.finish())
-        }
-        ["images", ..] => {
-            w.write_str("IMAGE\tTAG\tIMAGE ID\tSIZE\n");
-            let mut rows = Vec::new();
-            for img in rt.images.values() {
-                for name in &img.names {
-                    let (repo, tag) = name.rsplit_once(':').unwrap_or((name, "<none>"));
-                    rows.push(format!(
-                        "{repo}\t{tag}\t{}\t{}\n",
-                        &img.id.trim_start_matches("sha256:")[..13],
-                        human_size(img.size)
-                    ));
-                }
-            }
-            rows.sort();
-            for r in rows {
-                w.write_str(&r);
-            }
-            out(w.finish())
-        }
-        [other, ..] => fail(1, format!("No help topic for '{other}'\n")),
-        [] => out("NAME:\n   crictl - client for CRI\n".into()),
-    }
-}
-
-/// crictl's size format (`72MB`, `320kB`).
-fn human_size(b: u64) -> String {
-    if b >= 1_000_000_000 {
-        format!("{:.3}GB", b as f64 / 1e9)
-    } else if b >= 1_000_000 {
-        format!("{:.3}MB", b as f64 / 1e6).replace(".000", "")
-    } else {
-        format!("{}kB", b / 1000)
-    }
+/// `iptables-save -t TABLE`: only that table's block.
+fn table(o: Output, t: &str) -> Output {
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    let Some(start) = lines.iter().position(|l| *l == format!("*{t}")) else {
+        return fail(
+            1,
+            format!("iptables-save: Unable to initialize table '{t}'\n"),
+        );
+    };
+    let from = start.saturating_sub(1);
+    let to = lines[start..]
+        .iter()
+        .position(|l| l.starts_with("# Completed"))
+        .map_or(lines.len(), |i| start + i + 1);
+    out(lines[from..to].iter().map(|l| format!("{l}\n")).collect())
 }
 
 /// `iptables-save` / `ipvsadm -Ln`: the rules kube-proxy last wrote into this kernel.

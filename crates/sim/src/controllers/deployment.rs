@@ -457,6 +457,31 @@ impl Controller for DeploymentController {
             .map(|(_, (o, r))| (*o, *r))
             .collect();
 
+        // A ReplicaSet that becomes new again (rollback) takes the next revision number and
+        // remembers its old one (`SetNewReplicaSetAnnotations`).
+        if let (Some(n), Some(ni)) = (new_rs, new_idx) {
+            let max_old = old
+                .iter()
+                .map(|(_, r)| du::revision_of(r.metadata.annotations.as_ref()))
+                .max()
+                .unwrap_or(0);
+            let rev = du::revision_of(n.metadata.annotations.as_ref());
+            if rev <= max_old {
+                let mut nr = n.clone();
+                let a = nr.metadata.annotations.get_or_insert_with(BTreeMap::new);
+                let history = a
+                    .get(du::REVISION_HISTORY)
+                    .filter(|h| !h.is_empty())
+                    .map_or(rev.to_string(), |h| format!("{h},{rev}"));
+                a.insert(du::REVISION_HISTORY.into(), history);
+                a.insert(du::REVISION.into(), (max_old + 1).to_string());
+                let o = rs_objs[ni];
+                let req = ApiRequest::new(Verb::Update, Kind::ReplicaSet, o.namespace(), o.name())
+                    .with_body(Body::Object(nr.into()));
+                self.send(env, key, req);
+                return Ok(());
+            }
+        }
         // Keep the Deployment's revision annotation in step with its new ReplicaSet.
         if let Some(n) = new_rs {
             let rev = du::revision_of(n.metadata.annotations.as_ref());

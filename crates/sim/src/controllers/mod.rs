@@ -9,6 +9,7 @@ pub mod nodelifecycle;
 pub mod ranking;
 pub mod replicaset;
 pub mod util;
+pub mod volume;
 
 use std::collections::BTreeMap;
 
@@ -37,6 +38,12 @@ pub struct Informers {
     pub endpointslices: Informer,
     /// Node leases (kube-node-lease).
     pub leases: Informer,
+    /// PersistentVolumeClaims.
+    pub pvcs: Informer,
+    /// PersistentVolumes.
+    pub pvs: Informer,
+    /// StorageClasses.
+    pub storageclasses: Informer,
 }
 
 impl Informers {
@@ -49,10 +56,13 @@ impl Informers {
             services: Informer::new(Kind::Service, 105),
             endpointslices: Informer::new(Kind::EndpointSlice, 106),
             leases: Informer::new(Kind::Lease, 107).in_namespace("kube-node-lease"),
+            pvcs: Informer::new(Kind::PersistentVolumeClaim, 108),
+            pvs: Informer::new(Kind::PersistentVolume, 109),
+            storageclasses: Informer::new(Kind::StorageClass, 110),
         }
     }
 
-    fn all_mut(&mut self) -> [&mut Informer; 7] {
+    fn all_mut(&mut self) -> [&mut Informer; 10] {
         [
             &mut self.pods,
             &mut self.replicasets,
@@ -61,6 +71,9 @@ impl Informers {
             &mut self.services,
             &mut self.endpointslices,
             &mut self.leases,
+            &mut self.pvcs,
+            &mut self.pvs,
+            &mut self.storageclasses,
         ]
     }
 
@@ -74,6 +87,9 @@ impl Informers {
             &self.services,
             &self.endpointslices,
             &self.leases,
+            &self.pvcs,
+            &self.pvs,
+            &self.storageclasses,
         ]
         .iter()
         .all(|i| i.has_synced())
@@ -160,6 +176,7 @@ impl ControllerManager {
             Box::new(endpointslice::EndpointSliceController::default()),
             Box::new(nodelifecycle::NodeLifecycleController::default()),
             Box::new(gc::GarbageCollector::default()),
+            Box::new(volume::VolumeController::default()),
         ];
         ControllerManager {
             client: Client::new("system:kube-controller-manager", &[]),

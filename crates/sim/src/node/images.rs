@@ -1,22 +1,5 @@
-//! The image catalog: what known images weigh, how their tags look, and how their
-//! containers behave (ports served, start time, exit, signal handling).
-
-/// How a container of an image behaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Behaviour {
-    /// Time from start until the process serves (ms).
-    pub start_ms: u64,
-    /// Ports it listens on (if the pod declares none).
-    pub ports: Vec<i32>,
-    /// Exits on its own after this long with this code (None: runs until stopped).
-    pub exits: Option<(u64, i32)>,
-    /// Whether PID 1 handles SIGTERM (else SIGKILL after the grace period: exit 137).
-    pub handles_sigterm: bool,
-    /// Time to shut down after SIGTERM (ms).
-    pub stop_ms: u64,
-    /// Process names shown by `ps` (main process first).
-    pub processes: Vec<String>,
-}
+//! The image catalog: which images exist, what they weigh, how their tags look, and the
+//! errors containerd gives for everything else (unknown tags, typos, bad registries).
 
 /// A catalog entry.
 #[derive(Clone, Debug)]
@@ -39,6 +22,21 @@ fn semverish(t: &str) -> bool {
             .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// `major[.minor[.patch]]` (with an optional `-variant`) within the given bounds.
+fn version_in(t: &str, major: std::ops::RangeInclusive<u32>, max_minor: u32) -> bool {
+    if !semverish(t) {
+        return false;
+    }
+    let base = t.split('-').next().unwrap_or("");
+    let parts: Vec<u32> = base.split('.').filter_map(|p| p.parse().ok()).collect();
+    match parts.as_slice() {
+        [m] => major.contains(m),
+        [m, n] => major.contains(m) && *n <= max_minor,
+        [m, n, p] => major.contains(m) && *n <= max_minor && *p <= 40,
+        _ => false,
+    }
+}
+
 fn nginx_tag(t: &str) -> bool {
     matches!(
         t,
@@ -50,59 +48,168 @@ fn nginx_tag(t: &str) -> bool {
             | "mainline-alpine"
             | "alpine-slim"
             | "perl"
-    ) || (semverish(t) && t.starts_with('1'))
+            | "bookworm"
+    ) || version_in(t, 1..=1, 29)
+}
+
+fn named_tag(t: &str) -> bool {
+    matches!(
+        t,
+        "latest"
+            | "alpine"
+            | "stable"
+            | "bookworm"
+            | "bullseye"
+            | "slim"
+            | "lts"
+            | "oracle"
+            | "innovation"
+            | "debian"
+            | "trixie"
+            | "musl"
+            | "glibc"
+            | "uclibc"
+    )
 }
 
 fn common_tag(t: &str) -> bool {
-    matches!(
-        t,
-        "latest" | "alpine" | "stable" | "bookworm" | "bullseye" | "slim" | "lts"
-    ) || semverish(t)
+    named_tag(t) || version_in(t, 1..=30, 40)
 }
 
+fn mysql_tag(t: &str) -> bool {
+    named_tag(t) || version_in(t, 5..=9, 7) && !t.starts_with("6") && !t.starts_with("7")
+}
+
+fn redis_tag(t: &str) -> bool {
+    named_tag(t) || version_in(t, 2..=8, 4)
+}
+
+fn postgres_tag(t: &str) -> bool {
+    named_tag(t) || version_in(t, 9..=18, 6)
+}
+
+fn busybox_tag(t: &str) -> bool {
+    named_tag(t) || version_in(t, 1..=1, 37)
+}
+
+fn httpd_tag(t: &str) -> bool {
+    named_tag(t) || version_in(t, 2..=2, 4)
+}
+
+fn v_semver(t: &str) -> bool {
+    t.strip_prefix('v').is_some_and(semverish)
+}
+
+fn agnhost_tag(t: &str) -> bool {
+    semverish(t) && t.starts_with("2.")
+}
+
+fn echoserver_tag(t: &str) -> bool {
+    matches!(t, "1.4" | "1.5" | "1.6" | "1.8" | "1.9" | "1.10")
+}
+
+fn gb_tag(t: &str) -> bool {
+    matches!(t, "v4" | "v5" | "v6")
+}
+
+fn gb_follower_tag(t: &str) -> bool {
+    matches!(t, "v1" | "v2")
+}
+
+fn local_path_tag(t: &str) -> bool {
+    t == "latest" || (v_semver(t) && t.starts_with("v0.0."))
+}
+
+const fn img(
+    repo: &'static str,
+    full: &'static str,
+    size: u64,
+    tag_ok: fn(&str) -> bool,
+) -> CatalogImage {
+    CatalogImage {
+        repo,
+        full,
+        size,
+        tag_ok,
+    }
+}
+
+/// Images the simulated registries serve (sizes as `crictl images` shows them).
 const CATALOG: &[CatalogImage] = &[
-    CatalogImage {
-        repo: "nginx",
-        full: "docker.io/library/nginx",
-        size: 72_000_000,
-        tag_ok: nginx_tag,
-    },
-    CatalogImage {
-        repo: "httpd",
-        full: "docker.io/library/httpd",
-        size: 58_000_000,
-        tag_ok: common_tag,
-    },
-    CatalogImage {
-        repo: "redis",
-        full: "docker.io/library/redis",
-        size: 45_000_000,
-        tag_ok: common_tag,
-    },
-    CatalogImage {
-        repo: "mysql",
-        full: "docker.io/library/mysql",
-        size: 170_000_000,
-        tag_ok: common_tag,
-    },
-    CatalogImage {
-        repo: "postgres",
-        full: "docker.io/library/postgres",
-        size: 160_000_000,
-        tag_ok: common_tag,
-    },
-    CatalogImage {
-        repo: "busybox",
-        full: "docker.io/library/busybox",
-        size: 2_200_000,
-        tag_ok: common_tag,
-    },
-    CatalogImage {
-        repo: "registry.k8s.io/pause",
-        full: "registry.k8s.io/pause",
-        size: 320_000,
-        tag_ok: semverish,
-    },
+    img("nginx", "docker.io/library/nginx", 72_000_000, nginx_tag),
+    img("httpd", "docker.io/library/httpd", 58_200_000, httpd_tag),
+    img("redis", "docker.io/library/redis", 45_000_000, redis_tag),
+    img("mysql", "docker.io/library/mysql", 170_000_000, mysql_tag),
+    img(
+        "postgres",
+        "docker.io/library/postgres",
+        160_000_000,
+        postgres_tag,
+    ),
+    img(
+        "busybox",
+        "docker.io/library/busybox",
+        2_200_000,
+        busybox_tag,
+    ),
+    img(
+        "curlimages/curl",
+        "docker.io/curlimages/curl",
+        11_300_000,
+        common_tag,
+    ),
+    img(
+        "registry.k8s.io/pause",
+        "registry.k8s.io/pause",
+        320_000,
+        semverish,
+    ),
+    img(
+        "registry.k8s.io/coredns/coredns",
+        "registry.k8s.io/coredns/coredns",
+        20_939_036,
+        v_semver,
+    ),
+    img(
+        "registry.k8s.io/e2e-test-images/agnhost",
+        "registry.k8s.io/e2e-test-images/agnhost",
+        51_400_000,
+        agnhost_tag,
+    ),
+    img(
+        "registry.k8s.io/echoserver",
+        "registry.k8s.io/echoserver",
+        46_200_000,
+        echoserver_tag,
+    ),
+    img(
+        "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend",
+        "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend",
+        148_000_000,
+        gb_tag,
+    ),
+    img(
+        "us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower",
+        "us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower",
+        38_400_000,
+        gb_follower_tag,
+    ),
+    img(
+        "rancher/local-path-provisioner",
+        "docker.io/rancher/local-path-provisioner",
+        19_800_000,
+        local_path_tag,
+    ),
+];
+
+/// Registries that answer; a host one typo away from one of these does not resolve.
+const REGISTRIES: &[&str] = &[
+    "docker.io",
+    "registry.k8s.io",
+    "us-docker.pkg.dev",
+    "ghcr.io",
+    "quay.io",
+    "gcr.io",
 ];
 
 /// A parsed image reference.
@@ -168,11 +275,16 @@ pub fn parse(image: &str) -> ImageRef {
     }
 }
 
-/// What pulling an image gives: its size, or the registry's error.
+/// What pulling an image gives: its size, or containerd's error as the kubelet sees it
+/// over gRPC (`rpc error: code = NotFound desc = failed to pull and unpack image …`).
 pub fn resolve(image: &ImageRef) -> Result<u64, String> {
+    let host = image.full.split('/').next().unwrap_or("");
+    if !REGISTRIES.contains(&host) && REGISTRIES.iter().any(|r| is_typo(host, r)) {
+        return Err(no_such_host(image, host));
+    }
     if let Some(c) = CATALOG
         .iter()
-        .find(|c| c.repo == image.repo || c.full.ends_with(&format!("/{}", image.repo)))
+        .find(|c| c.repo == image.repo || c.full == full_repo(image))
     {
         if image.digest.is_some() || (c.tag_ok)(&image.tag) {
             return Ok(c.size);
@@ -186,16 +298,62 @@ pub fn resolve(image: &ImageRef) -> Result<u64, String> {
     Ok(50_000_000 + (crate::rng::fnv1a(image.full.as_bytes()) % 40_000_000))
 }
 
+fn full_repo(image: &ImageRef) -> String {
+    match image.full.rsplit_once(':') {
+        Some((r, t)) if !t.contains('/') => r.to_string(),
+        _ => image.full.clone(),
+    }
+}
+
+/// Why an image reference cannot even be parsed (kubelet's `InvalidImageName`).
+pub fn invalid_name(image: &str) -> Option<String> {
+    let name = image.split('@').next().unwrap_or("");
+    let repo = match name.rfind(':') {
+        Some(i) if !name[i..].contains('/') => &name[..i],
+        _ => name,
+    };
+    if image.is_empty()
+        || image.contains(char::is_whitespace)
+        || repo.ends_with('/')
+        || repo.is_empty()
+    {
+        return Some(format!(
+            "Failed to apply default image tag \"{image}\": couldn't parse image name \"{image}\": invalid reference format"
+        ));
+    }
+    if repo.chars().any(|c| c.is_ascii_uppercase()) {
+        let normalized = parse(image).full;
+        let path = normalized.split_once('/').map_or("", |(_, p)| p);
+        let path = path.rsplit_once(':').map_or(path, |(p, _)| p);
+        return Some(format!(
+            "Failed to apply default image tag \"{image}\": couldn't parse image name \"{image}\": invalid reference format: repository name ({path}) must be lowercase"
+        ));
+    }
+    None
+}
+
 fn not_found(image: &ImageRef) -> String {
     format!(
-        "failed to pull and unpack image \"{}\": failed to resolve reference \"{}\": {}: not found",
-        image.full, image.full, image.full
+        "rpc error: code = NotFound desc = failed to pull and unpack image \"{f}\": failed to resolve reference \"{f}\": {f}: not found",
+        f = image.full
     )
 }
 
 fn access_denied(image: &ImageRef) -> String {
     format!(
-        "failed to pull and unpack image \"{f}\": failed to resolve reference \"{f}\": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed",
+        "rpc error: code = Unknown desc = failed to pull and unpack image \"{f}\": failed to resolve reference \"{f}\": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed",
+        f = image.full
+    )
+}
+
+fn no_such_host(image: &ImageRef, host: &str) -> String {
+    let path = image.full.strip_prefix(&format!("{host}/")).unwrap_or("");
+    let (repo, reference) = match path.rsplit_once(':') {
+        Some((r, t)) if !t.contains('/') => (r, t),
+        _ => (path, "latest"),
+    };
+    format!(
+        "rpc error: code = Unknown desc = failed to pull and unpack image \"{f}\": failed to resolve reference \"{f}\": failed to do request: Head \"https://{host}/v2/{repo}/manifests/{reference}\": dial tcp: lookup {host} on 172.18.0.1:53: no such host",
         f = image.full
     )
 }
@@ -229,89 +387,6 @@ fn is_typo(a: &str, b: &str) -> bool {
     })
 }
 
-/// How a container of `image` running `command` behaves.
-pub fn behaviour(image: &ImageRef, command: &[String], cpus: u32) -> Behaviour {
-    let cmdline = command.join(" ");
-    let generic = Behaviour {
-        start_ms: 200,
-        ports: Vec::new(),
-        exits: None,
-        handles_sigterm: true,
-        stop_ms: 100,
-        processes: vec![command.first().cloned().unwrap_or_else(|| "/app".into())],
-    };
-    match image.repo.as_str() {
-        "nginx" => Behaviour {
-            start_ms: 150,
-            ports: vec![80],
-            processes: std::iter::once("nginx: master process nginx -g daemon off;".to_string())
-                .chain((0..cpus.max(1)).map(|_| "nginx: worker process".to_string()))
-                .collect(),
-            ..generic
-        },
-        "httpd" => Behaviour {
-            start_ms: 300,
-            ports: vec![80],
-            processes: vec!["httpd -DFOREGROUND".into()],
-            ..generic
-        },
-        "redis" => Behaviour {
-            start_ms: 100,
-            ports: vec![6379],
-            processes: vec!["redis-server *:6379".into()],
-            ..generic
-        },
-        "mysql" => Behaviour {
-            start_ms: 8000,
-            ports: vec![3306, 33060],
-            stop_ms: 2000,
-            processes: vec!["mysqld".into()],
-            ..generic
-        },
-        "postgres" => Behaviour {
-            start_ms: 3000,
-            ports: vec![5432],
-            stop_ms: 500,
-            processes: vec!["postgres".into()],
-            ..generic
-        },
-        "busybox" => {
-            let exits = if command.is_empty()
-                || cmdline.contains("exit 0")
-                || cmdline == "true"
-                || cmdline.starts_with("echo")
-            {
-                Some((50, 0))
-            } else if let Some(code) = exit_code(&cmdline) {
-                Some((50, code))
-            } else {
-                None
-            };
-            Behaviour {
-                start_ms: 20,
-                exits,
-                handles_sigterm: false,
-                processes: vec![if cmdline.is_empty() {
-                    "sh".into()
-                } else {
-                    cmdline.clone()
-                }],
-                ..generic
-            }
-        }
-        _ => generic,
-    }
-}
-
-fn exit_code(cmd: &str) -> Option<i32> {
-    let i = cmd.find("exit ")?;
-    cmd[i + 5..]
-        .split(|c: char| !c.is_ascii_digit())
-        .next()?
-        .parse()
-        .ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,9 +410,20 @@ mod tests {
     #[test]
     fn catalog_tags_typos_and_generic_images() {
         assert_eq!(resolve(&parse("nginx:1.27")), Ok(72_000_000));
-        assert!(resolve(&parse("nginx:no-such-tag-42"))
+        assert_eq!(
+            resolve(&parse("nginx:1.277")).unwrap_err(),
+            "rpc error: code = NotFound desc = failed to pull and unpack image \"docker.io/library/nginx:1.277\": failed to resolve reference \"docker.io/library/nginx:1.277\": docker.io/library/nginx:1.277: not found"
+        );
+        assert!(resolve(&parse("registry.k8s.io/e2e-test-images/agnhost:2.53")).is_ok());
+        assert!(resolve(&parse(
+            "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend:v5"
+        ))
+        .is_ok());
+        assert!(resolve(&parse("regsitry.k8s.io/pause:3.10"))
             .unwrap_err()
-            .contains(": not found"));
+            .contains("lookup regsitry.k8s.io on 172.18.0.1:53: no such host"));
+        assert_eq!(invalid_name("Nginx:1.27").unwrap(), "Failed to apply default image tag \"Nginx:1.27\": couldn't parse image name \"Nginx:1.27\": invalid reference format: repository name (library/Nginx) must be lowercase");
+        assert!(invalid_name("nginx:1.27").is_none());
         assert!(resolve(&parse("ngnix"))
             .unwrap_err()
             .contains("pull access denied"));

@@ -8,6 +8,7 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 
 use crate::client::{Client, Informer};
 use crate::cluster::{ClusterConfig, ProxyMode};
+use crate::node::journal::{Level, LogLine};
 use crate::object::{Kind, Object};
 use crate::time::{Time, SECOND};
 use crate::world::{Actor, Ctx, Payload};
@@ -54,6 +55,8 @@ pub struct KubeProxy {
     pub syncs: u64,
     /// Rules written by the last sync, for the node's kernel to take.
     pub pending: Option<RulesState>,
+    /// Lines for kube-proxy's journal, taken by the world.
+    pub journal: Vec<LogLine>,
 }
 
 impl KubeProxy {
@@ -72,11 +75,31 @@ impl KubeProxy {
             dirty: false,
             syncs: 0,
             pending: None,
+            journal: Vec::new(),
         }
     }
 
     /// Starts the informers.
     pub fn start(&mut self, ctx: &mut Ctx) {
+        let mode = match self.mode {
+            ProxyMode::Iptables => "iptables",
+            ProxyMode::Ipvs => "ipvs",
+        };
+        self.journal.push(LogLine::klog(
+            ctx.now,
+            Level::Info,
+            "server_linux.go:66",
+            format!("\"Using {mode} proxy\""),
+        ));
+        self.journal.push(LogLine::klog(
+            ctx.now,
+            Level::Info,
+            "server.go:483",
+            format!(
+                "\"Version info\" version=\"{}\"",
+                crate::cluster::KUBERNETES_VERSION
+            ),
+        ));
         self.services.start(ctx, &mut self.client);
         self.slices.start(ctx, &mut self.client);
         ctx.timer(SYNC_PERIOD, TIMER_SYNC + 10);
@@ -155,6 +178,33 @@ impl KubeProxy {
             Object::EndpointSlice(s) => Some(Arc::new(s.clone())),
             _ => None,
         });
+        let endpoints: usize = self
+            .slices
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::EndpointSlice(s) => Some(s.endpoints.len()),
+                _ => None,
+            })
+            .sum();
+        let (tool, src) = match self.mode {
+            ProxyMode::Iptables => ("iptables", "proxier.go:1528"),
+            ProxyMode::Ipvs => ("ipvs", "proxier.go:1012"),
+        };
+        self.journal.push(LogLine::klog(
+            ctx.now,
+            Level::Info,
+            src,
+            format!(
+                "\"Syncing {tool} rules\" numServices={} numEndpoints={endpoints}",
+                self.services.len()
+            ),
+        ));
+        self.journal.push(LogLine::klog(
+            ctx.now,
+            Level::Info,
+            "proxier.go:805",
+            "\"SyncProxyRules complete\" elapsed=\"3.2ms\"".to_string(),
+        ));
         self.pending = Some(RulesState {
             services: services.collect(),
             slices: slices.collect(),

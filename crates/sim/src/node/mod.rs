@@ -1,12 +1,26 @@
-//! A worker node's processes: the kubelet (with its pod workers), containerd (CRI, CNI,
-//! images) and kube-proxy.
+//! A worker node's processes and machine: the kubelet (pod workers, volumes, probes, its
+//! API), containerd (CRI, CNI, images, container logs), kube-proxy, the data plane
+//! (`curl` through the rules to containers), and the OS (journald, mounts).
 
+pub mod backoff;
+pub mod behavior;
+pub mod cri;
+pub mod curl;
+pub mod env;
+pub mod http;
 pub mod images;
+pub mod journal;
 pub mod kube_proxy;
 pub mod kubelet;
+pub mod logs;
+pub mod net;
 pub mod podstatus;
 pub mod podworker;
+pub mod prober;
 pub mod runtime;
+pub mod server;
+pub mod shell;
+pub mod volumes;
 
 pub use kube_proxy::KubeProxy;
 pub use kubelet::Kubelet;

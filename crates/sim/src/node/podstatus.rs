@@ -1,7 +1,6 @@
-//! The pod status the kubelet reports: phase (`getPhase`), conditions, container
-//! statuses, IPs and start time, from the runtime's view and the kubelet's own state.
-
-use std::collections::BTreeMap;
+//! The pod status the kubelet reports: phase (upstream `getPhase`), conditions, container
+//! statuses (with sidecars), IPs and start time, from the runtime's view, the probes and
+//! the kubelet's own state.
 
 use k8s_openapi::api::core::v1::{
     ContainerState as K8sState, ContainerStateRunning, ContainerStateTerminated,
@@ -9,7 +8,8 @@ use k8s_openapi::api::core::v1::{
 };
 
 use crate::apiserver::write::set_pod_condition;
-use crate::node::podworker::PodWorker;
+use crate::node::kubelet::ProbeView;
+use crate::node::podworker::{PodWorker, Waiting};
 use crate::node::runtime::{Container, ContainerState};
 use crate::time::{k8s_time, Time};
 
@@ -30,33 +30,33 @@ fn image_id(c: &Container) -> String {
         .rsplit_once(':')
         .map_or(full.as_str(), |(r, _)| r)
         .to_string();
-    let repo = if repo.contains('@') {
-        repo.split('@').next().unwrap_or("").to_string()
-    } else {
-        repo
-    };
+    let repo = repo.split('@').next().unwrap_or("").to_string();
     format!("{repo}@{}", c.image_id)
 }
 
-/// Whether a running container counts as ready: without a readiness probe as soon as it
-/// runs; with one, once the probe has succeeded.
-fn container_ready(w: &PodWorker, c: &Container, probe_ready: &BTreeMap<String, bool>) -> bool {
-    if c.state != ContainerState::Running {
-        return false;
+fn state(waiting: Option<Waiting>) -> K8sState {
+    let wt = waiting.unwrap_or(Waiting {
+        reason: "ContainerCreating".into(),
+        message: None,
+    });
+    K8sState {
+        waiting: Some(ContainerStateWaiting {
+            reason: Some(wt.reason),
+            message: wt.message,
+        }),
+        ..K8sState::default()
     }
-    let has_probe = w
-        .container_spec(&c.name)
-        .is_some_and(|s| s.readiness_probe.is_some());
-    !has_probe || probe_ready.get(&c.name).copied().unwrap_or(false)
+}
+
+fn terminated_state(c: &Container) -> K8sState {
+    K8sState {
+        terminated: Some(terminated(c)),
+        ..K8sState::default()
+    }
 }
 
 /// The status of one container (regular or init).
-fn container_status(
-    w: &PodWorker,
-    name: &str,
-    image: &str,
-    probe_ready: &BTreeMap<String, bool>,
-) -> ContainerStatus {
+fn container_status(w: &PodWorker, name: &str, image: &str, view: &ProbeView) -> ContainerStatus {
     let latest = w.latest(name);
     let previous = latest.and_then(|l| {
         w.containers
@@ -64,7 +64,7 @@ fn container_status(
             .filter(|c| c.name == name && c.attempt < l.attempt)
             .max_by_key(|c| c.attempt)
     });
-    let waiting = w.waiting.get(name);
+    let waiting = w.waiting.get(name).cloned();
     let mut st = ContainerStatus {
         name: name.to_string(),
         image: image.to_string(),
@@ -82,86 +82,42 @@ fn container_status(
                 }),
                 ..K8sState::default()
             });
-            st.ready = container_ready(w, c, probe_ready);
-            st.started = Some(true);
+            st.ready = view.ready.get(name).copied().unwrap_or(false);
+            st.started = Some(view.started.get(name).copied().unwrap_or(false));
             st.container_id = Some(format!("containerd://{}", c.id));
             st.image_id = image_id(c);
-            if let Some(p) = previous {
-                st.last_state = Some(K8sState {
-                    terminated: Some(terminated(p)),
-                    ..K8sState::default()
-                });
-            }
+            st.last_state = previous.map(terminated_state);
         }
         Some(c) if c.state == ContainerState::Exited => {
             st.container_id = Some(format!("containerd://{}", c.id));
             st.image_id = image_id(c);
             match waiting.filter(|wt| wt.reason != "ContainerCreating") {
                 Some(wt) => {
-                    st.state = Some(K8sState {
-                        waiting: Some(ContainerStateWaiting {
-                            reason: Some(wt.reason.clone()),
-                            message: wt.message.clone(),
-                        }),
-                        ..K8sState::default()
-                    });
-                    st.last_state = Some(K8sState {
-                        terminated: Some(terminated(c)),
-                        ..K8sState::default()
-                    });
+                    st.state = Some(state(Some(wt)));
+                    st.last_state = Some(terminated_state(c));
                 }
                 None => {
-                    st.state = Some(K8sState {
-                        terminated: Some(terminated(c)),
-                        ..K8sState::default()
-                    })
-                }
-            }
-            if st.last_state.is_none() {
-                if let Some(p) = previous {
-                    st.last_state = Some(K8sState {
-                        terminated: Some(terminated(p)),
-                        ..K8sState::default()
-                    });
+                    st.state = Some(terminated_state(c));
+                    st.last_state = previous.map(terminated_state);
                 }
             }
         }
         _ => {
-            let wt = waiting.cloned().unwrap_or(crate::node::podworker::Waiting {
-                reason: "ContainerCreating".into(),
-                message: None,
-            });
-            st.state = Some(K8sState {
-                waiting: Some(ContainerStateWaiting {
-                    reason: Some(wt.reason),
-                    message: wt.message,
-                }),
-                ..K8sState::default()
-            });
+            st.state = Some(state(waiting));
             if let Some(c) = latest {
                 st.container_id = Some(format!("containerd://{}", c.id));
             }
-            if let Some(p) = latest
+            st.last_state = latest
                 .filter(|l| l.state == ContainerState::Exited)
                 .or(previous)
-            {
-                st.last_state = Some(K8sState {
-                    terminated: Some(terminated(p)),
-                    ..K8sState::default()
-                });
-            }
+                .map(terminated_state);
         }
     }
     st
 }
 
 /// The full status of a worker's pod (None if the pod is unknown).
-pub fn generate(
-    w: &PodWorker,
-    host_ip: &str,
-    now: Time,
-    probe_ready: &BTreeMap<String, bool>,
-) -> Option<PodStatus> {
+pub fn generate(w: &PodWorker, host_ip: &str, now: Time, view: &ProbeView) -> Option<PodStatus> {
     let pod = w.pod()?;
     let spec = pod.spec.clone().unwrap_or_default();
     let old = pod.status.clone().unwrap_or_default();
@@ -169,35 +125,41 @@ pub fn generate(
         .restart_policy
         .clone()
         .unwrap_or_else(|| "Always".into());
+    let img = |c: &k8s_openapi::api::core::v1::Container| c.image.clone().unwrap_or_default();
     let mut statuses: Vec<ContainerStatus> = spec
         .containers
         .iter()
-        .map(|c| container_status(w, &c.name, c.image.as_deref().unwrap_or(""), probe_ready))
+        .map(|c| container_status(w, &c.name, &img(c), view))
         .collect();
     statuses.sort_by(|a, b| a.name.cmp(&b.name));
-    let init: Vec<ContainerStatus> = spec
-        .init_containers
+    let inits = spec.init_containers.clone().unwrap_or_default();
+    let init: Vec<ContainerStatus> = inits
         .iter()
-        .flatten()
-        .map(|c| container_status(w, &c.name, c.image.as_deref().unwrap_or(""), probe_ready))
+        .map(|c| container_status(w, &c.name, &img(c), view))
         .collect();
-    let init_done = spec.init_containers.iter().flatten().all(|c| {
-        w.latest(&c.name)
-            .is_some_and(|l| l.state == ContainerState::Exited && l.exit_code == 0)
-    });
-    let phase = get_phase(
-        w,
-        &spec
-            .containers
-            .iter()
-            .map(|c| c.name.clone())
-            .collect::<Vec<_>>(),
-        &restart_policy,
-        init_done,
-        &old,
-    );
+    let sidecar =
+        |c: &k8s_openapi::api::core::v1::Container| c.restart_policy.as_deref() == Some("Always");
+    let main_exists =
+        w.ready_sandbox().is_some() && spec.containers.iter().any(|c| w.latest(&c.name).is_some());
+    let init_done = main_exists
+        || inits.iter().zip(&init).all(|(c, s)| {
+            if sidecar(c) {
+                s.started == Some(true)
+            } else {
+                s.state
+                    .as_ref()
+                    .and_then(|x| x.terminated.as_ref())
+                    .is_some_and(|t| t.exit_code == 0)
+            }
+        });
+    let phase = get_phase(&inits, &init, &statuses, &restart_policy, init_done);
     let sandbox = w.ready_sandbox();
-    let all_ready = !statuses.is_empty() && statuses.iter().all(|s| s.ready);
+    let sidecars_ready = inits
+        .iter()
+        .zip(&init)
+        .filter(|(c, _)| sidecar(c))
+        .all(|(_, s)| s.ready);
+    let all_ready = !statuses.is_empty() && statuses.iter().all(|s| s.ready) && sidecars_ready;
     let mut conditions: Vec<PodCondition> = old.conditions.clone().unwrap_or_default();
     let b = |x: bool| if x { "True" } else { "False" };
     set_pod_condition(
@@ -211,11 +173,20 @@ pub fn generate(
     let (init_reason, init_msg) = if init_done {
         (None, None)
     } else {
-        let names: Vec<&str> = spec
-            .init_containers
+        let names: Vec<&str> = inits
             .iter()
-            .flatten()
-            .map(|c| c.name.as_str())
+            .zip(&init)
+            .filter(|(c, s)| {
+                if sidecar(c) {
+                    s.started != Some(true)
+                } else {
+                    s.state
+                        .as_ref()
+                        .and_then(|x| x.terminated.as_ref())
+                        .is_none_or(|t| t.exit_code != 0)
+                }
+            })
+            .map(|(c, _)| c.name.as_str())
             .collect();
         (
             Some("ContainersNotInitialized"),
@@ -234,10 +205,17 @@ pub fn generate(
         now,
     );
     let terminal = phase == "Succeeded" || phase == "Failed";
-    let not_ready: Vec<&str> = statuses
+    let not_ready: Vec<&str> = inits
         .iter()
-        .filter(|s| !s.ready)
-        .map(|s| s.name.as_str())
+        .zip(&init)
+        .filter(|(c, s)| sidecar(c) && !s.ready)
+        .map(|(c, _)| c.name.as_str())
+        .chain(
+            statuses
+                .iter()
+                .filter(|s| !s.ready)
+                .map(|s| s.name.as_str()),
+        )
         .collect();
     let (reason, msg) = if all_ready {
         (None, None)
@@ -302,52 +280,104 @@ pub fn generate(
     })
 }
 
-/// `getPhase`.
+fn running(s: &ContainerStatus) -> bool {
+    s.state.as_ref().is_some_and(|x| x.running.is_some())
+}
+
+fn term(s: &ContainerStatus) -> Option<&ContainerStateTerminated> {
+    s.state.as_ref().and_then(|x| x.terminated.as_ref())
+}
+
+fn last_term(s: &ContainerStatus) -> Option<&ContainerStateTerminated> {
+    s.last_state.as_ref().and_then(|x| x.terminated.as_ref())
+}
+
+fn is_waiting(s: &ContainerStatus) -> bool {
+    s.state.as_ref().is_some_and(|x| x.waiting.is_some())
+}
+
+/// `getPhase` (pkg/kubelet/kubelet_pods.go), over the statuses just computed.
 fn get_phase(
-    w: &PodWorker,
-    names: &[String],
+    inits: &[k8s_openapi::api::core::v1::Container],
+    init: &[ContainerStatus],
+    main: &[ContainerStatus],
     restart_policy: &str,
-    init_done: bool,
-    old: &PodStatus,
+    initialized: bool,
 ) -> String {
-    if !init_done {
-        return "Pending".into();
-    }
-    let (mut running, mut waiting, mut stopped, mut succeeded) = (0, 0, 0, 0);
-    for n in names {
-        match w.latest(n) {
-            Some(c) if c.state == ContainerState::Running => running += 1,
-            Some(c) if c.state == ContainerState::Exited => {
-                stopped += 1;
-                if c.exit_code == 0 {
-                    succeeded += 1;
+    let (mut pending_regular, mut pending_sidecar, mut failed_init) = (0, 0, 0);
+    let (mut unknown, mut running_n, mut waiting, mut stopped, mut succeeded) = (0, 0, 0, 0, 0);
+    for (c, s) in inits.iter().zip(init) {
+        let sidecar = c.restart_policy.as_deref() == Some("Always");
+        if !sidecar {
+            if running(s) {
+                pending_regular += 1;
+            } else if let Some(t) = term(s) {
+                if t.exit_code != 0 {
+                    failed_init += 1;
                 }
+            } else if is_waiting(s) {
+                match last_term(s) {
+                    Some(t) if t.exit_code != 0 => failed_init += 1,
+                    Some(_) => {}
+                    None => pending_regular += 1,
+                }
+            } else {
+                pending_regular += 1;
             }
-            _ => waiting += 1,
+        } else if running(s) {
+            if s.started != Some(true) {
+                pending_sidecar += 1;
+            }
+            running_n += 1;
+        } else if term(s).is_some() {
+        } else if is_waiting(s) {
+            if last_term(s).is_none() {
+                pending_sidecar += 1;
+                waiting += 1;
+            }
+        } else {
+            pending_sidecar += 1;
+            unknown += 1;
         }
     }
-    let _ = old;
-    if waiting > 0 && running == 0 && stopped == 0 {
+    for s in main {
+        if running(s) {
+            running_n += 1;
+        } else if let Some(t) = term(s) {
+            stopped += 1;
+            if t.exit_code == 0 {
+                succeeded += 1;
+            }
+        } else if is_waiting(s) {
+            if last_term(s).is_some() {
+                stopped += 1;
+            } else {
+                waiting += 1;
+            }
+        } else {
+            unknown += 1;
+        }
+    }
+    if failed_init > 0 && restart_policy == "Never" {
+        return "Failed".into();
+    }
+    if pending_regular > 0 || (pending_sidecar > 0 && !initialized) || waiting > 0 {
         return "Pending".into();
     }
-    if waiting > 0 {
-        return if running > 0 || stopped > 0 {
-            "Running".into()
-        } else {
-            "Pending".into()
-        };
-    }
-    if running > 0 {
+    if running_n > 0 && unknown == 0 {
         return "Running".into();
     }
-    if stopped > 0 {
-        return match restart_policy {
-            "Always" => "Running".into(),
-            "OnFailure" if succeeded == stopped => "Succeeded".into(),
-            "OnFailure" => "Running".into(),
-            _ if succeeded == stopped => "Succeeded".into(),
-            _ => "Failed".into(),
-        };
+    if running_n == 0 && stopped > 0 && unknown == 0 {
+        if restart_policy == "Always" {
+            return "Running".into();
+        }
+        if stopped == succeeded {
+            return "Succeeded".into();
+        }
+        if restart_policy == "Never" {
+            return "Failed".into();
+        }
+        return "Running".into();
     }
     "Pending".into()
 }

@@ -1,28 +1,31 @@
 //! One pod's worker in the kubelet: `SyncPod` as a sequence of CRI calls — read the
-//! runtime's view, compute the actions (sandbox, image pulls, container starts and
-//! restarts with back-off, or termination), run them one by one.
+//! runtime's view, compute the actions (volumes, sandbox, init containers and sidecars,
+//! image pulls, container starts and restarts with back-off, liveness kills, or
+//! termination), run them one by one.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Container as K8sContainer, Pod};
 
 use crate::node::runtime::{Container, ContainerState, CriOp, Sandbox};
+use crate::node::volumes::VolumeState;
 use crate::object::Object;
 use crate::time::{Time, MINUTE, SECOND};
 
-/// CrashLoopBackOff and image pull back-off: initial delay.
-pub const BACKOFF_INITIAL: Time = 10 * SECOND;
-/// Back-off cap.
-pub const BACKOFF_MAX: Time = 300 * SECOND;
-/// A container running this long resets its crash back-off.
-pub const BACKOFF_RESET: Time = 10 * MINUTE;
+pub use crate::node::backoff::{Backoff, BACKOFF_INITIAL, BACKOFF_MAX, BACKOFF_RESET};
+/// `minimumGracePeriodInSeconds`: a container always gets this long after SIGTERM.
+pub const MIN_GRACE: Time = 2 * SECOND;
+/// How long a pod's volumes may take before `FailedMount` (`podAttachAndMountTimeout`).
+pub const MOUNT_TIMEOUT: Time = 2 * MINUTE + 3 * SECOND;
 
 /// One step of a sync.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Ask the runtime for the pod's sandboxes and containers.
     Inspect,
+    /// Fetch the ConfigMaps, Secrets and claims the pod uses and set up its volumes.
+    Prepare,
     /// Create the sandbox (CNI ADD).
     RunSandbox,
     /// Check whether the image is present (then pull if needed).
@@ -47,7 +50,7 @@ pub enum Action {
         /// Container name.
         container: String,
     },
-    /// Stop a running container.
+    /// Stop a running container (preStop hook, then SIGTERM, SIGKILL after the grace period).
     Kill {
         /// Container id.
         id: String,
@@ -55,6 +58,8 @@ pub enum Action {
         name: String,
         /// Grace period.
         grace_ms: Time,
+        /// The `Killing` event's message (default `Stopping container NAME`).
+        message: Option<String>,
     },
     /// Stop the sandbox (CNI DEL).
     StopSandbox,
@@ -71,29 +76,6 @@ pub struct Waiting {
     pub reason: String,
     /// Message.
     pub message: Option<String>,
-}
-
-/// A back-off entry (per container for crashes, per image for pulls).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Backoff {
-    /// Not before.
-    pub until: Time,
-    /// Current delay.
-    pub delay: Time,
-}
-
-impl Backoff {
-    /// The next back-off after a failure at `now` (10s doubling to 300s).
-    pub fn next(prev: Option<Backoff>, now: Time) -> Backoff {
-        let delay = match prev {
-            None => BACKOFF_INITIAL,
-            Some(b) => (b.delay * 2).min(BACKOFF_MAX),
-        };
-        Backoff {
-            until: now + delay,
-            delay,
-        }
-    }
 }
 
 /// The kubelet's state for one pod.
@@ -131,6 +113,16 @@ pub struct PodWorker {
     pub terminated: bool,
     /// Termination in progress.
     pub terminating: bool,
+    /// Volumes and the objects they (and env vars) come from.
+    pub volumes: VolumeState,
+    /// Containers a liveness or startup probe condemned: name → Killing message.
+    pub condemned: BTreeMap<String, String>,
+    /// Container ids whose startup probe succeeded (or that have none).
+    pub started: BTreeSet<String>,
+    /// Exits already seen (container ids), so each feeds the back-off once.
+    pub seen_exits: BTreeSet<String>,
+    /// The last pull error per image (shown while backing off).
+    pub pull_errors: BTreeMap<String, String>,
 }
 
 impl PodWorker {
@@ -153,6 +145,11 @@ impl PodWorker {
             pull_backoff: BTreeMap::new(),
             terminated: false,
             terminating: false,
+            volumes: VolumeState::default(),
+            condemned: BTreeMap::new(),
+            started: BTreeSet::new(),
+            seen_exits: BTreeSet::new(),
+            pull_errors: BTreeMap::new(),
         }
     }
 
@@ -194,6 +191,46 @@ impl PodWorker {
         }
     }
 
+    /// The grace period for stopping containers now.
+    fn grace(&self) -> Time {
+        let p = self.pod();
+        let s = p
+            .and_then(|p| p.metadata.deletion_grace_period_seconds)
+            .or_else(|| p.and_then(|p| p.spec.as_ref()?.termination_grace_period_seconds))
+            .unwrap_or(30);
+        (s.max(0) as Time)
+            .saturating_mul(SECOND)
+            .min(crate::node::behavior::FOREVER)
+    }
+
+    /// Whether a container counts as started (running and past its startup probe).
+    pub fn is_started(&self, c: &Container) -> bool {
+        c.state == ContainerState::Running && self.started.contains(&c.id)
+    }
+
+    /// Containers without a startup probe count as started as soon as they run.
+    pub fn mark_started(&mut self) {
+        let Some(spec) = self.pod().and_then(|p| p.spec.clone()) else {
+            return;
+        };
+        for c in spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+        {
+            if c.startup_probe.is_some() {
+                continue;
+            }
+            if let Some(l) = self
+                .latest(&c.name)
+                .filter(|l| l.state == ContainerState::Running)
+            {
+                let id = l.id.clone();
+                self.started.insert(id);
+            }
+        }
+    }
+
     /// computePodActions: what this sync must do, given the runtime's view.
     pub fn compute_actions(&mut self, now: Time) -> VecDeque<Action> {
         let mut out = VecDeque::new();
@@ -202,19 +239,34 @@ impl PodWorker {
                 return out;
             }
             self.terminating = true;
-            let grace = self
-                .pod()
-                .and_then(|p| p.metadata.deletion_grace_period_seconds)
-                .map_or(0, |g| g.max(0) as Time * SECOND);
-            for c in self
+            let grace = self.grace();
+            let spec = self.pod().and_then(|p| p.spec.clone()).unwrap_or_default();
+            // Regular containers first, then sidecars in reverse order.
+            let mut order: Vec<String> = spec.containers.iter().map(|c| c.name.clone()).collect();
+            order.extend(
+                spec.init_containers
+                    .iter()
+                    .flatten()
+                    .rev()
+                    .map(|c| c.name.clone()),
+            );
+            let mut running: Vec<&Container> = self
                 .containers
                 .iter()
                 .filter(|c| c.state == ContainerState::Running)
-            {
+                .collect();
+            running.sort_by_key(|c| {
+                order
+                    .iter()
+                    .position(|n| *n == c.name)
+                    .unwrap_or(usize::MAX)
+            });
+            for c in running {
                 out.push_back(Action::Kill {
                     id: c.id.clone(),
                     name: c.name.clone(),
                     grace_ms: grace,
+                    message: None,
                 });
             }
             out.push_back(Action::StopSandbox);
@@ -240,6 +292,39 @@ impl PodWorker {
             .restart_policy
             .clone()
             .unwrap_or_else(|| "Always".into());
+        // Liveness/startup failures: kill now; the restart follows with back-off.
+        let condemned: Vec<(String, String)> =
+            std::mem::take(&mut self.condemned).into_iter().collect();
+        let grace = (spec.termination_grace_period_seconds.unwrap_or(30).max(0) as Time)
+            .saturating_mul(SECOND)
+            .min(crate::node::behavior::FOREVER);
+        for (name, message) in condemned {
+            if let Some(c) = self
+                .latest(&name)
+                .filter(|c| c.state == ContainerState::Running)
+            {
+                out.push_back(Action::Kill {
+                    id: c.id.clone(),
+                    name,
+                    grace_ms: grace,
+                    message: Some(message),
+                });
+            }
+        }
+        if !out.is_empty() {
+            return out;
+        }
+        let needs_start = spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .any(|c| {
+                self.latest(&c.name)
+                    .is_none_or(|l| l.state == ContainerState::Exited)
+            });
+        if !self.volumes.ready || needs_start {
+            out.push_back(Action::Prepare);
+        }
         let sandbox_ready = self.ready_sandbox().is_some();
         if !sandbox_ready {
             // A sandbox that died takes its containers with it: start over.
@@ -254,13 +339,53 @@ impl PodWorker {
             }
             out.push_back(Action::RunSandbox);
         }
-        // Init containers run one at a time, in order, to completion.
+        // podHasInitialized: a regular container already exists in this sandbox.
+        let main_started = sandbox_ready
+            && spec
+                .containers
+                .iter()
+                .any(|c| self.latest(&c.name).is_some());
+        // Init containers run one at a time, in order; sidecars (restartPolicy: Always)
+        // start in order and keep running.
         for c in spec.init_containers.iter().flatten() {
+            let sidecar = c.restart_policy.as_deref() == Some("Always");
             let latest = if sandbox_ready {
                 self.latest(&c.name).cloned()
             } else {
                 None
             };
+            if sidecar {
+                match latest {
+                    Some(l) if l.state == ContainerState::Running => {
+                        if !self.is_started(&l) && !main_started {
+                            return out;
+                        }
+                    }
+                    Some(l) if l.state == ContainerState::Created => return out,
+                    Some(l) => {
+                        self.restart(
+                            &mut out,
+                            &c.name,
+                            l.attempt + 1,
+                            l.finished.unwrap_or(now),
+                            now,
+                        );
+                        if !main_started {
+                            return out;
+                        }
+                    }
+                    None => {
+                        self.start(&mut out, &c.name, 0);
+                        if !main_started {
+                            return out;
+                        }
+                    }
+                }
+                continue;
+            }
+            if main_started {
+                continue;
+            }
             match latest {
                 Some(l) if l.state == ContainerState::Exited && l.exit_code == 0 => continue,
                 Some(l) if l.state != ContainerState::Exited => return out,
@@ -268,7 +393,13 @@ impl PodWorker {
                     if restart_policy == "Never" {
                         return out;
                     }
-                    self.restart(&mut out, &c.name, l.attempt + 1, now);
+                    self.restart(
+                        &mut out,
+                        &c.name,
+                        l.attempt + 1,
+                        l.finished.unwrap_or(now),
+                        now,
+                    );
                     return out;
                 }
                 None => {
@@ -294,7 +425,13 @@ impl PodWorker {
                         _ => false,
                     };
                     if restart {
-                        self.restart(&mut out, &c.name, l.attempt + 1, now);
+                        self.restart(
+                            &mut out,
+                            &c.name,
+                            l.attempt + 1,
+                            l.finished.unwrap_or(now),
+                            now,
+                        );
                     }
                 }
                 None => {
@@ -307,13 +444,20 @@ impl PodWorker {
     }
 
     fn start(&mut self, out: &mut VecDeque<Action>, name: &str, attempt: u32) {
-        self.waiting.insert(
-            name.to_string(),
-            Waiting {
-                reason: "ContainerCreating".into(),
-                message: None,
-            },
-        );
+        let keep = self.waiting.get(name).is_some_and(|w| {
+            w.reason == "CreateContainerConfigError"
+                || w.reason == "ErrImagePull"
+                || w.reason == "ImagePullBackOff"
+        });
+        if !keep {
+            self.waiting.insert(
+                name.to_string(),
+                Waiting {
+                    reason: "ContainerCreating".into(),
+                    message: None,
+                },
+            );
+        }
         out.push_back(Action::EnsureImage {
             container: name.to_string(),
         });
@@ -326,36 +470,44 @@ impl PodWorker {
         });
     }
 
-    fn restart(&mut self, out: &mut VecDeque<Action>, name: &str, attempt: u32, now: Time) {
-        if let Some(b) = self.crash_backoff.get(name) {
-            if now < b.until {
-                let pod = self.pod().map(pod_ref).unwrap_or_default();
-                self.waiting.insert(
-                    name.to_string(),
-                    Waiting {
-                        reason: "CrashLoopBackOff".into(),
-                        message: Some(format!(
-                            "back-off {} restarting failed container={name} pod={pod}",
-                            crate::time::format_duration(b.delay)
-                        )),
-                    },
-                );
-                return;
-            }
+    /// `doBackOff`: restart now, or wait in CrashLoopBackOff.
+    fn restart(
+        &mut self,
+        out: &mut VecDeque<Action>,
+        name: &str,
+        attempt: u32,
+        finished: Time,
+        now: Time,
+    ) {
+        let b = self.crash_backoff.get(name).copied();
+        if Backoff::in_backoff_since(b.as_ref(), finished, now) {
+            let delay = b.map_or(BACKOFF_INITIAL, |b| b.delay);
+            let pod = self.pod().map(pod_ref).unwrap_or_default();
+            self.waiting.insert(
+                name.to_string(),
+                Waiting {
+                    reason: "CrashLoopBackOff".into(),
+                    message: Some(format!(
+                        "back-off {} restarting failed container={name} pod={pod}",
+                        crate::time::format_duration(delay)
+                    )),
+                },
+            );
+            return;
         }
+        self.crash_backoff
+            .insert(name.to_string(), Backoff::next(b, now));
         self.start(out, name, attempt);
     }
 
-    /// Records a container exit for crash back-off (reset after 10 minutes of running).
-    pub fn note_exit(&mut self, name: &str, started: Option<Time>, finished: Time) {
-        let prev = self.crash_backoff.get(name).copied();
-        let ran = started.map_or(0, |s| finished.saturating_sub(s));
-        let prev = if ran >= BACKOFF_RESET { None } else { prev };
-        self.crash_backoff
-            .insert(name.to_string(), Backoff::next(prev, finished));
+    /// When the crash back-off of a container ends (for the worker's wake-up timer).
+    pub fn backoff_ends(&self, name: &str) -> Option<Time> {
+        let b = self.crash_backoff.get(name)?;
+        let finished = self.latest(name)?.finished?;
+        Some(finished + b.delay)
     }
 
-    /// The CRI operation for an action, if it needs one.
+    /// The CRI operation for an action, if it needs one (configs come from the kubelet).
     pub fn cri_op(&self, a: &Action) -> Option<CriOp> {
         let pod = self.pod();
         let image = |name: &str| {
@@ -381,18 +533,6 @@ impl PodWorker {
             Action::Pull { container } => Some(CriOp::PullImage {
                 image: image(container),
             }),
-            Action::Create { container, attempt } => {
-                let c = self.container_spec(container)?;
-                let mut command = c.command.clone().unwrap_or_default();
-                command.extend(c.args.clone().unwrap_or_default());
-                Some(CriOp::CreateContainer {
-                    sandbox: self.sandbox.as_ref()?.0.clone(),
-                    name: container.clone(),
-                    image: image(container),
-                    command,
-                    attempt: *attempt,
-                })
-            }
             Action::Start { container } => Some(CriOp::StartContainer {
                 id: self.created.get(container)?.clone(),
             }),
@@ -412,7 +552,7 @@ impl PodWorker {
                 let s = self.sandboxes.first()?;
                 Some(CriOp::RemovePodSandbox { id: s.id.clone() })
             }
-            Action::FinalDelete => None,
+            Action::Create { .. } | Action::Prepare | Action::FinalDelete => None,
         }
     }
 }
@@ -427,19 +567,11 @@ pub fn pod_ref(p: &Pod) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_to_five_minutes() {
-        let mut b = None;
-        let mut delays = Vec::new();
-        for _ in 0..7 {
-            let n = Backoff::next(b, 0);
-            delays.push(n.delay / 1000);
-            b = Some(n);
-        }
-        assert_eq!(delays, [10, 20, 40, 80, 160, 300, 300]);
-    }
+/// `namespace/name`, how structured kubelet logs name a pod.
+pub fn pod_key(p: &Pod) -> String {
+    format!(
+        "{}/{}",
+        p.metadata.namespace.as_deref().unwrap_or(""),
+        p.metadata.name.as_deref().unwrap_or("")
+    )
 }

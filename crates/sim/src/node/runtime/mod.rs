@@ -1,14 +1,25 @@
 //! containerd on one node: the CRI (sandboxes with CNI addresses, image pulls, containers
-//! and their processes), its image store, and host-local IPAM on the node's podCIDR.
+//! and their processes and logs), its image store, and host-local IPAM on the podCIDR.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::Ipv4Addr;
 
 use crate::cluster::NodeConfig;
-use crate::node::images::{self, Behaviour, ImageRef};
+use crate::node::behavior;
+use crate::node::images::{self, ImageRef};
+use crate::node::journal::{q, Level, LogLine};
+use crate::node::logs::{self, LogEntry, LOG_LINES};
 use crate::rng::Rng;
 use crate::time::{Time, SECOND};
 use crate::world::{Actor, Ctx, Payload};
+
+mod boot;
+mod pull;
+
+pub use crate::node::cri::{
+    Container, ContainerConfig, ContainerState, CriOp, CriRequest, CriResponse, CriResult, Sandbox,
+    StoredImage,
+};
 
 /// Pull throughput from the registry (bytes per ms ≈ 40 MB/s).
 const PULL_BYTES_PER_MS: u64 = 40_000;
@@ -16,236 +27,6 @@ const PULL_BYTES_PER_MS: u64 = 40_000;
 const PULL_LATENCY: Time = 300;
 /// The sandbox ("pause") image.
 pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10";
-
-/// Container states as the CRI reports them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ContainerState {
-    /// Created, not started.
-    Created,
-    /// Running.
-    Running,
-    /// Exited.
-    Exited,
-}
-
-/// A container known to containerd.
-#[derive(Clone, Debug)]
-pub struct Container {
-    /// 64-hex id.
-    pub id: String,
-    /// Sandbox id.
-    pub sandbox: String,
-    /// Container name in the pod.
-    pub name: String,
-    /// Image as requested.
-    pub image: String,
-    /// Image id (`sha256:…`).
-    pub image_id: String,
-    /// Restart attempt (0 for the first).
-    pub attempt: u32,
-    /// State.
-    pub state: ContainerState,
-    /// When created.
-    pub created: Time,
-    /// When started.
-    pub started: Option<Time>,
-    /// When it exited.
-    pub finished: Option<Time>,
-    /// Exit code.
-    pub exit_code: i32,
-    /// `Completed`, `Error`, `OOMKilled`.
-    pub reason: String,
-    /// How it behaves.
-    pub behaviour: Behaviour,
-    /// PID of its main process on the host.
-    pub pid: u32,
-}
-
-/// A pod sandbox.
-#[derive(Clone, Debug)]
-pub struct Sandbox {
-    /// 64-hex id.
-    pub id: String,
-    /// Pod UID.
-    pub pod_uid: String,
-    /// Pod name.
-    pub name: String,
-    /// Pod namespace.
-    pub namespace: String,
-    /// The IP CNI gave it.
-    pub ip: String,
-    /// Ready (network up) or NotReady (stopped).
-    pub ready: bool,
-    /// When created.
-    pub created: Time,
-}
-
-/// An image in the store.
-#[derive(Clone, Debug)]
-pub struct StoredImage {
-    /// Normalized names (`docker.io/library/nginx:1.27`).
-    pub names: BTreeSet<String>,
-    /// Image id.
-    pub id: String,
-    /// Size in bytes.
-    pub size: u64,
-}
-
-/// CRI calls.
-#[derive(Clone, Debug)]
-pub enum CriOp {
-    /// Creates (or returns the ready) sandbox of a pod: CNI ADD.
-    RunPodSandbox {
-        /// Pod UID.
-        uid: String,
-        /// Pod name.
-        name: String,
-        /// Namespace.
-        namespace: String,
-    },
-    /// Stops a sandbox: CNI DEL frees its IP.
-    StopPodSandbox {
-        /// Sandbox id.
-        id: String,
-    },
-    /// Removes a stopped sandbox and its containers.
-    RemovePodSandbox {
-        /// Sandbox id.
-        id: String,
-    },
-    /// Whether an image is present.
-    ImageStatus {
-        /// Image reference.
-        image: String,
-    },
-    /// Pulls an image (serialized, one at a time).
-    PullImage {
-        /// Image reference.
-        image: String,
-    },
-    /// Creates a container.
-    CreateContainer {
-        /// Sandbox id.
-        sandbox: String,
-        /// Container name.
-        name: String,
-        /// Image.
-        image: String,
-        /// Command + args.
-        command: Vec<String>,
-        /// Restart attempt.
-        attempt: u32,
-    },
-    /// Starts a created container.
-    StartContainer {
-        /// Container id.
-        id: String,
-    },
-    /// SIGTERM, then SIGKILL after `timeout_ms`.
-    StopContainer {
-        /// Container id.
-        id: String,
-        /// Grace period.
-        timeout_ms: Time,
-    },
-    /// Removes an exited container.
-    RemoveContainer {
-        /// Container id.
-        id: String,
-    },
-    /// The sandboxes and containers of a pod.
-    PodStatus {
-        /// Pod UID.
-        uid: String,
-    },
-}
-
-/// A CRI request.
-#[derive(Clone, Debug)]
-pub struct CriRequest {
-    /// Id, unique per kubelet.
-    pub id: u64,
-    /// The call.
-    pub op: CriOp,
-}
-
-impl CriRequest {
-    /// A label for traces.
-    pub fn label(&self) -> String {
-        match &self.op {
-            CriOp::RunPodSandbox { name, .. } => format!("RunPodSandbox {name}"),
-            CriOp::StopPodSandbox { .. } => "StopPodSandbox".into(),
-            CriOp::RemovePodSandbox { .. } => "RemovePodSandbox".into(),
-            CriOp::ImageStatus { image } => format!("ImageStatus {image}"),
-            CriOp::PullImage { image } => format!("PullImage {image}"),
-            CriOp::CreateContainer { name, .. } => format!("CreateContainer {name}"),
-            CriOp::StartContainer { .. } => "StartContainer".into(),
-            CriOp::StopContainer { .. } => "StopContainer".into(),
-            CriOp::RemoveContainer { .. } => "RemoveContainer".into(),
-            CriOp::PodStatus { .. } => "PodSandboxStatus".into(),
-        }
-    }
-}
-
-/// CRI results.
-#[derive(Clone, Debug)]
-pub enum CriResult {
-    /// Sandbox id and IP.
-    Sandbox {
-        /// Id.
-        id: String,
-        /// IP.
-        ip: String,
-    },
-    /// Image present (with size) or not.
-    Image(Option<u64>),
-    /// Pull done: image id and size, and how long it took (ms).
-    Pulled {
-        /// Image id.
-        id: String,
-        /// Size.
-        size: u64,
-        /// Pull duration.
-        took: Time,
-        /// Including time waiting for earlier pulls.
-        waited: Time,
-    },
-    /// Container id.
-    Container(String),
-    /// Done.
-    Ok,
-    /// A pod's sandboxes and containers.
-    PodStatus {
-        /// Sandboxes, newest first.
-        sandboxes: Vec<Sandbox>,
-        /// Containers of those sandboxes.
-        containers: Vec<Container>,
-    },
-    /// An unsolicited event (evented PLEG): a container of this pod changed state.
-    ContainerEvent {
-        /// Pod UID.
-        pod_uid: String,
-    },
-}
-
-/// A CRI response.
-#[derive(Clone, Debug)]
-pub struct CriResponse {
-    /// Request id (0 for events).
-    pub id: u64,
-    /// Result or the runtime's error.
-    pub result: Result<CriResult, String>,
-}
-
-impl CriResponse {
-    /// The error the kubelet sees when containerd is down.
-    pub fn unavailable(id: u64) -> CriResponse {
-        CriResponse {
-            id,
-            result: Err("rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /run/containerd/containerd.sock: connect: connection refused\"".into()),
-        }
-    }
-}
 
 #[derive(Debug)]
 struct PendingPull {
@@ -263,7 +44,6 @@ enum TimerAction {
     Stopped {
         id: String,
         code: i32,
-        reason: &'static str,
         from: Actor,
         req: u64,
     },
@@ -284,6 +64,12 @@ pub struct Runtime {
     pub sandboxes: BTreeMap<String, Sandbox>,
     /// Containers.
     pub containers: BTreeMap<String, Container>,
+    /// Container logs (`/var/log/pods/…`), by container id.
+    pub logs: BTreeMap<String, VecDeque<LogEntry>>,
+    /// Host paths a database has initialized (they survive container restarts).
+    pub initialized: BTreeSet<String>,
+    /// Lines for containerd's journal, taken by the world after each message.
+    pub journal: Vec<LogLine>,
     pod_cidr_base: u32,
     last_ip: u32,
     used_ips: BTreeSet<u32>,
@@ -309,7 +95,7 @@ impl Runtime {
             .capacity
             .get("cpu")
             .and_then(|c| crate::quantity::parse(c).ok())
-            .map_or(1, |q| q.value().max(1) as u32);
+            .map_or(1, |q| q.value().clamp(1, 256) as u32);
         let mut r = Runtime {
             node: n,
             rng: Rng::stream(u64::from(n) + 1, "containerd"),
@@ -317,6 +103,9 @@ impl Runtime {
             images: BTreeMap::new(),
             sandboxes: BTreeMap::new(),
             containers: BTreeMap::new(),
+            logs: BTreeMap::new(),
+            initialized: BTreeSet::new(),
+            journal: Vec::new(),
             pod_cidr_base: u32::from(base),
             last_ip: 1,
             used_ips: BTreeSet::new(),
@@ -337,7 +126,7 @@ impl Runtime {
         r
     }
 
-    /// After a reboot: no sandbox, container or address survives; images stay on disk.
+    /// After a reboot: no sandbox, container or address survives; images and disks stay.
     pub fn reboot(&mut self) {
         self.sandboxes.clear();
         self.containers.clear();
@@ -362,7 +151,13 @@ impl Runtime {
         )
     }
 
-    fn store(&mut self, image: &ImageRef, size: u64) -> String {
+    fn log(&mut self, at: Time, msg: String) {
+        self.journal
+            .push(LogLine::logrus(at, Level::Info, msg, String::new()));
+    }
+
+    /// Stores an image (pre-pulled or pulled) and returns its id.
+    pub fn store(&mut self, image: &ImageRef, size: u64) -> String {
         let id = format!(
             "sha256:{:016x}{:016x}{:016x}{:016x}",
             crate::rng::fnv1a(image.full.as_bytes()),
@@ -370,8 +165,7 @@ impl Runtime {
             crate::rng::fnv1a(image.repo.as_bytes()),
             self.node
         );
-        let existing = self.images.values_mut().find(|i| i.id == id);
-        match existing {
+        match self.images.values_mut().find(|i| i.id == id) {
             Some(i) => {
                 i.names.insert(image.full.clone());
             }
@@ -398,7 +192,8 @@ impl Runtime {
     /// host-local IPAM: the next free address after the last one handed out.
     fn allocate_ip(&mut self) -> Option<String> {
         for step in 1..=253u32 {
-            let host = ((i64::from(self.last_ip) - 2 + i64::from(step)).rem_euclid(253) + 2) as u32; // .2 … .254; .1 is the bridge
+            // .2 … .254; .1 is the bridge.
+            let host = ((i64::from(self.last_ip) - 2 + i64::from(step)).rem_euclid(253) + 2) as u32;
             if !self.used_ips.contains(&host) {
                 self.used_ips.insert(host);
                 self.last_ip = host;
@@ -430,11 +225,15 @@ impl Runtime {
                 Some(TimerAction::Stopped {
                     id,
                     code,
-                    reason,
                     from,
                     req,
                 }) => {
+                    let reason = if code == 0 { "Completed" } else { "Error" };
                     self.exit(&id, code, reason, ctx.now);
+                    self.log(
+                        ctx.now,
+                        format!("StopContainer for {} returns successfully", q(&id)),
+                    );
                     ctx.send(
                         from,
                         Payload::CriResp(CriResponse {
@@ -457,7 +256,6 @@ impl Runtime {
         op: CriOp,
     ) -> Option<Result<CriResult, String>> {
         let now = ctx.now;
-        let _ = &from;
         Some(match op {
             CriOp::RunPodSandbox {
                 uid,
@@ -474,10 +272,22 @@ impl Runtime {
                         ip: s.ip.clone(),
                     }));
                 }
+                let meta = format!(
+                    "&PodSandboxMetadata{{Name:{name},Uid:{uid},Namespace:{namespace},Attempt:0,}}"
+                );
+                self.log(now, format!("RunPodSandbox for {meta}"));
                 let Some(ip) = self.allocate_ip() else {
-                    return Some(Err(format!("failed to setup network for sandbox: plugin type=\"bridge\" failed (add): failed to allocate for range 0: no IP addresses available in range set: {}", crate::cluster::pod_cidr(self.node as usize))));
+                    let e = format!("failed to setup network for sandbox: plugin type=\"bridge\" failed (add): failed to allocate for range 0: no IP addresses available in range set: {}", crate::cluster::pod_cidr(self.node as usize));
+                    self.journal.push(LogLine::logrus(
+                        now,
+                        Level::Error,
+                        format!("RunPodSandbox for {meta} failed"),
+                        format!("error={}", q(&e)),
+                    ));
+                    return Some(Err(format!("rpc error: code = Unknown desc = {e}")));
                 };
                 let id = self.hex_id();
+                self.next_pid += 13;
                 self.sandboxes.insert(
                     id.clone(),
                     Sandbox {
@@ -488,11 +298,17 @@ impl Runtime {
                         ip: ip.clone(),
                         ready: true,
                         created: now,
+                        pid: self.next_pid,
                     },
+                );
+                self.log(
+                    now,
+                    format!("RunPodSandbox for {meta} returns sandbox id {}", q(&id)),
                 );
                 Ok(CriResult::Sandbox { id, ip })
             }
             CriOp::StopPodSandbox { id } => {
+                self.log(now, format!("StopPodSandbox for {}", q(&id)));
                 let ids: Vec<String> = self
                     .containers
                     .values()
@@ -508,18 +324,64 @@ impl Runtime {
                 });
                 if let Some(ip) = ip {
                     self.release_ip(&ip);
+                    self.log(
+                        now,
+                        format!("TearDown network for sandbox {} successfully", q(&id)),
+                    );
                 }
+                self.log(
+                    now,
+                    format!("StopPodSandbox for {} returns successfully", q(&id)),
+                );
                 Ok(CriResult::Ok)
             }
             CriOp::RemovePodSandbox { id } => {
+                self.log(now, format!("RemovePodSandbox for {}", q(&id)));
                 self.sandboxes.remove(&id);
-                self.containers.retain(|_, c| c.sandbox != id);
+                let gone: Vec<String> = self
+                    .containers
+                    .values()
+                    .filter(|c| c.sandbox == id)
+                    .map(|c| c.id.clone())
+                    .collect();
+                for c in gone {
+                    self.containers.remove(&c);
+                    self.logs.remove(&c);
+                }
+                self.log(
+                    now,
+                    format!("RemovePodSandbox {} returns successfully", q(&id)),
+                );
                 Ok(CriResult::Ok)
+            }
+            CriOp::ListImages => {
+                let list = self
+                    .images
+                    .values()
+                    .map(|i| {
+                        let mut names: Vec<String> = i
+                            .names
+                            .iter()
+                            .map(|n| {
+                                format!(
+                                    "{}@{}",
+                                    n.rsplit_once(':').map_or(n.as_str(), |(r, _)| r),
+                                    i.id
+                                )
+                            })
+                            .collect();
+                        names.dedup();
+                        names.extend(i.names.iter().cloned());
+                        (names, i.size)
+                    })
+                    .collect();
+                Ok(CriResult::Images(list))
             }
             CriOp::ImageStatus { image } => {
                 Ok(CriResult::Image(self.image(&image).map(|i| i.size)))
             }
             CriOp::PullImage { image } => {
+                self.log(now, format!("PullImage {}", q(&image)));
                 let r = images::parse(&image);
                 self.pulls.push_back(PendingPull {
                     from,
@@ -532,46 +394,15 @@ impl Runtime {
                 }
                 return None;
             }
-            CriOp::CreateContainer {
-                sandbox,
-                name,
-                image,
-                command,
-                attempt,
-            } => {
-                let Some(img) = self.image(&image).cloned() else {
-                    return Some(Err(format!("failed to get image \"{image}\": not found")));
-                };
-                if !self.sandboxes.get(&sandbox).is_some_and(|s| s.ready) {
-                    return Some(Err(format!(
-                        "failed to create containerd container: sandbox {sandbox} is not ready"
-                    )));
-                }
-                let id = self.hex_id();
-                let behaviour = images::behaviour(&images::parse(&image), &command, self.cpus);
-                self.next_pid += 7;
-                self.containers.insert(
-                    id.clone(),
-                    Container {
-                        id: id.clone(),
-                        sandbox,
-                        name,
-                        image,
-                        image_id: img.id,
-                        attempt,
-                        state: ContainerState::Created,
-                        created: now,
-                        started: None,
-                        finished: None,
-                        exit_code: 0,
-                        reason: String::new(),
-                        behaviour,
-                        pid: self.next_pid,
-                    },
-                );
-                Ok(CriResult::Container(id))
-            }
+            CriOp::CreateContainer { sandbox, config } => self.create(now, sandbox, *config),
             CriOp::StartContainer { id } => {
+                self.log(now, format!("StartContainer for {}", q(&id)));
+                let ip = self
+                    .containers
+                    .get(&id)
+                    .and_then(|c| self.sandboxes.get(&c.sandbox))
+                    .map(|s| s.ip.clone())
+                    .unwrap_or_default();
                 let exits = match self.containers.get_mut(&id) {
                     Some(c) if c.state == ContainerState::Created => {
                         c.state = ContainerState::Running;
@@ -580,13 +411,18 @@ impl Runtime {
                     }
                     _ => {
                         return Some(Err(format!(
-                            "failed to start containerd task \"{id}\": not found"
+                            "rpc error: code = NotFound desc = failed to start containerd task \"{id}\": not found"
                         )))
                     }
                 };
-                if let Some((after, _)) = exits {
-                    self.add_timer(ctx, after, TimerAction::Exit(id));
+                self.write_startup(&id, &ip);
+                if let Some((after, _, _)) = exits {
+                    self.add_timer(ctx, after, TimerAction::Exit(id.clone()));
                 }
+                self.log(
+                    now,
+                    format!("StartContainer for {} returns successfully", q(&id)),
+                );
                 Ok(CriResult::Ok)
             }
             CriOp::StopContainer { id, timeout_ms } => {
@@ -594,15 +430,36 @@ impl Runtime {
                     .containers
                     .get(&id)
                     .filter(|c| c.state == ContainerState::Running)
+                    .cloned()
                 else {
                     return Some(Ok(CriResult::Ok));
                 };
-                let (delay, code, reason) =
-                    if c.behaviour.handles_sigterm && c.behaviour.stop_ms <= timeout_ms {
-                        (c.behaviour.stop_ms, 0, "Completed")
-                    } else {
-                        (timeout_ms, 137, "Error")
-                    };
+                self.log(
+                    now,
+                    format!(
+                        "StopContainer for {} with timeout {} (s)",
+                        q(&id),
+                        timeout_ms / SECOND
+                    ),
+                );
+                let (delay, code) = match c.behaviour.on_sigterm {
+                    Some((ms, code)) if ms <= timeout_ms => (ms, code),
+                    _ => (timeout_ms, 137),
+                };
+                let lines = logs::on_stop(&c, now);
+                let signal = if crate::node::images::parse(&c.image).repo == "nginx" {
+                    "quit"
+                } else {
+                    "terminated"
+                };
+                self.log(
+                    now,
+                    format!("Stop container {} with signal {signal}", q(&id)),
+                );
+                if code == 137 {
+                    self.log(now + delay, format!("Kill container {}", q(&id)));
+                }
+                self.append_logs(&id, lines);
                 // The call returns once the container is gone.
                 self.add_timer(
                     ctx,
@@ -610,7 +467,6 @@ impl Runtime {
                     TimerAction::Stopped {
                         id,
                         code,
-                        reason,
                         from,
                         req,
                     },
@@ -619,6 +475,7 @@ impl Runtime {
             }
             CriOp::RemoveContainer { id } => {
                 self.containers.remove(&id);
+                self.logs.remove(&id);
                 Ok(CriResult::Ok)
             }
             CriOp::PodStatus { uid } => {
@@ -644,6 +501,120 @@ impl Runtime {
         })
     }
 
+    fn create(
+        &mut self,
+        now: Time,
+        sandbox: String,
+        cfg: ContainerConfig,
+    ) -> Result<CriResult, String> {
+        let meta = format!(
+            "&ContainerMetadata{{Name:{},Attempt:{},}}",
+            cfg.name, cfg.attempt
+        );
+        self.log(
+            now,
+            format!(
+                "CreateContainer within sandbox {} for container {meta}",
+                q(&sandbox)
+            ),
+        );
+        let Some(img) = self.image(&cfg.image).cloned() else {
+            return Err(format!(
+                "rpc error: code = NotFound desc = failed to get image \"{}\": not found",
+                cfg.image
+            ));
+        };
+        if !self.sandboxes.get(&sandbox).is_some_and(|s| s.ready) {
+            return Err(format!(
+                "rpc error: code = Unknown desc = failed to create containerd container: sandbox {sandbox} is not ready"
+            ));
+        }
+        // Container GC (MaxPerPodContainer = 1): keep only the newest dead instance.
+        let mut dead: Vec<(u32, String)> = self
+            .containers
+            .values()
+            .filter(|c| {
+                c.sandbox == sandbox && c.name == cfg.name && c.state == ContainerState::Exited
+            })
+            .map(|c| (c.attempt, c.id.clone()))
+            .collect();
+        dead.sort();
+        dead.pop();
+        for (_, id) in dead {
+            self.containers.remove(&id);
+            self.logs.remove(&id);
+        }
+        let id = self.hex_id();
+        let b = behavior::behaviour(
+            &images::parse(&cfg.image),
+            &cfg.command,
+            &cfg.env,
+            self.cpus,
+            &cfg.overrides,
+        );
+        self.next_pid += 7 + b.processes.len() as u32;
+        self.containers.insert(
+            id.clone(),
+            Container {
+                id: id.clone(),
+                sandbox: sandbox.clone(),
+                name: cfg.name,
+                image: cfg.image,
+                image_id: img.id,
+                attempt: cfg.attempt,
+                state: ContainerState::Created,
+                created: now,
+                started: None,
+                finished: None,
+                exit_code: 0,
+                reason: String::new(),
+                behaviour: b,
+                pid: self.next_pid,
+                env: cfg.env,
+                command: cfg.command,
+                declared_ports: cfg.ports,
+                mounts: cfg.mounts,
+            },
+        );
+        self.log(
+            now,
+            format!(
+                "CreateContainer within sandbox {} for {meta} returns container id {}",
+                q(&sandbox),
+                q(&id)
+            ),
+        );
+        Ok(CriResult::Container(id))
+    }
+
+    fn write_startup(&mut self, id: &str, ip: &str) {
+        let Some(c) = self.containers.get(id) else {
+            return;
+        };
+        let data = c
+            .mounts
+            .iter()
+            .find(|(p, _)| p == "/var/lib/mysql" || p.starts_with("/var/lib/postgresql"))
+            .map(|(_, h)| h.clone());
+        let initialized = data.as_ref().is_some_and(|d| self.initialized.contains(d));
+        let lines = logs::startup(c, ip, initialized);
+        if c.behaviour.exits.is_none() {
+            if let Some(d) = data {
+                self.initialized.insert(d);
+            }
+        }
+        self.append_logs(id, lines);
+    }
+
+    /// Appends lines to a container's log (bounded).
+    pub fn append_logs(&mut self, id: &str, lines: Vec<LogEntry>) {
+        let log = self.logs.entry(id.to_string()).or_default();
+        log.extend(lines);
+        while log.len() > LOG_LINES {
+            log.pop_front();
+        }
+    }
+
     fn add_timer(&mut self, ctx: &mut Ctx, after: Time, action: TimerAction) {
         self.next_timer += 1;
         let t = TIMER_CONTAINER_BASE + self.next_timer;
@@ -658,21 +629,35 @@ impl Runtime {
         if c.state != ContainerState::Running {
             return;
         }
-        let Some((_, code)) = c.behaviour.exits else {
+        let Some((_, code, reason)) = c.behaviour.exits else {
             return;
         };
-        let reason = if code == 0 { "Completed" } else { "Error" };
         self.exit(id, code, reason, ctx.now);
         self.notify(ctx, id);
     }
 
     fn exit(&mut self, id: &str, code: i32, reason: &str, at: Time) {
-        if let Some(c) = self.containers.get_mut(id) {
-            c.state = ContainerState::Exited;
-            c.exit_code = code;
-            c.reason = reason.to_string();
-            c.finished = Some(at);
+        let Some(c) = self.containers.get_mut(id) else {
+            return;
+        };
+        if c.state == ContainerState::Exited {
+            return;
         }
+        c.state = ContainerState::Exited;
+        c.exit_code = code;
+        c.reason = reason.to_string();
+        c.finished = Some(at);
+        let (pid, epoch) = (
+            c.pid,
+            crate::time::EPOCH_UNIX_MS / 1000 + (at / 1000) as i64,
+        );
+        self.log(
+            at,
+            format!(
+                "received exit event container_id:{id:?} id:{id:?} pid:{pid} exit_status:{code} exited_at:{{seconds:{epoch} nanos:{}}}",
+                (at % 1000) * 1_000_000
+            ),
+        );
     }
 
     /// Crashes a running container (`sim crash`): it exits with the given code.
@@ -705,55 +690,6 @@ impl Runtime {
         }
     }
 
-    fn start_pull(&mut self, ctx: &mut Ctx) {
-        let Some(p) = self.pulls.front() else {
-            self.pulling_since = None;
-            return;
-        };
-        self.pulling_since = Some(ctx.now);
-        let took = match images::resolve(&p.image) {
-            Ok(size) => PULL_LATENCY + size / PULL_BYTES_PER_MS,
-            Err(_) => PULL_LATENCY,
-        };
-        ctx.timer(took, TIMER_PULL_DONE);
-    }
-
-    fn finish_pull(&mut self, ctx: &mut Ctx) {
-        let Some(p) = self.pulls.pop_front() else {
-            return;
-        };
-        let started = self.pulling_since.unwrap_or(ctx.now);
-        let result = match images::resolve(&p.image) {
-            Ok(size) => {
-                let id = self.store(&p.image, size);
-                Ok(CriResult::Pulled {
-                    id,
-                    size,
-                    took: ctx.now - started,
-                    waited: ctx.now - p.queued_at,
-                })
-            }
-            Err(e) => Err(e),
-        };
-        ctx.send(p.from, Payload::CriResp(CriResponse { id: p.req, result }));
-        self.start_pull(ctx);
-    }
-
-    /// The containers' processes on this machine (for `ps`), with their container.
-    pub fn processes(&self) -> Vec<(u32, &Container, String)> {
-        let mut out = Vec::new();
-        for c in self
-            .containers
-            .values()
-            .filter(|c| c.state == ContainerState::Running)
-        {
-            for (i, p) in c.behaviour.processes.iter().enumerate() {
-                out.push((c.pid + i as u32, c, p.clone()));
-            }
-        }
-        out
-    }
-
     /// A sandbox by pod UID (the ready one, if any).
     pub fn sandbox_of(&self, uid: &str) -> Option<&Sandbox> {
         self.sandboxes
@@ -762,13 +698,21 @@ impl Runtime {
             .max_by_key(|s| (s.ready, s.created))
     }
 
+    /// The ready sandbox holding `ip`.
+    pub fn sandbox_by_ip(&self, ip: &str) -> Option<&Sandbox> {
+        self.sandboxes.values().find(|s| s.ready && s.ip == ip)
+    }
+
+    /// Running containers of a sandbox.
+    pub fn running_in(&self, sandbox: &str) -> impl Iterator<Item = &Container> {
+        let sandbox = sandbox.to_string();
+        self.containers
+            .values()
+            .filter(move |c| c.sandbox == sandbox && c.state == ContainerState::Running)
+    }
+
     /// Whether a pull is in progress.
     pub fn pulling(&self) -> bool {
         self.pulling_since.is_some()
-    }
-
-    #[doc(hidden)]
-    pub fn seconds(t: Time) -> f64 {
-        t as f64 / SECOND as f64
     }
 }

@@ -1,0 +1,107 @@
+//! The kubelet's node half: Lease renewals, the containerd health check, node status
+//! (conditions and the images on the machine) and registration.
+
+use crate::api::{ApiRequest, ApiResult, Body, PatchType, Status, Subresource, Verb};
+use crate::node::runtime::CriOp;
+use crate::object::Kind;
+use crate::time::{k8s_micro_time, Time, MINUTE, SECOND};
+use crate::world::Ctx;
+
+use super::{ApiPurpose, Inflight, Kubelet, TIMER_HEARTBEAT};
+
+/// `nodeStatusUpdateFrequency` and the Lease renew interval (¼ of 40 s).
+pub const HEARTBEAT: Time = 10 * SECOND;
+/// `nodeStatusReportFrequency`.
+const STATUS_REPORT: Time = 5 * MINUTE;
+
+impl Kubelet {
+    /// Every 10 s: renew the Lease, check containerd, post node status when it changed.
+    pub(super) fn heartbeat(&mut self, ctx: &mut Ctx) {
+        let patch = serde_json::json!({"spec": {"renewTime": k8s_micro_time(ctx.now), "holderIdentity": self.name}});
+        let req = ApiRequest::new(Verb::Patch, Kind::Lease, "kube-node-lease", &self.name)
+            .with_body(Body::Patch(PatchType::Merge, patch));
+        self.api(ctx, req, ApiPurpose::Lease);
+        self.cri(ctx, CriOp::ListImages, Inflight::Health);
+        ctx.timer(HEARTBEAT, TIMER_HEARTBEAT);
+    }
+
+    pub(super) fn on_node_response(
+        &mut self,
+        ctx: &mut Ctx,
+        p: ApiPurpose,
+        r: &Result<ApiResult, Status>,
+    ) {
+        match (p, r) {
+            (ApiPurpose::NodeStatus, Err(s)) if s.is_not_found() => self.register(ctx),
+            (ApiPurpose::NodeStatus, Err(_)) => self.last_node_report = None,
+            (ApiPurpose::Lease, Err(s)) if s.is_not_found() => {
+                let mut rng = crate::rng::Rng::stream(u64::from(self.node), "kubelet-lease");
+                let lease = crate::cluster::node_lease(&self.name, ctx.now, &mut rng);
+                let req = ApiRequest::new(Verb::Create, Kind::Lease, "kube-node-lease", "")
+                    .with_body(Body::Object(lease.into()));
+                self.api(ctx, req, ApiPurpose::LeaseCreate);
+            }
+            (ApiPurpose::Register, Ok(ApiResult::Object(_))) => {
+                self.last_node_report = None;
+                self.report_node_status(ctx);
+            }
+            _ => {}
+        }
+    }
+
+    fn register(&mut self, ctx: &mut Ctx) {
+        let host = crate::world::NodeHost::new(self.node as usize, self.config.clone());
+        let mut rng = crate::rng::Rng::stream(u64::from(self.node), "kubelet-register");
+        let node = crate::cluster::node_object(&host, ctx.now, &mut rng);
+        let req =
+            ApiRequest::new(Verb::Create, Kind::Node, "", "").with_body(Body::Object(node.into()));
+        self.api(ctx, req, ApiPurpose::Register);
+    }
+
+    /// The images on the machine as node status lists them: largest first, at most 50.
+    pub(super) fn set_images(&mut self, mut list: Vec<(Vec<String>, u64)>) {
+        list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        list.truncate(50);
+        let v: Vec<serde_json::Value> = list
+            .into_iter()
+            .map(|(names, size)| serde_json::json!({"names": names, "sizeBytes": size}))
+            .collect();
+        let v = serde_json::Value::Array(v);
+        if self.images != v {
+            self.images = v;
+            self.images_dirty = true;
+        }
+    }
+
+    pub(super) fn report_node_status(&mut self, ctx: &mut Ctx) {
+        let ready = self.runtime_ok;
+        let due = self.images_dirty
+            || match self.last_node_report {
+                None => true,
+                Some((t, r)) => r != ready || ctx.now >= t + STATUS_REPORT,
+            };
+        if !due {
+            return;
+        }
+        self.last_node_report = Some((ctx.now, ready));
+        let conditions: Vec<serde_json::Value> = crate::cluster::node_conditions(ctx.now, ready)
+            .into_iter()
+            .map(|c| {
+                let mut v = serde_json::to_value(&c).unwrap_or_default();
+                if let Some(m) = v.as_object_mut() {
+                    m.remove("lastTransitionTime");
+                }
+                v
+            })
+            .collect();
+        let mut patch = serde_json::json!({"status": {"conditions": conditions}});
+        if self.images.as_array().is_some_and(|a| !a.is_empty()) {
+            patch["status"]["images"] = self.images.clone();
+        }
+        self.images_dirty = false;
+        let req = ApiRequest::new(Verb::Patch, Kind::Node, "", &self.name)
+            .with_subresource(Subresource::Status)
+            .with_body(Body::Patch(PatchType::StrategicMerge, patch));
+        self.api(ctx, req, ApiPurpose::NodeStatus);
+    }
+}

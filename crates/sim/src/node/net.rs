@@ -1,0 +1,502 @@
+//! The data plane: a connection from a node or a pod walked hop by hop through the
+//! source node's kube-proxy rules (`proxy::traffic`) to a container, cluster DNS through
+//! the `kube-dns` Service to a CoreDNS pod, and what the server answers. Endpoint picks
+//! come from the world's seeded stream; every walk is recorded for the page.
+
+use std::collections::VecDeque;
+use std::net::Ipv4Addr;
+
+use crate::node::behavior::Proto;
+use crate::node::http::{self, Request, Response};
+use crate::node::logs;
+use crate::proxy::model::Protocol;
+use crate::proxy::traffic::{self, AffinityTable, Hop, Outcome, Packet};
+use crate::proxy::{Cidr, ProxyInput, ProxyOptions};
+use crate::rng::Rng;
+use crate::time::{Time, SECOND};
+use crate::world::World;
+
+/// The cluster DNS Service address (`kube-dns`).
+pub const CLUSTER_DNS: &str = "10.96.0.10";
+/// How many walks the world keeps for the page.
+const PATHS_KEPT: usize = 64;
+/// How long the kernel retries a SYN before giving up (tcp_syn_retries = 6).
+pub const SYN_TIMEOUT: Time = 127 * SECOND;
+/// glibc/musl resolver: 5 s per attempt, 2 attempts.
+pub const DNS_TIMEOUT: Time = 10 * SECOND;
+
+/// What the world keeps of the network between connections.
+#[derive(Debug)]
+pub struct NetState {
+    /// Picks endpoints (`-m statistic`) and IPVS choices.
+    pub rng: Rng,
+    /// `-m recent` lists and IPVS persistence.
+    pub affinity: AffinityTable,
+    /// The last walks, newest last.
+    pub paths: VecDeque<TrafficPath>,
+}
+
+impl NetState {
+    /// A fresh network for a world seeded with `seed`.
+    pub fn new(seed: u64) -> NetState {
+        NetState {
+            rng: Rng::stream(seed, "network"),
+            affinity: AffinityTable::new(),
+            paths: VecDeque::new(),
+        }
+    }
+}
+
+/// One request's journey, for the page to draw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrafficPath {
+    /// When.
+    pub at: Time,
+    /// Who sent it (`node-1` or `default/client-5d8f…`).
+    pub from: String,
+    /// The node whose rules it met first.
+    pub node: String,
+    /// `http://web/` as typed.
+    pub url: String,
+    /// The name lookup, if any.
+    pub dns: Option<DnsAnswer>,
+    /// Rules that decided something.
+    pub hops: Vec<Hop>,
+    /// Where it ended: `10.244.2.3:80 (default/web-7c5d…) on node-2`, or the failure.
+    pub outcome: String,
+    /// The pod that answered, if any (`namespace/name`).
+    pub endpoint: Option<String>,
+}
+
+/// A name lookup's answer: (name asked, answer, CoreDNS pod that answered).
+pub type DnsAnswer = (String, String, String);
+
+/// Who opens the connection.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The node it runs on.
+    pub node: u32,
+    /// Its address (a pod IP, or the node's IP).
+    pub ip: Ipv4Addr,
+    /// The pod's namespace and name, if a pod.
+    pub pod: Option<(String, String)>,
+    /// `curl/7.88.1`, `Wget`.
+    pub agent: String,
+}
+
+/// The result of opening a connection and sending one HTTP GET.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fetch {
+    /// The server answered.
+    Answered {
+        /// The response.
+        response: Response,
+        /// The pod that answered (`namespace/name`), if a pod.
+        pod: Option<String>,
+    },
+    /// Connection refused (REJECT rule, or nothing listening): curl (7).
+    Refused,
+    /// No answer at all (partitioned or powered-off target, dropped): curl (28).
+    Timeout,
+    /// The address does not exist on its network: curl (7) No route to host.
+    NoRoute,
+    /// The name does not resolve: curl (6).
+    Unresolved,
+    /// The port speaks something other than HTTP (redis, mysql).
+    NotHttp,
+}
+
+fn input<'a>(
+    world: &'a World,
+    n: u32,
+    nodes: &'a [crate::proxy::NodeAddress],
+    state: &'a crate::node::kube_proxy::RulesState,
+) -> ProxyInput<'a> {
+    let host = &world.nodes[n as usize];
+    ProxyInput {
+        node_name: host.config.name.clone(),
+        node_ip: host.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED),
+        pod_cidr: Cidr::parse(&host.pod_cidr),
+        cluster_cidr: Cidr::parse(crate::cluster::CLUSTER_CIDR),
+        services: &state.services,
+        slices: &state.slices,
+        nodes,
+        mode: state.mode,
+        now: world.now(),
+        options: ProxyOptions::default(),
+    }
+}
+
+/// Where a packet from `src` to `dst:port` ends up after the source node's rules.
+fn walk(
+    world: &mut World,
+    src: &Source,
+    dst: Ipv4Addr,
+    port: u16,
+    proto: Protocol,
+) -> (Vec<Hop>, Outcome) {
+    let n = src.node;
+    let nodes = world.node_addresses();
+    let Some(host) = world.nodes.get(n as usize) else {
+        return (
+            Vec::new(),
+            Outcome::NotAService {
+                dst_ip: dst,
+                dst_port: port,
+            },
+        );
+    };
+    let state = host.rules.clone().unwrap_or_default();
+    let packet = Packet {
+        src_ip: src.ip,
+        dst_ip: dst,
+        dst_port: port,
+        protocol: proto,
+    };
+    let mut rng = std::mem::replace(&mut world.net.rng, Rng::new(0));
+    let mut aff = std::mem::take(&mut world.net.affinity);
+    let r = {
+        let inp = input(world, n, &nodes, &state);
+        traffic::route(&inp, &packet, &mut rng, &mut aff)
+    };
+    world.net.rng = rng;
+    world.net.affinity = aff;
+    (r.hops, r.outcome)
+}
+
+/// A reachable machine index holding `ip` (pod network or node address), from `from`.
+fn locate(world: &World, from: u32, ip: Ipv4Addr) -> Result<Option<u32>, Fetch> {
+    for (i, h) in world.nodes.iter().enumerate() {
+        let owns =
+            Cidr::parse(&h.pod_cidr).is_some_and(|c| c.contains(ip)) || h.ip == ip.to_string();
+        if owns {
+            let i = i as u32;
+            let cut = !h.powered
+                || (i != from
+                    && (h.partitioned
+                        || world
+                            .nodes
+                            .get(from as usize)
+                            .is_some_and(|f| f.partitioned)));
+            return if cut {
+                Err(Fetch::Timeout)
+            } else {
+                Ok(Some(i))
+            };
+        }
+    }
+    Ok(None)
+}
+
+/// Resolves `name` as the pod's resolver would (search path, ndots:5) through the
+/// `kube-dns` Service. Nodes use the host's resolver, which knows no cluster names.
+pub fn resolve(
+    world: &mut World,
+    src: &Source,
+    name: &str,
+) -> (Result<Ipv4Addr, Fetch>, Option<DnsAnswer>) {
+    if let Ok(ip) = name.parse::<Ipv4Addr>() {
+        return (Ok(ip), None);
+    }
+    if name == "localhost" {
+        return (Ok(Ipv4Addr::LOCALHOST), None);
+    }
+    let Some((ns, _)) = src.pod.clone() else {
+        if name == world.nodes[src.node as usize].config.name {
+            return (
+                world.nodes[src.node as usize]
+                    .ip
+                    .parse()
+                    .map_err(|_| Fetch::Unresolved),
+                None,
+            );
+        }
+        return (Err(Fetch::Unresolved), None);
+    };
+    let dns: Ipv4Addr = CLUSTER_DNS.parse().unwrap_or(Ipv4Addr::UNSPECIFIED);
+    let (_, outcome) = walk(world, src, dns, 53, Protocol::Udp);
+    let (server_ip, server_node) = match outcome {
+        Outcome::Delivered { pod_ip, node, .. } => (pod_ip, node),
+        Outcome::Rejected { .. } => return (Err(Fetch::Unresolved), None),
+        _ => return (Err(Fetch::Timeout), None),
+    };
+    let Ok(Some(idx)) = locate(world, src.node, server_ip) else {
+        return (Err(Fetch::Timeout), None);
+    };
+    let host = &world.nodes[idx as usize];
+    let ip_s = server_ip.to_string();
+    let Some(sb) = host.runtime.sandbox_by_ip(&ip_s) else {
+        return (Err(Fetch::Timeout), None);
+    };
+    let now = world.now();
+    let serving = host.runtime.running_in(&sb.id).any(|c| c.accepts(53, now));
+    if !serving {
+        return (Err(Fetch::Unresolved), None);
+    }
+    let coredns = format!("{}/{}", sb.namespace, sb.name);
+    let _ = server_node;
+    let services = host.rules.clone().unwrap_or_default().services;
+    let candidates: Vec<String> =
+        if name.trim_end_matches('.').matches('.').count() >= 5 || name.ends_with('.') {
+            vec![name.trim_end_matches('.').to_string()]
+        } else {
+            vec![
+                format!("{name}.{ns}.svc.cluster.local"),
+                format!("{name}.svc.cluster.local"),
+                format!("{name}.cluster.local"),
+                name.to_string(),
+            ]
+        };
+    for fqdn in candidates {
+        let parts: Vec<&str> = fqdn.split('.').collect();
+        if let [svc, sns, "svc", "cluster", "local"] = parts.as_slice() {
+            if let Some(s) = services.iter().find(|s| {
+                s.metadata.name.as_deref() == Some(svc)
+                    && s.metadata.namespace.as_deref() == Some(sns)
+            }) {
+                let ip = s
+                    .spec
+                    .as_ref()
+                    .and_then(|x| x.cluster_ip.clone())
+                    .unwrap_or_default();
+                if let Ok(a) = ip.parse::<Ipv4Addr>() {
+                    return (Ok(a), Some((fqdn, ip, coredns)));
+                }
+            }
+        }
+        if let [dashed, _, "pod", "cluster", "local"] = parts.as_slice() {
+            if let Ok(a) = dashed.replace('-', ".").parse::<Ipv4Addr>() {
+                return (Ok(a), Some((fqdn.clone(), a.to_string(), coredns)));
+            }
+        }
+    }
+    (
+        Err(Fetch::Unresolved),
+        Some((name.to_string(), "NXDOMAIN".into(), coredns)),
+    )
+}
+
+/// Opens a TCP connection from `src` to `dst:port` and sends `GET path`, recording the walk.
+#[allow(clippy::too_many_arguments)]
+pub fn get(
+    world: &mut World,
+    src: &Source,
+    host: &str,
+    dst: Ipv4Addr,
+    port: u16,
+    path: &str,
+    url: &str,
+    dns: Option<DnsAnswer>,
+) -> Fetch {
+    let now = world.now();
+    let (hops, outcome) = walk(world, src, dst, port, Protocol::Tcp);
+    let (final_ip, final_port, seen_src) = match &outcome {
+        Outcome::Delivered {
+            pod_ip,
+            port,
+            source_seen,
+            ..
+        } => (*pod_ip, *port, *source_seen),
+        Outcome::NotAService { dst_ip, dst_port } => (*dst_ip, *dst_port, src.ip),
+        Outcome::Rejected { .. } => {
+            return record(
+                world,
+                src,
+                url,
+                dns,
+                hops,
+                "rejected: no ready endpoints",
+                None,
+                Fetch::Refused,
+            )
+        }
+        Outcome::Dropped { .. } => {
+            return record(world, src, url, dns, hops, "dropped", None, Fetch::Timeout)
+        }
+    };
+    let fin = format!("{final_ip}:{final_port}");
+    if final_ip.to_string() == crate::cluster::CONTROL_PLANE_IP && final_port == 6443 {
+        let response = Response {
+            status: 403,
+            body: "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"forbidden: User \\\"system:anonymous\\\" cannot get path \\\"/\\\"\",\n  \"reason\": \"Forbidden\",\n  \"details\": {},\n  \"code\": 403\n}".into(),
+        };
+        return record(
+            world,
+            src,
+            url,
+            dns,
+            hops,
+            &format!("{fin} (kube-apiserver)"),
+            None,
+            Fetch::Answered {
+                response,
+                pod: None,
+            },
+        );
+    }
+    if final_ip == Ipv4Addr::LOCALHOST {
+        return record(
+            world,
+            src,
+            url,
+            dns,
+            hops,
+            &format!("{fin}: nothing listening"),
+            None,
+            Fetch::Refused,
+        );
+    }
+    let idx = match locate(world, src.node, final_ip) {
+        Err(f) => {
+            return record(
+                world,
+                src,
+                url,
+                dns,
+                hops,
+                &format!("{fin}: host unreachable (no answer)"),
+                None,
+                f,
+            )
+        }
+        Ok(None) => {
+            return record(
+                world,
+                src,
+                url,
+                dns,
+                hops,
+                &format!("{fin}: no route outside the cluster network"),
+                None,
+                Fetch::Timeout,
+            )
+        }
+        Ok(Some(i)) => i,
+    };
+    let node_name = world.nodes[idx as usize].config.name.clone();
+    if world.nodes[idx as usize].ip == final_ip.to_string() {
+        return record(
+            world,
+            src,
+            url,
+            dns,
+            hops,
+            &format!("{fin} on {node_name}: nothing listening"),
+            None,
+            Fetch::Refused,
+        );
+    }
+    let ip_s = final_ip.to_string();
+    let rt = &world.nodes[idx as usize].runtime;
+    let Some(sb) = rt.sandbox_by_ip(&ip_s).cloned() else {
+        return record(
+            world,
+            src,
+            url,
+            dns,
+            hops,
+            &format!("{fin}: no pod has this address"),
+            None,
+            Fetch::NoRoute,
+        );
+    };
+    let pod = format!("{}/{}", sb.namespace, sb.name);
+    let target = rt
+        .running_in(&sb.id)
+        .find(|c| c.accepts(i32::from(final_port), now))
+        .cloned();
+    let Some(c) = target else {
+        return record(
+            world,
+            src,
+            url,
+            dns,
+            hops,
+            &format!("{fin} ({pod}) on {node_name}: connection refused"),
+            Some(pod),
+            Fetch::Refused,
+        );
+    };
+    let proto = c
+        .behaviour
+        .listening(&c.declared_ports)
+        .into_iter()
+        .find(|(p, _)| *p == i32::from(final_port))
+        .map(|(_, s)| s);
+    let where_ = format!("{fin} ({pod}) on {node_name}");
+    let Some(Proto::Http(server)) = proto else {
+        return record(
+            world,
+            src,
+            url,
+            dns,
+            hops,
+            &where_,
+            Some(pod),
+            Fetch::NotHttp,
+        );
+    };
+    let client = seen_src.to_string();
+    let req = Request {
+        host,
+        path,
+        client: &client,
+        agent: &src.agent,
+        pod_name: &sb.name,
+        pod_ip: &ip_s,
+        port: i32::from(final_port),
+        now,
+    };
+    let response = http::respond(server, &c, &req);
+    if let Some(line) = logs::access(
+        &c,
+        now,
+        &client,
+        path,
+        response.status,
+        response.body.len(),
+        &src.agent,
+    ) {
+        world.nodes[idx as usize]
+            .runtime
+            .append_logs(&c.id, vec![line]);
+    }
+    let f = Fetch::Answered {
+        response,
+        pod: Some(pod.clone()),
+    };
+    record(world, src, url, dns, hops, &where_, Some(pod), f)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    world: &mut World,
+    src: &Source,
+    url: &str,
+    dns: Option<DnsAnswer>,
+    hops: Vec<Hop>,
+    outcome: &str,
+    endpoint: Option<String>,
+    f: Fetch,
+) -> Fetch {
+    let from = match &src.pod {
+        Some((ns, n)) => format!("{ns}/{n}"),
+        None => world.nodes[src.node as usize].config.name.clone(),
+    };
+    let node = world.nodes[src.node as usize].config.name.clone();
+    let p = TrafficPath {
+        at: world.now(),
+        from,
+        node,
+        url: url.to_string(),
+        dns,
+        hops,
+        outcome: outcome.to_string(),
+        endpoint,
+    };
+    world.net.paths.push_back(p);
+    while world.net.paths.len() > PATHS_KEPT {
+        world.net.paths.pop_front();
+    }
+    f
+}

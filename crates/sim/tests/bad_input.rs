@@ -1,0 +1,118 @@
+//! Bad manifests give the errors kubectl prints, change nothing, and never panic.
+
+use std::collections::BTreeMap;
+
+use kubeloop_sim::cluster::ClusterConfig;
+use kubeloop_sim::cmd;
+use kubeloop_sim::process::Output;
+use kubeloop_sim::time::SECOND;
+use kubeloop_sim::World;
+
+fn apply(text: &str) -> (Output, World) {
+    let mut w = World::new(ClusterConfig::default());
+    let files: BTreeMap<String, String> = [("bad.yaml".to_string(), text.to_string())]
+        .into_iter()
+        .collect();
+    let out = cmd::run(&mut w, "kubectl apply -f bad.yaml", &files, 10 * SECOND);
+    (out, w)
+}
+
+fn nothing_created(w: &mut World) {
+    let out = cmd::run(w, "kubectl get deployments", &BTreeMap::new(), 10 * SECOND);
+    assert_eq!(out.stderr, "No resources found in default namespace.\n");
+}
+
+const GOOD: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+";
+
+#[test]
+fn unknown_field_is_a_strict_decoding_error() {
+    let (out, mut w) = apply(&GOOD.replace("replicas: 3", "replica: 3"));
+    assert_eq!(out.exit_code, 1);
+    assert_eq!(
+        out.stderr,
+        "Error from server (BadRequest): error when creating \"bad.yaml\": Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.replica\"\n"
+    );
+    nothing_created(&mut w);
+}
+
+#[test]
+fn invalid_yaml_reports_the_line() {
+    let (out, mut w) =
+        apply("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n labels: {}\n");
+    assert_eq!(out.exit_code, 1);
+    assert!(
+        out.stderr.starts_with(
+            "error: error parsing bad.yaml: error converting YAML to JSON: yaml: line "
+        ),
+        "{}",
+        out.stderr
+    );
+    nothing_created(&mut w);
+}
+
+#[test]
+fn negative_replicas_are_invalid() {
+    let (out, mut w) = apply(&GOOD.replace("replicas: 3", "replicas: -1"));
+    assert_eq!(out.stderr, "The Deployment \"nginx\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0\n");
+    nothing_created(&mut w);
+}
+
+#[test]
+fn selector_must_match_template_labels() {
+    let (out, mut w) = apply(&GOOD.replace(
+        "        app: nginx\n    spec:",
+        "        app: web\n    spec:",
+    ));
+    assert_eq!(
+        out.stderr,
+        "The Deployment \"nginx\" is invalid: spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`\n"
+    );
+    nothing_created(&mut w);
+}
+
+#[test]
+fn unknown_kind_is_a_mapping_error() {
+    let (out, mut w) = apply(&GOOD.replace("kind: Deployment", "kind: Deploymnt"));
+    assert_eq!(
+        out.stderr,
+        "error: resource mapping not found for name: \"nginx\" namespace: \"\" from \"bad.yaml\": no matches for kind \"Deploymnt\" in version \"apps/v1\"\nensure CRDs are installed first\n"
+    );
+    nothing_created(&mut w);
+}
+
+#[test]
+fn garbage_never_panics() {
+    for text in [
+        "",
+        "---",
+        "{",
+        "[]",
+        "kind: 5",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: 3}\nspec: {containers: 7}",
+        "\u{0}\u{1}",
+        "a: &a [*a]",
+    ] {
+        let (out, _) = apply(text);
+        assert!(
+            out.exit_code == 0 || out.exit_code == 1,
+            "{text:?} → {out:?}"
+        );
+    }
+}

@@ -1,0 +1,209 @@
+//! Scheduling through the real path: pods spread by the default profile, the §3.4
+//! annotations, FitErrors in events, taints honoured, and a single feasible node.
+
+use std::collections::BTreeMap;
+
+use kubeloop_sim::cluster::{ClusterConfig, NodeConfig};
+use kubeloop_sim::cmd;
+use kubeloop_sim::process::Output;
+use kubeloop_sim::time::SECOND;
+use kubeloop_sim::World;
+
+fn deployment(name: &str, replicas: u32, cpu: &str) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels: {{app: {name}}}
+  template:
+    metadata:
+      labels: {{app: {name}}}
+    spec:
+      containers:
+      - name: c
+        image: nginx:1.27
+        resources:
+          requests: {{cpu: \"{cpu}\", memory: 128Mi}}
+"
+    )
+}
+
+fn run(w: &mut World, files: &BTreeMap<String, String>, line: &str) -> Output {
+    cmd::run(w, line, files, 60 * SECOND)
+}
+
+fn annotations(w: &mut World, pod: &str) -> serde_json::Map<String, serde_json::Value> {
+    let out = run(
+        w,
+        &BTreeMap::new(),
+        &format!("kubectl get pod {pod} -o json"),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    v["metadata"]["annotations"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[test]
+fn default_profile_spreads_replicas_and_records_results() {
+    let files: BTreeMap<String, String> = [("d.yaml".to_string(), deployment("web", 3, "100m"))]
+        .into_iter()
+        .collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f d.yaml");
+    w.run_for(20 * SECOND);
+    let wide = run(&mut w, &files, "kubectl get pods -o wide");
+    let nodes: std::collections::BTreeSet<&str> = wide
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().nth(6))
+        .collect();
+    assert_eq!(nodes.len(), 3, "one replica per node: {}", wide.stdout);
+    let pod = wide
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let node = wide
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(6)
+        .unwrap()
+        .to_string();
+    let a = annotations(&mut w, &pod);
+    assert_eq!(a["kubeloop.dev/selected-node"], node.as_str());
+    let filter: serde_json::Value =
+        serde_json::from_str(a["kubeloop.dev/filter-result"].as_str().unwrap()).unwrap();
+    for n in ["node-1", "node-2", "node-3"] {
+        assert_eq!(filter[n]["NodeResourcesFit"], "passed", "{filter}");
+        assert_eq!(filter[n]["TaintToleration"], "passed");
+    }
+    let score: serde_json::Value =
+        serde_json::from_str(a["kubeloop.dev/score-result"].as_str().unwrap()).unwrap();
+    let fin: serde_json::Value =
+        serde_json::from_str(a["kubeloop.dev/finalscore-result"].as_str().unwrap()).unwrap();
+    for plugin in [
+        "NodeResourcesFit",
+        "NodeResourcesBalancedAllocation",
+        "TaintToleration",
+        "ImageLocality",
+        "PodTopologySpread",
+    ] {
+        assert!(score[&node][plugin].is_i64(), "{plugin} raw score: {score}");
+        assert!(fin[&node][plugin].is_i64(), "{plugin} final score: {fin}");
+    }
+    // TaintToleration's weight is 3: a node without taints normalizes to 100 → 300.
+    assert_eq!(fin[&node]["TaintToleration"], 300);
+}
+
+#[test]
+fn an_unschedulable_pod_gets_a_fit_error_and_no_node() {
+    // 10 CPUs exceed every node's allocatable: UnschedulableAndUnresolvable, so preemption
+    // cannot help either.
+    let files: BTreeMap<String, String> = [("d.yaml".to_string(), deployment("big", 1, "10"))]
+        .into_iter()
+        .collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f d.yaml");
+    w.run_for(10 * SECOND);
+    let pods = run(&mut w, &files, "kubectl get pods");
+    assert!(pods.stdout.contains("Pending"), "{}", pods.stdout);
+    let events = run(
+        &mut w,
+        &files,
+        "kubectl get events --field-selector reason=FailedScheduling",
+    );
+    assert!(
+        events.stdout.contains("0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."),
+        "{}",
+        events.stdout
+    );
+}
+
+#[test]
+fn tainted_nodes_are_avoided_and_one_feasible_node_skips_scoring() {
+    let mut config = ClusterConfig::default();
+    for n in &mut config.nodes[1..] {
+        n.taints.push(k8s_openapi::api::core::v1::Taint {
+            key: "dedicated".into(),
+            value: Some("db".into()),
+            effect: "NoSchedule".into(),
+            time_added: None,
+        });
+    }
+    let files: BTreeMap<String, String> = [("d.yaml".to_string(), deployment("web", 2, "100m"))]
+        .into_iter()
+        .collect();
+    let mut w = World::new(config);
+    run(&mut w, &files, "kubectl apply -f d.yaml");
+    w.run_for(20 * SECOND);
+    let wide = run(&mut w, &files, "kubectl get pods -o wide");
+    assert_eq!(
+        wide.stdout.lines().filter(|l| l.contains("node-1")).count(),
+        2,
+        "{}",
+        wide.stdout
+    );
+    let pod = wide
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let a = annotations(&mut w, &pod);
+    let filter: serde_json::Value =
+        serde_json::from_str(a["kubeloop.dev/filter-result"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        filter["node-2"]["TaintToleration"],
+        "node(s) had untolerated taint(s)"
+    );
+    assert_eq!(
+        a["kubeloop.dev/score-result"], "{}",
+        "one feasible node: scoring skipped"
+    );
+    assert_eq!(a["kubeloop.dev/finalscore-result"], "{}");
+}
+
+#[test]
+fn a_node_added_later_takes_pending_pods() {
+    let mut config = ClusterConfig::default();
+    config.nodes = vec![NodeConfig::standard("node-1")];
+    let files: BTreeMap<String, String> = [("d.yaml".to_string(), deployment("web", 5, "1"))]
+        .into_iter()
+        .collect();
+    let mut w = World::new(config);
+    run(&mut w, &files, "kubectl apply -f d.yaml");
+    w.run_for(20 * SECOND);
+    let pods = run(&mut w, &files, "kubectl get pods");
+    // CoreDNS's two replicas request 100m each on the only node, so the 3.8 CPUs left
+    // hold three 1-CPU pods.
+    assert_eq!(
+        pods.stdout.matches("Pending").count(),
+        2,
+        "3.8 free CPUs hold 3 pods: {}",
+        pods.stdout
+    );
+    assert_eq!(
+        run(&mut w, &files, "sim node add node-2").stdout,
+        "node node-2 added\n"
+    );
+    w.run_for(20 * SECOND);
+    let pods = run(&mut w, &files, "kubectl get pods");
+    assert_eq!(pods.stdout.matches("Running").count(), 5, "{}", pods.stdout);
+}
