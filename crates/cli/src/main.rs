@@ -1,4 +1,7 @@
-//! `kubeloop`: run a scenario headless and print what its terminal printed.
+//! `kubeloop`: run a scenario headless and print what its terminal printed, or time the
+//! engine's benchmarks.
+
+mod bench;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -7,7 +10,46 @@ use kubeloop_sim::runner;
 use kubeloop_sim::scenario::parse_scenario;
 use kubeloop_sim::time::parse_duration;
 
-const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+
+fn bench_main(args: &[String]) -> ExitCode {
+    match args.first().map(String::as_str) {
+        Some("apiserver") => {}
+        Some("scheduling-basic") => return scheduling_basic(&args[1..]),
+        _ => {
+            eprint!("kubeloop: bench needs a suite: apiserver or scheduling-basic\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
+    let mut o = bench::Options::default();
+    let mut it = args[1..].iter();
+    while let Some(flag) = it.next() {
+        let (name, inline) = match flag.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (flag.clone(), None),
+        };
+        let Some(v) = inline
+            .or_else(|| it.next().cloned())
+            .and_then(|v| v.parse::<usize>().ok())
+        else {
+            eprint!("kubeloop: {name} needs a number\n{USAGE}");
+            return ExitCode::from(2);
+        };
+        match name.as_str() {
+            "--writes" => o.writes = v,
+            "--clients" => o.clients = v,
+            "--watchers" => o.watchers = v,
+            "--pods" => o.pods = v,
+            "--runs" => o.runs = v,
+            _ => {
+                eprint!("kubeloop: unknown flag {name}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    bench::apiserver(&o);
+    ExitCode::SUCCESS
+}
 
 struct Args {
     scenario: String,
@@ -61,13 +103,9 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
 }
 
 /// `kubeloop bench scheduling-basic`: the scheduler_perf SchedulingBasic workload natively.
-fn bench(args: &[String]) -> ExitCode {
-    if args.first().map(String::as_str) != Some("scheduling-basic") {
-        eprint!("kubeloop: unknown benchmark\n{USAGE}");
-        return ExitCode::from(2);
-    }
+fn scheduling_basic(args: &[String]) -> ExitCode {
     let mut b = kubeloop_sim::bench::SchedulingBasic::default();
-    let mut it = args[1..].iter();
+    let mut it = args.iter();
     while let Some(flag) = it.next() {
         let value = it.next().and_then(|v| v.parse::<usize>().ok());
         match (flag.as_str(), value) {
@@ -93,7 +131,7 @@ fn bench(args: &[String]) -> ExitCode {
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some("bench") {
-        return bench(&argv[1..]);
+        return bench_main(&argv[1..]);
     }
     let args = match parse_args(&argv) {
         Ok(a) => a,

@@ -73,6 +73,8 @@ pub enum Subresource {
     Binding,
     /// `/eviction` (pods)
     Eviction,
+    /// `/finalize` (namespaces: the namespace controller removes spec.finalizers)
+    Finalize,
 }
 
 impl Subresource {
@@ -83,6 +85,7 @@ impl Subresource {
             Subresource::Scale => "scale",
             Subresource::Binding => "binding",
             Subresource::Eviction => "eviction",
+            Subresource::Finalize => "finalize",
         }
     }
 }

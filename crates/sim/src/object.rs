@@ -3,6 +3,7 @@
 use std::fmt;
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{
@@ -124,6 +125,8 @@ kinds! {
     ClusterRoleBinding: ClusterRoleBinding { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", singular: "clusterrolebinding", short: [], namespaced: false, etcd: "clusterrolebindings" },
     PriorityClass: PriorityClass { group: "scheduling.k8s.io", version: "v1", plural: "priorityclasses", singular: "priorityclass", short: ["pc"], namespaced: false, etcd: "priorityclasses" },
     StorageClass: StorageClass { group: "storage.k8s.io", version: "v1", plural: "storageclasses", singular: "storageclass", short: ["sc"], namespaced: false, etcd: "storageclasses" },
+    // Never stored: the apiserver answers a create with the review's verdict.
+    SelfSubjectAccessReview: SelfSubjectAccessReview { group: "authorization.k8s.io", version: "v1", plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview", short: [], namespaced: false, etcd: "selfsubjectaccessreviews" },
 }
 
 /// Static facts about a kind: its names, group/version, scope and etcd key prefix.

@@ -90,7 +90,8 @@ impl Sys {
     pub async fn api(&self, mut req: ApiRequest) -> Result<ApiResult, Status> {
         let id = self.next_id();
         req.id = id;
-        req.user = Some(self.user.clone());
+        // An empty user means credentials the apiserver will not accept.
+        req.user = (!self.user.is_empty()).then(|| self.user.clone());
         req.groups = self.groups.clone();
         req.impersonate = self.impersonate.clone();
         self.io

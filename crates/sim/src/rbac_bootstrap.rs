@@ -106,6 +106,23 @@ pub fn objects(rng: &mut Rng) -> Vec<Object> {
         cluster_role("admin", admin, rng).into(),
         cluster_role("edit", edit, rng).into(),
         cluster_role("view", view, rng).into(),
+        cluster_role(
+            "system:basic-user",
+            vec![
+                rule(
+                    &["authorization.k8s.io"],
+                    &["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+                    &["create"],
+                ),
+                rule(
+                    &["authentication.k8s.io"],
+                    &["selfsubjectreviews"],
+                    &["create"],
+                ),
+            ],
+            rng,
+        )
+        .into(),
         cluster_role("system:kube-scheduler", everything.clone(), rng).into(),
         cluster_role("system:kube-controller-manager", everything.clone(), rng).into(),
         cluster_role(
@@ -137,6 +154,15 @@ pub fn objects(rng: &mut Rng) -> Vec<Object> {
             "kubeadm:cluster-admins",
             "cluster-admin",
             vec![subject("Group", "kubeadm:cluster-admins")],
+            rng,
+        )
+        .into(),
+    );
+    out.push(
+        cluster_role_binding(
+            "system:basic-user",
+            "system:basic-user",
+            vec![subject("Group", "system:authenticated")],
             rng,
         )
         .into(),

@@ -165,10 +165,19 @@ fn quota(
     }
     for q in &mut quotas {
         let hard = q.spec.as_ref().and_then(|s| s.hard.clone());
-        q.status = Some(ResourceQuotaStatus {
-            hard,
-            used: Some(Default::default()),
+        // Usage starts at zero for every constrained resource, then existing objects
+        // are charged (there is no quota controller keeping `status.used`).
+        let used = hard.as_ref().map(|h| {
+            h.keys()
+                .map(|k| {
+                    (
+                        k.clone(),
+                        k8s_openapi::apimachinery::pkg::api::resource::Quantity("0".into()),
+                    )
+                })
+                .collect()
         });
+        q.status = Some(ResourceQuotaStatus { hard, used });
     }
     for kind in [
         Kind::Pod,
@@ -212,6 +221,19 @@ pub fn validate_update(_s: &ApiServer, new: &Object, old: &Object) -> Result<(),
     } else {
         Err(invalid(new, &errs))
     }
+}
+
+/// A Service allocation failure as the apiserver reports it: Invalid, one cause.
+fn invalid_service(name: &str, cause: String) -> Status {
+    let mut s = Status::new(
+        422,
+        StatusReason::Invalid,
+        format!("Service \"{name}\" is invalid: {cause}"),
+    );
+    s.causes = vec![cause];
+    s.details_kind = "Service".into();
+    s.details_name = name.to_string();
+    s
 }
 
 const SERVICE_BASE: u32 = 0x0A60_0000; // 10.96.0.0
@@ -263,26 +285,14 @@ fn allocate_service(
         spec.cluster_ips = Some(vec![ip]);
     } else if requested != "None" {
         let ip: Ipv4Addr = requested.parse().map_err(|_| {
-            Status::new(
-                422,
-                StatusReason::Invalid,
-                format!("Service \"{name}\" is invalid: spec.clusterIPs[0]: Invalid value: \"{requested}\": must be a valid IP address"),
-            )
+            invalid_service(&name, format!("spec.clusterIPs[0]: Invalid value: \"{requested}\": must be a valid IP address"))
         })?;
         let v = u32::from(ip);
         if !(SERVICE_BASE..SERVICE_BASE + SERVICE_SIZE).contains(&v) {
-            return Err(Status::new(
-                422,
-                StatusReason::Invalid,
-                format!("Service \"{name}\" is invalid: spec.clusterIPs: Invalid value: []string{{\"{requested}\"}}: failed to allocate IP {requested}: the provided IP ({requested}) is not in the valid range. The range of valid IPs is 10.96.0.0/12"),
-            ));
+            return Err(invalid_service(&name, format!("spec.clusterIPs: Invalid value: []string{{\"{requested}\"}}: failed to allocate IP {requested}: the provided IP ({requested}) is not in the valid range. The range of valid IPs is 10.96.0.0/12")));
         }
         if used_ips.contains(&v) {
-            return Err(Status::new(
-                422,
-                StatusReason::Invalid,
-                format!("Service \"{name}\" is invalid: spec.clusterIPs: Invalid value: []string{{\"{requested}\"}}: failed to allocate IP {requested}: provided IP is already allocated"),
-            ));
+            return Err(invalid_service(&name, format!("spec.clusterIPs: Invalid value: []string{{\"{requested}\"}}: failed to allocate IP {requested}: provided IP is already allocated")));
         }
         spec.cluster_ips = Some(vec![requested.clone()]);
     }
@@ -291,11 +301,7 @@ fn allocate_service(
             match p.node_port {
                 Some(np) if np != 0 => {
                     if used_ports.contains(&np) {
-                        return Err(Status::new(
-                            422,
-                            StatusReason::Invalid,
-                            format!("Service \"{name}\" is invalid: spec.ports[0].nodePort: Invalid value: {np}: provided port is already allocated"),
-                        ));
+                        return Err(invalid_service(&name, format!("spec.ports[0].nodePort: Invalid value: {np}: provided port is already allocated")));
                     }
                     used_ports.insert(np);
                 }

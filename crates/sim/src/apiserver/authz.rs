@@ -179,6 +179,37 @@ pub fn rule_allows(rule: &PolicyRule, a: &Attributes) -> bool {
     verb_ok && group_ok && resource_ok && name_ok
 }
 
+/// Whether `user` may do what a SelfSubjectAccessReview's spec asks about. Non-resource
+/// URLs are allowed to those bound to a rule naming them (only `cluster-admin`'s `*`
+/// here) and denied otherwise.
+pub fn review(
+    user: &UserInfo,
+    spec: &k8s_openapi::api::authorization::v1::SelfSubjectAccessReviewSpec,
+    cache: &WatchCache,
+) -> bool {
+    if let Some(ra) = &spec.resource_attributes {
+        let attrs = Attributes {
+            verb: ra.verb.clone().unwrap_or_default(),
+            group: ra.group.clone().unwrap_or_default(),
+            resource: ra.resource.clone().unwrap_or_default(),
+            subresource: ra.subresource.clone().unwrap_or_default(),
+            namespace: ra.namespace.clone().unwrap_or_default(),
+            name: ra.name.clone().unwrap_or_default(),
+        };
+        return authorize(user, &attrs, cache);
+    }
+    // Non-resource URLs: only a superuser's wildcard rule covers them here.
+    let attrs = Attributes {
+        verb: "*".into(),
+        group: "*".into(),
+        resource: "*".into(),
+        subresource: String::new(),
+        namespace: String::new(),
+        name: String::new(),
+    };
+    authorize(user, &attrs, cache)
+}
+
 /// The 403 upstream returns when RBAC denies.
 pub fn forbidden(user: &UserInfo, a: &Attributes) -> Status {
     let res = a.resource_path();

@@ -169,7 +169,8 @@ pub fn set_defaults(obj: &mut Object) {
         | Object::Event(_)
         | Object::Lease(_)
         | Object::Role(_)
-        | Object::ClusterRole(_) => {}
+        | Object::ClusterRole(_)
+        | Object::SelfSubjectAccessReview(_) => {}
     }
 }
 

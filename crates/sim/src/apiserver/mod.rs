@@ -6,6 +6,7 @@ pub mod admission_chain;
 pub mod authz;
 pub mod defaults;
 pub mod field_error;
+pub mod namespace;
 pub mod patch;
 pub mod quantity;
 pub mod server;

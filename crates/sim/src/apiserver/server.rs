@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::api::{ApiRequest, ApiResponse, ApiResult, Status, Verb};
 use crate::apiserver::authz::{self, Attributes, UserInfo};
-use crate::apiserver::watch::{with_rv, CacheEvent, WatchCache, Watcher, Watchers};
+use crate::apiserver::watch::{with_rv, WatchCache, Watchers};
 use crate::apiserver::write::{self, WriteOp};
 use crate::cluster::ClusterConfig;
 use crate::etcd::{EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, KeyValue};
@@ -21,6 +21,8 @@ const AUDIT_CAPACITY: usize = 2000;
 const COMPACTION_INTERVAL: Time = 5 * MINUTE;
 /// How many times a write is retried after losing an optimistic-concurrency race.
 const MAX_WRITE_ATTEMPTS: u32 = 8;
+
+mod reads;
 
 const TIMER_RESYNC: u64 = 1;
 const TIMER_COMPACT: u64 = 2;
@@ -96,6 +98,7 @@ pub struct ApiServer {
     audit: VecDeque<AuditEntry>,
     served: u64,
     compact_candidate: u64,
+    relists: u64,
 }
 
 impl ApiServer {
@@ -114,6 +117,7 @@ impl ApiServer {
             audit: VecDeque::new(),
             served: 0,
             compact_candidate: 0,
+            relists: 0,
         }
     }
 
@@ -143,6 +147,12 @@ impl ApiServer {
         self.served
     }
 
+    /// How many times the watch cache was rebuilt from a full list because its etcd
+    /// watch fell below the compaction point.
+    pub fn relists(&self) -> u64 {
+        self.relists
+    }
+
     /// Number of open client watches.
     pub fn watch_count(&self) -> usize {
         self.watchers.len()
@@ -163,9 +173,22 @@ impl ApiServer {
                 key: "/registry/".into(),
                 prefix: true,
                 limit: 0,
+                revision: 0,
             },
             Pending::Load,
         );
+    }
+
+    fn watch_etcd(&mut self, ctx: &mut Ctx, start_revision: u64) {
+        let id = self.etcd(
+            ctx,
+            EtcdOp::Watch {
+                prefix: "/registry/".into(),
+                start_revision,
+            },
+            Pending::Watch,
+        );
+        self.etcd_watch = Some(id);
     }
 
     /// Handles a message.
@@ -203,7 +226,13 @@ impl ApiServer {
                         .values()
                         .any(|p| matches!(p, Pending::Load | Pending::Watch))
                 {
-                    self.load(ctx);
+                    if self.ready {
+                        // Like the cacher's reflector: resume the watch where the cache
+                        // stopped; only a compacted revision forces a relist.
+                        self.watch_etcd(ctx, self.cache.revision() + 1);
+                    } else {
+                        self.load(ctx);
+                    }
                 }
             }
             Payload::Timer(TIMER_COMPACT) => {
@@ -295,6 +324,9 @@ impl ApiServer {
             let s = authz::forbidden(&r.user, &attrs);
             return self.respond(ctx, r, Err(s));
         }
+        if r.req.kind == Kind::SelfSubjectAccessReview {
+            return self.access_review(ctx, r);
+        }
         match r.req.verb {
             Verb::Get => {
                 let key = crate::object::ObjectKey::new(r.req.kind, &r.req.namespace, &r.req.name)
@@ -310,6 +342,7 @@ impl ApiServer {
                         key,
                         prefix: false,
                         limit: 0,
+                        revision: 0,
                     },
                     Pending::Get(r),
                 );
@@ -328,6 +361,7 @@ impl ApiServer {
                         key,
                         prefix: true,
                         limit: 1,
+                        revision: 0,
                     },
                     Pending::ReadRevision(r),
                 );
@@ -354,7 +388,7 @@ impl ApiServer {
         match computed {
             Err(s) => self.respond(ctx, r, Err(s)),
             Ok(WriteOp::Respond(result)) => self.respond(ctx, r, Ok(result)),
-            Ok(op) => {
+            Ok(mut op) => {
                 let (key, expect, txn) = op.txn();
                 r.spans.push(Span {
                     stage: "etcd",
@@ -386,15 +420,7 @@ impl ApiServer {
                     if was_ready {
                         self.expire_all_watches(ctx);
                     }
-                    let id = self.etcd(
-                        ctx,
-                        EtcdOp::Watch {
-                            prefix: "/registry/".into(),
-                            start_revision: revision + 1,
-                        },
-                        Pending::Watch,
-                    );
-                    self.etcd_watch = Some(id);
+                    self.watch_etcd(ctx, revision + 1);
                     self.ready = true;
                     for (client, req, _) in std::mem::take(&mut self.not_ready_queue) {
                         self.serve(ctx, client, req);
@@ -508,7 +534,11 @@ impl ApiServer {
                 self.release_waiting(ctx);
             }
             Err(_) => {
+                // `mvcc: required revision has been compacted`: what happened in between
+                // is gone from etcd's history, so list everything again; client watches
+                // end with 410 Gone and their informers relist too.
                 self.etcd_watch = None;
+                self.relists += 1;
                 self.load(ctx);
             }
         }
@@ -526,81 +556,6 @@ impl ApiServer {
         for (_, r) in ready {
             self.finish_list(ctx, r);
         }
-    }
-
-    fn finish_list(&mut self, ctx: &mut Ctx, r: Request) {
-        let w = watcher_of(&r.req);
-        let items: Vec<Arc<Object>> = if r.req.kind == Kind::Pod && node_filter(&w).is_some() {
-            let node = node_filter(&w).unwrap_or_default();
-            self.cache
-                .pods_on_node(&node)
-                .into_iter()
-                .filter(|o| matches_watcher(&w, o))
-                .collect()
-        } else {
-            self.cache
-                .list(r.req.kind, &r.req.namespace)
-                .into_iter()
-                .filter(|o| matches_watcher(&w, o))
-                .collect()
-        };
-        let resource_version = self.cache.revision();
-        self.respond(
-            ctx,
-            r,
-            Ok(ApiResult::List {
-                items,
-                resource_version,
-            }),
-        );
-    }
-
-    fn start_watch(&mut self, ctx: &mut Ctx, r: Request) {
-        let w = watcher_of(&r.req);
-        let id = r.req.id;
-        let client = r.client;
-        let rv = r.req.options.resource_version.unwrap_or(0);
-        let backlog: Vec<CacheEvent> = if rv == 0 {
-            // "Get state and start at most recent": synthetic ADDED for what exists now.
-            self.cache
-                .list(r.req.kind, &r.req.namespace)
-                .into_iter()
-                .map(|o| CacheEvent {
-                    revision: o.resource_version(),
-                    object: o,
-                    prev: None,
-                    deleted: false,
-                })
-                .collect()
-        } else {
-            match self.cache.events_after(rv) {
-                Some(evs) => evs,
-                None => {
-                    self.respond(ctx, r, Ok(ApiResult::WatchStarted));
-                    let oldest = self.cache.revision();
-                    self.watchers.expire(ctx, client, id, rv, oldest);
-                    return;
-                }
-            }
-        };
-        self.respond(ctx, r, Ok(ApiResult::WatchStarted));
-        for ev in &backlog {
-            if let Some(e) = w.translate(ev) {
-                ctx.send(
-                    client,
-                    Payload::Watch(crate::api::WatchEvent {
-                        watch_id: id,
-                        event: Ok(e),
-                    }),
-                );
-            }
-        }
-        self.watchers.add(client, id, w);
-    }
-
-    fn expire_all_watches(&mut self, ctx: &mut Ctx) {
-        let rv = self.cache.revision();
-        self.watchers.expire_all(ctx, rv);
     }
 
     /// Draws the 5-character suffix `names.SimpleNameGenerator` appends to generateName.
@@ -624,31 +579,6 @@ fn close_span(r: &mut Request, now: Time) {
     if let Some(s) = r.spans.iter_mut().rev().find(|s| s.stage == "etcd") {
         s.end = now;
     }
-}
-
-fn watcher_of(req: &ApiRequest) -> Watcher {
-    Watcher {
-        kind: req.kind,
-        namespace: if req.kind.info().namespaced {
-            req.namespace.clone()
-        } else {
-            String::new()
-        },
-        labels: req.options.label_selector.clone(),
-        fields: req.options.field_selector.clone(),
-    }
-}
-
-fn node_filter(w: &Watcher) -> Option<String> {
-    w.fields
-        .as_ref()?
-        .required_value("spec.nodeName")
-        .filter(|n| !n.is_empty())
-        .map(str::to_string)
-}
-
-fn matches_watcher(w: &Watcher, o: &Object) -> bool {
-    w.matches(o)
 }
 
 /// How the apiserver reports an etcd failure to its client.

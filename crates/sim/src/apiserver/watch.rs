@@ -156,8 +156,16 @@ fn ns_name(o: &Object) -> (String, String) {
     (o.namespace().to_string(), o.name().to_string())
 }
 
-/// A copy of `o` carrying `resourceVersion: rv`.
+/// `o` carrying `resourceVersion: rv`: the same object when it already does (etcd
+/// stamps what it stores), else a copy.
 pub fn with_rv(o: &Arc<Object>, rv: u64) -> Arc<Object> {
+    if o.meta()
+        .resource_version
+        .as_deref()
+        .is_some_and(|v| v.parse::<u64>() == Ok(rv))
+    {
+        return o.clone();
+    }
     let mut c = (**o).clone();
     c.meta_mut().resource_version = Some(rv.to_string());
     Arc::new(c)

@@ -11,7 +11,7 @@ use crate::api::{
 };
 use crate::apiserver::server::{ApiServer, Request};
 use crate::apiserver::watch::with_rv;
-use crate::apiserver::{admission_chain, patch, strategy};
+use crate::apiserver::{admission_chain, namespace, patch, strategy};
 use crate::etcd::{Expect, KeyValue, TxnOp};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::{k8s_time, Time};
@@ -51,16 +51,21 @@ pub enum WriteOp {
 }
 
 impl WriteOp {
-    /// The transaction to send.
-    pub fn txn(&self) -> (String, Expect, TxnOp) {
+    /// The transaction to send. The object moves into it (the op keeps an empty
+    /// stand-in), so etcd holds the only reference and stamps its revision in place:
+    /// the watch cache and the response then share etcd's copy.
+    pub fn txn(&mut self) -> (String, Expect, TxnOp) {
+        let take = |o: &mut Arc<Object>| {
+            std::mem::replace(o, Arc::new(Object::ConfigMap(Default::default())))
+        };
         match self {
-            WriteOp::Create { key, obj } => (key.clone(), Expect::Absent, TxnOp::Put(obj.clone())),
+            WriteOp::Create { key, obj } => (key.clone(), Expect::Absent, TxnOp::Put(take(obj))),
             WriteOp::Update {
                 key, expect, obj, ..
             } => (
                 key.clone(),
                 Expect::ModRevision(*expect),
-                TxnOp::Put(obj.clone()),
+                TxnOp::Put(take(obj)),
             ),
             WriteOp::Delete { key, expect } => {
                 (key.clone(), Expect::ModRevision(*expect), TxnOp::Delete)
@@ -69,23 +74,20 @@ impl WriteOp {
         }
     }
 
-    /// The response after the transaction succeeded.
+    /// The response after the transaction succeeded: the object as etcd stored it.
     pub fn success(self, revision: u64, kv: Option<KeyValue>, prev: Option<KeyValue>) -> ApiResult {
+        let stored = |kv: Option<KeyValue>| {
+            kv.map(|k| with_rv(&k.value, k.mod_revision))
+                .unwrap_or_else(|| Arc::new(Object::Namespace(Default::default())))
+        };
         match self {
-            WriteOp::Create { obj, .. }
+            WriteOp::Create { .. }
             | WriteOp::Update {
-                obj,
-                status_only: false,
-                ..
-            } => {
-                let rv = kv.map_or(revision, |k| k.mod_revision);
-                ApiResult::Object(with_rv(&obj, rv))
-            }
+                status_only: false, ..
+            } => ApiResult::Object(stored(kv)),
             WriteOp::Update {
-                obj,
-                status_only: true,
-                ..
-            } => ApiResult::Success(obj),
+                status_only: true, ..
+            } => ApiResult::Success(stored(kv)),
             WriteOp::Delete { .. } => match prev {
                 Some(p) => ApiResult::Object(with_rv(&p.value, revision)),
                 None => ApiResult::Success(Arc::new(Object::Namespace(Default::default()))),
@@ -97,7 +99,10 @@ impl WriteOp {
     /// The error for a failed compare, or None when the write should be recomputed.
     pub fn conflict_status(&self, req: &ApiRequest, exists: bool) -> Option<Status> {
         match self {
-            WriteOp::Create { obj, .. } => Some(Status::already_exists(req.kind, obj.name())),
+            WriteOp::Create { key, .. } => {
+                let name = key.rsplit('/').next().unwrap_or_default();
+                Some(Status::already_exists(req.kind, name))
+            }
             WriteOp::Update {
                 precondition: true, ..
             } => Some(Status::conflict(req.kind, &req.name)),
@@ -125,11 +130,17 @@ pub(crate) fn compute(
             }
             Ok(op)
         }
+        (Verb::Update, Some(Subresource::Finalize)) => namespace::finalize(req, current),
         (Verb::Update, sub) => {
             let current = current.ok_or_else(|| Status::not_found(req.kind, &req.name))?;
-            let new = decode_body(req)?;
+            let mut new = decode_body(req)?;
             check_name(req, &new)?;
             let precondition = new.resource_version() != 0;
+            if !precondition {
+                // An unconditional update (every kind here allows one) applies to the
+                // current version.
+                new.meta_mut().resource_version = current.meta().resource_version.clone();
+            }
             if precondition && new.resource_version() != current.resource_version() {
                 return Err(Status::conflict(req.kind, &req.name));
             }
@@ -156,6 +167,9 @@ pub(crate) fn compute(
             }
             update(s, req, sub, new, &current, false, now)
         }
+        (Verb::Delete, _) if req.kind == Kind::Namespace => {
+            namespace::delete_namespace(req, current, now)
+        }
         (Verb::Delete, _) => delete(req, current, now),
         _ => Err(Status::new(
             405,
@@ -165,8 +179,13 @@ pub(crate) fn compute(
     }
 }
 
+/// Decodes a request body strictly into an object of the request's kind.
+pub(crate) fn decode_request_body(req: &ApiRequest) -> Result<Object, Status> {
+    decode_body(req)
+}
+
 /// Decodes the request body strictly into an object of the request's kind.
-fn decode_body(req: &ApiRequest) -> Result<Object, Status> {
+pub(crate) fn decode_body(req: &ApiRequest) -> Result<Object, Status> {
     match &req.body {
         Body::Object(o) if o.kind() == req.kind => Ok(o.clone()),
         Body::Object(o) => Err(Status::bad_request(format!(
@@ -283,7 +302,8 @@ fn update(
     let expect = current.resource_version();
     // An object being deleted whose last finalizer is gone disappears now.
     let m = new.meta();
-    let finalizers_done = m.finalizers.as_ref().is_none_or(|f| f.is_empty());
+    let finalizers_done = m.finalizers.as_ref().is_none_or(|f| f.is_empty())
+        && namespace::namespace_finalizers(&new).is_empty();
     let grace_done = new.kind() != Kind::Pod || m.deletion_grace_period_seconds.unwrap_or(0) == 0;
     if m.deletion_timestamp.is_some() && finalizers_done && grace_done {
         return Ok(WriteOp::Delete { key, expect });

@@ -160,7 +160,12 @@ pub async fn get(k: Kubectl) -> i32 {
     let single = targets.len() == 1 && targets[0].names.len() == 1;
     let total: usize = groups.iter().map(|(_, o)| o.len()).sum();
     let watch = k.flags.bool("watch") || k.flags.bool("watch-only");
-    if total == 0 && targets.iter().all(|t| t.names.is_empty()) && !watch {
+    // Structured formats print the empty List; only tables and names say "No resources".
+    let generic = matches!(
+        format,
+        OutputFormat::Json | OutputFormat::Yaml | OutputFormat::JsonPath { .. }
+    );
+    if total == 0 && targets.iter().all(|t| t.names.is_empty()) && !watch && !generic {
         let namespaced = targets.iter().any(|t| t.kind.info().namespaced);
         let ns = k.namespace();
         let msg = no_resources_message(if namespaced && !all_ns {

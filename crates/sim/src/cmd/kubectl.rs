@@ -27,6 +27,7 @@ pub const GLOBAL: &[Flag] = &[
     flag("context", None, true),
     flag("cluster", None, true),
     flag("user", None, true),
+    flag("token", None, true),
     flag("server", Some('s'), true),
     flag("request-timeout", None, true),
     flag("v", Some('v'), true),
@@ -108,13 +109,31 @@ pub fn task(
     }
     let spec: Vec<Flag> = GLOBAL.iter().chain(sub_flags(sub)).copied().collect();
     let parsed = flags::parse(&rest, &spec, &format!("kubectl {sub}")).map_err(fail)?;
-    let impersonate = parsed.get("as").map(str::to_string);
-    let (io, sys) = Process::sys(ADMIN_USER, ADMIN_GROUPS, impersonate, files);
+    // `kubectl create rolebinding --user=x` names a subject, not the kubeconfig user.
+    let mut for_identity = parsed.clone();
+    if sub == "create" && crate::cmd::create::owns_user_flag(&parsed.args) {
+        for_identity.flags.remove("user");
+    }
+    let id = crate::cmd::kubeconfig::identity(&for_identity).map_err(|e| fail(format!("{e}\n")))?;
+    let groups: Vec<&str> = id.groups.iter().map(String::as_str).collect();
+    let user = id.user.clone().unwrap_or_default();
+    let (io, sys) = Process::sys(&user, &groups, id.impersonate.clone(), files);
     let ctx = Kubectl { sys, flags: parsed };
     let task: Task = match sub {
         "get" => Box::pin(crate::cmd::get::get(ctx)),
         "apply" => Box::pin(crate::cmd::apply::apply(ctx)),
+        "create"
+            if ctx
+                .flags
+                .args
+                .first()
+                .is_some_and(|a| crate::cmd::create::GENERATORS.contains(&a.as_str())) =>
+        {
+            Box::pin(crate::cmd::create::create(ctx))
+        }
         "create" => Box::pin(crate::cmd::apply::create(ctx)),
+        "auth" => Box::pin(crate::cmd::auth::auth(ctx)),
+        "drain" => Box::pin(crate::cmd::drain::drain(ctx)),
         "replace" => Box::pin(crate::cmd::apply::replace(ctx)),
         "delete" => Box::pin(crate::cmd::apply::delete(ctx)),
         "expose" => Box::pin(crate::cmd::expose::expose(ctx)),
@@ -223,6 +242,52 @@ const PATCH_FLAGS: &[Flag] = &[
     flag("type", None, true),
     flag("filename", Some('f'), true),
 ];
+const CREATE_FLAGS: &[Flag] = &[
+    flag("filename", Some('f'), true),
+    flag("recursive", Some('R'), false),
+    flag("dry-run", None, true),
+    flag("output", Some('o'), true),
+    flag("save-config", None, false),
+    flag("validate", None, true),
+    flag("edit", None, false),
+    flag("image", None, true),
+    flag("replicas", Some('r'), true),
+    flag("port", None, true),
+    flag("from-literal", None, true),
+    flag("from-file", None, true),
+    flag("type", None, true),
+    flag("tcp", None, true),
+    flag("node-port", None, true),
+    flag("clusterip", None, true),
+    flag("external-name", None, true),
+    flag("verb", None, true),
+    flag("resource", None, true),
+    flag("resource-name", None, true),
+    flag("role", None, true),
+    flag("clusterrole", None, true),
+    flag("group", None, true),
+    flag("serviceaccount", None, true),
+];
+const AUTH_FLAGS: &[Flag] = &[
+    flag("all-namespaces", Some('A'), false),
+    flag("quiet", Some('q'), false),
+    flag("subresource", None, true),
+    flag("list", None, false),
+    flag("no-headers", None, false),
+    flag("output", Some('o'), true),
+];
+const DRAIN_FLAGS: &[Flag] = &[
+    flag("ignore-daemonsets", None, false),
+    flag("delete-emptydir-data", None, false),
+    flag("force", None, false),
+    flag("grace-period", None, true),
+    flag("timeout", None, true),
+    flag("selector", Some('l'), true),
+    flag("pod-selector", None, true),
+    flag("disable-eviction", None, false),
+    flag("dry-run", None, true),
+    flag("skip-wait-for-delete-timeout", None, true),
+];
 const VERSION_FLAGS: &[Flag] = &[flag("client", None, false), flag("output", Some('o'), true)];
 const LOGS_FLAGS: &[Flag] = &[
     flag("container", Some('c'), true),
@@ -252,7 +317,10 @@ const TOP_FLAGS: &[Flag] = &[
 fn sub_flags(sub: &str) -> &'static [Flag] {
     match sub {
         "get" => GET_FLAGS,
-        "apply" | "create" | "replace" | "delete" => WRITE_FLAGS,
+        "apply" | "replace" | "delete" => WRITE_FLAGS,
+        "create" => CREATE_FLAGS,
+        "auth" => AUTH_FLAGS,
+        "drain" => DRAIN_FLAGS,
         "expose" => EXPOSE_FLAGS,
         "scale" => SCALE_FLAGS,
         "describe" => DESCRIBE_FLAGS,

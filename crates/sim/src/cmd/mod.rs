@@ -2,12 +2,16 @@
 //! kubectl, etcdctl, ssh and sim.
 
 pub mod apply;
+pub mod auth;
+pub mod create;
+pub mod drain;
 pub mod crictl;
 pub mod edit;
 pub mod etcdctl;
 pub mod expose;
 pub mod flags;
 pub mod get;
+pub mod kubeconfig;
 pub mod kubectl;
 pub mod logs;
 pub mod nodeos;

@@ -1,13 +1,16 @@
 //! kube-controller-manager: shared informers feeding the Deployment, ReplicaSet,
-//! EndpointSlice, node lifecycle and garbage-collector controllers.
+//! EndpointSlice, node lifecycle, garbage-collector, namespace and service-account
+//! controllers.
 
 pub mod deployment;
 pub mod deployment_util;
 pub mod endpointslice;
 pub mod gc;
+pub mod namespace;
 pub mod nodelifecycle;
 pub mod ranking;
 pub mod replicaset;
+pub mod serviceaccount;
 pub mod util;
 pub mod volume;
 
@@ -38,6 +41,10 @@ pub struct Informers {
     pub endpointslices: Informer,
     /// Node leases (kube-node-lease).
     pub leases: Informer,
+    /// Namespaces.
+    pub namespaces: Informer,
+    /// ServiceAccounts.
+    pub serviceaccounts: Informer,
     /// PersistentVolumeClaims.
     pub pvcs: Informer,
     /// PersistentVolumes.
@@ -56,13 +63,15 @@ impl Informers {
             services: Informer::new(Kind::Service, 105),
             endpointslices: Informer::new(Kind::EndpointSlice, 106),
             leases: Informer::new(Kind::Lease, 107).in_namespace("kube-node-lease"),
-            pvcs: Informer::new(Kind::PersistentVolumeClaim, 108),
-            pvs: Informer::new(Kind::PersistentVolume, 109),
-            storageclasses: Informer::new(Kind::StorageClass, 110),
+            namespaces: Informer::new(Kind::Namespace, 108),
+            serviceaccounts: Informer::new(Kind::ServiceAccount, 109),
+            pvcs: Informer::new(Kind::PersistentVolumeClaim, 110),
+            pvs: Informer::new(Kind::PersistentVolume, 111),
+            storageclasses: Informer::new(Kind::StorageClass, 112),
         }
     }
 
-    fn all_mut(&mut self) -> [&mut Informer; 10] {
+    fn all_mut(&mut self) -> [&mut Informer; 12] {
         [
             &mut self.pods,
             &mut self.replicasets,
@@ -71,6 +80,8 @@ impl Informers {
             &mut self.services,
             &mut self.endpointslices,
             &mut self.leases,
+            &mut self.namespaces,
+            &mut self.serviceaccounts,
             &mut self.pvcs,
             &mut self.pvs,
             &mut self.storageclasses,
@@ -87,6 +98,8 @@ impl Informers {
             &self.services,
             &self.endpointslices,
             &self.leases,
+            &self.namespaces,
+            &self.serviceaccounts,
             &self.pvcs,
             &self.pvs,
             &self.storageclasses,
@@ -176,6 +189,8 @@ impl ControllerManager {
             Box::new(endpointslice::EndpointSliceController::default()),
             Box::new(nodelifecycle::NodeLifecycleController::default()),
             Box::new(gc::GarbageCollector::default()),
+            Box::new(namespace::NamespaceController::default()),
+            Box::new(serviceaccount::ServiceAccountController::default()),
             Box::new(volume::VolumeController::default()),
         ];
         ControllerManager {

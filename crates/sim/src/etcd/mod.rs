@@ -1,11 +1,17 @@
-//! etcd: an MVCC key-value store with revisions, prefix ranges, watches with history,
-//! compaction and single-key compare-and-swap transactions — and the actor serving it.
+//! etcd: an MVCC key-value store with revisions, prefix ranges, reads at past revisions,
+//! watches with history, compaction and single-key compare-and-swap transactions — and
+//! the actor serving it.
+
+mod server;
+#[cfg(test)]
+mod tests;
+
+pub use server::Etcd;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use crate::object::Object;
-use crate::world::{Actor, Ctx, Payload};
 
 /// One stored key with its MVCC metadata.
 #[derive(Clone, Debug)]
@@ -66,6 +72,8 @@ pub enum EtcdOp {
         prefix: bool,
         /// Return at most this many keys (0 = all).
         limit: usize,
+        /// Read as of this revision (0 = the current one), like `etcdctl get --rev`.
+        revision: u64,
     },
     /// `If(compare) Then(op) Else(get)` on one key.
     Txn {
@@ -76,7 +84,7 @@ pub enum EtcdOp {
         /// The operation if the compare holds.
         op: TxnOp,
     },
-    /// Watch a prefix from a revision (0 = from the next write).
+    /// Watch a key or prefix from a revision (0 = from the next write).
     Watch {
         /// Prefix.
         prefix: String,
@@ -141,6 +149,8 @@ pub enum EtcdResult {
         kvs: Vec<KeyValue>,
         /// Total matching keys (before limit).
         count: usize,
+        /// Whether the limit cut the result short.
+        more: bool,
         /// Header revision.
         revision: u64,
     },
@@ -165,8 +175,10 @@ pub enum EtcdResult {
         revision: u64,
         /// Compacted revision.
         compact_revision: u64,
-        /// Approximate database size in bytes.
+        /// Size of the database file in bytes (it never shrinks without a defrag).
         db_size: u64,
+        /// Bytes of the file holding live data and retained history.
+        db_size_in_use: u64,
         /// Number of keys.
         keys: usize,
     },
@@ -192,6 +204,8 @@ pub struct EtcdWatchBatch {
 
 /// The error etcd returns for a watch or read below the compaction point.
 pub const ERR_COMPACTED: &str = "mvcc: required revision has been compacted";
+/// The error etcd returns for a read or compaction above the current revision.
+pub const ERR_FUTURE_REV: &str = "mvcc: required revision is a future revision";
 
 /// The MVCC store.
 #[derive(Debug, Default)]
@@ -226,6 +240,65 @@ impl Store {
             .map(|(_, v)| v)
     }
 
+    /// Keys under a prefix (or the one key), as of `rev` (0 = now): the current value
+    /// of keys unchanged since `rev`, else the value the first later write replaced.
+    /// Fails below the compaction point or above the current revision.
+    pub fn range_at(&self, key: &str, prefix: bool, rev: u64) -> Result<Vec<KeyValue>, String> {
+        let matches = |k: &str| if prefix { k.starts_with(key) } else { k == key };
+        let now: Vec<KeyValue> = if prefix {
+            self.range_prefix(key).cloned().collect()
+        } else {
+            self.get(key).cloned().into_iter().collect()
+        };
+        if rev == 0 || rev >= self.revision {
+            if rev > self.revision {
+                return Err(ERR_FUTURE_REV.to_string());
+            }
+            return Ok(now);
+        }
+        if rev < self.compact_revision {
+            return Err(ERR_COMPACTED.to_string());
+        }
+        // The first write after `rev` to each key tells what the key held at `rev`.
+        let mut first_after: BTreeMap<&str, &EtcdEvent> = BTreeMap::new();
+        let start = self.history.partition_point(|e| e.revision <= rev);
+        for e in self.history.iter().skip(start) {
+            if matches(&e.kv.key) {
+                first_after.entry(e.kv.key.as_str()).or_insert(e);
+            }
+        }
+        let mut out: BTreeMap<String, KeyValue> = now
+            .into_iter()
+            .filter(|kv| !first_after.contains_key(kv.key.as_str()))
+            .map(|kv| (kv.key.clone(), kv))
+            .collect();
+        for (k, e) in first_after {
+            if let Some(p) = &e.prev {
+                out.insert(k.to_string(), p.clone());
+            }
+        }
+        Ok(out.into_values().collect())
+    }
+
+    /// Number of keys under a prefix and the first `limit` of them (0 = all), without
+    /// cloning the rest.
+    pub fn range_limited(&self, prefix: &str, limit: usize) -> (Vec<KeyValue>, usize) {
+        let mut kvs = Vec::new();
+        let mut count = 0;
+        for kv in self.range_prefix(prefix) {
+            if limit == 0 || count < limit {
+                kvs.push(kv.clone());
+            }
+            count += 1;
+        }
+        (kvs, count)
+    }
+
+    /// Retained history events (since the last compaction).
+    pub fn history_len(&self) -> usize {
+        self.history.len()
+    }
+
     /// Number of keys.
     pub fn len(&self) -> usize {
         self.kv.len()
@@ -254,8 +327,9 @@ impl Store {
             return (r, None);
         }
         match op {
-            TxnOp::Put(value) => {
+            TxnOp::Put(mut value) => {
                 self.revision += 1;
+                stamp(&mut value, self.revision);
                 let prev = current.cloned();
                 let kv = KeyValue {
                     key: key.to_string(),
@@ -318,7 +392,8 @@ impl Store {
 
     /// Events at revisions ≥ `from` under `prefix`, or the compaction error.
     pub fn events_since(&self, prefix: &str, from: u64) -> Result<Vec<EtcdEvent>, (String, u64)> {
-        if from != 0 && from <= self.compact_revision {
+        // A watch may start at the compaction revision itself, not before (as etcd).
+        if from != 0 && from < self.compact_revision {
             return Err((ERR_COMPACTED.to_string(), self.compact_revision));
         }
         let start = self.history.partition_point(|e| e.revision < from);
@@ -337,7 +412,7 @@ impl Store {
             return Err(ERR_COMPACTED.to_string());
         }
         if revision > self.revision {
-            return Err("mvcc: required revision is a future revision".to_string());
+            return Err(ERR_FUTURE_REV.to_string());
         }
         self.compact_revision = revision;
         while self.history.front().is_some_and(|e| e.revision < revision) {
@@ -352,259 +427,18 @@ impl Store {
     }
 }
 
-/// A registered watch.
-#[derive(Debug)]
-struct Watcher {
-    prefix: String,
-}
-
-/// The etcd member actor: serves the store to kube-apiserver and etcdctl.
-#[derive(Debug, Default)]
-pub struct Etcd {
-    /// The data (kept across stop/start: it is on disk).
-    pub store: Store,
-    watchers: BTreeMap<(Actor, u64), Watcher>,
-}
-
-impl Etcd {
-    /// Forgets every watch (the process stopped; connections are gone).
-    pub fn drop_connections(&mut self) {
-        self.watchers.clear();
-    }
-
-    /// Forgets the watches of one client.
-    pub fn client_gone(&mut self, client: Actor) {
-        self.watchers.retain(|(a, _), _| *a != client);
-    }
-
-    /// Handles a request.
-    pub fn handle(&mut self, ctx: &mut Ctx, from: Actor, req: EtcdRequest) {
-        let result = match req.op {
-            EtcdOp::Range { key, prefix, limit } => {
-                let kvs: Vec<KeyValue> = if prefix {
-                    self.store.range_prefix(&key).cloned().collect()
-                } else {
-                    self.store.get(&key).cloned().into_iter().collect()
-                };
-                let count = kvs.len();
-                let kvs = if limit > 0 {
-                    kvs.into_iter().take(limit).collect()
-                } else {
-                    kvs
-                };
-                Ok(EtcdResult::Range {
-                    kvs,
-                    count,
-                    revision: self.store.revision,
-                })
-            }
-            EtcdOp::Txn { key, expect, op } => {
-                let (res, ev) = self.store.txn(&key, expect, op);
-                if let Some(ev) = ev {
-                    self.notify(ctx, &ev);
-                }
-                Ok(res)
-            }
-            EtcdOp::Watch {
-                prefix,
-                start_revision,
-            } => {
-                let backlog = if start_revision == 0 {
-                    Ok(Vec::new())
-                } else {
-                    self.store.events_since(&prefix, start_revision)
-                };
-                match backlog {
-                    Err(e) => {
-                        ctx.send(
-                            from,
-                            Payload::EtcdWatch(EtcdWatchBatch {
-                                watch_id: req.id,
-                                events: Err(e),
-                            }),
-                        );
-                        return;
-                    }
-                    Ok(events) => {
-                        self.watchers.insert((from, req.id), Watcher { prefix });
-                        ctx.send(
-                            from,
-                            Payload::EtcdResp(EtcdResponse {
-                                id: req.id,
-                                result: Ok(EtcdResult::WatchCreated),
-                            }),
-                        );
-                        if !events.is_empty() {
-                            ctx.send(
-                                from,
-                                Payload::EtcdWatch(EtcdWatchBatch {
-                                    watch_id: req.id,
-                                    events: Ok(events),
-                                }),
-                            );
-                        }
-                        return;
-                    }
-                }
-            }
-            EtcdOp::CancelWatch { watch_id } => {
-                self.watchers.remove(&(from, watch_id));
-                return;
-            }
-            EtcdOp::Compact { revision } => {
-                self.store.compact(revision).map(|_| EtcdResult::Compacted)
-            }
-            EtcdOp::Status => Ok(EtcdResult::Status {
-                revision: self.store.revision,
-                compact_revision: self.store.compact_revision,
-                db_size: self.approx_db_size(),
-                keys: self.store.len(),
-            }),
-        };
-        ctx.send(from, Payload::EtcdResp(EtcdResponse { id: req.id, result }));
-    }
-
-    fn notify(&mut self, ctx: &mut Ctx, ev: &EtcdEvent) {
-        for ((actor, id), w) in &self.watchers {
-            if ev.kv.key.starts_with(&w.prefix) {
-                ctx.send(
-                    *actor,
-                    Payload::EtcdWatch(EtcdWatchBatch {
-                        watch_id: *id,
-                        events: Ok(vec![ev.clone()]),
-                    }),
-                );
-            }
+/// Stamps the revision of the write into the stored object's `resourceVersion`, as the
+/// apiserver's storage layer sets it on every object it decodes from etcd. Done here,
+/// in place, so etcd, the watch cache and every response share one copy per revision;
+/// printing a stored value (etcdctl) leaves it out again, as the stored bytes have none.
+fn stamp(value: &mut Arc<Object>, revision: u64) {
+    let rv = Some(revision.to_string());
+    match Arc::get_mut(value) {
+        Some(o) => o.meta_mut().resource_version = rv,
+        None => {
+            let mut o = (**value).clone();
+            o.meta_mut().resource_version = rv;
+            *value = Arc::new(o);
         }
-    }
-
-    /// A rough database size: keys plus a fixed per-revision cost, like bbolt's growth.
-    fn approx_db_size(&self) -> u64 {
-        let base = 20 * 1024u64;
-        base + self.store.revision() * 1024
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use k8s_openapi::api::core::v1::ConfigMap;
-
-    fn obj(name: &str) -> Arc<Object> {
-        let mut cm = ConfigMap::default();
-        cm.metadata.name = Some(name.to_string());
-        Arc::new(Object::ConfigMap(cm))
-    }
-
-    #[test]
-    fn revisions_and_versions_advance_per_write() {
-        let mut s = Store::default();
-        let (r, _) = s.txn(
-            "/registry/configmaps/default/a",
-            Expect::Absent,
-            TxnOp::Put(obj("a")),
-        );
-        assert!(matches!(
-            r,
-            EtcdResult::Txn {
-                succeeded: true,
-                revision: 1,
-                ..
-            }
-        ));
-        let (r, _) = s.txn(
-            "/registry/configmaps/default/a",
-            Expect::Absent,
-            TxnOp::Put(obj("a")),
-        );
-        assert!(
-            matches!(
-                r,
-                EtcdResult::Txn {
-                    succeeded: false,
-                    ..
-                }
-            ),
-            "create of an existing key fails"
-        );
-        s.txn(
-            "/registry/configmaps/default/b",
-            Expect::Absent,
-            TxnOp::Put(obj("b")),
-        );
-        let (r, _) = s.txn(
-            "/registry/configmaps/default/a",
-            Expect::ModRevision(1),
-            TxnOp::Put(obj("a")),
-        );
-        assert!(matches!(
-            r,
-            EtcdResult::Txn {
-                succeeded: true,
-                revision: 3,
-                ..
-            }
-        ));
-        let a = s.get("/registry/configmaps/default/a").unwrap();
-        assert_eq!((a.create_revision, a.mod_revision, a.version), (1, 3, 2));
-        let (r, _) = s.txn(
-            "/registry/configmaps/default/a",
-            Expect::ModRevision(1),
-            TxnOp::Delete,
-        );
-        assert!(
-            matches!(
-                r,
-                EtcdResult::Txn {
-                    succeeded: false,
-                    ..
-                }
-            ),
-            "stale compare fails"
-        );
-    }
-
-    #[test]
-    fn prefix_range_is_ordered_and_bounded() {
-        let mut s = Store::default();
-        for k in [
-            "/registry/pods/b/x",
-            "/registry/pods/a/y",
-            "/registry/podsecurity/z",
-            "/registry/pods/a/x",
-        ] {
-            s.bootstrap_put(k, (*obj("o")).clone());
-        }
-        let keys: Vec<&str> = s
-            .range_prefix("/registry/pods/")
-            .map(|kv| kv.key.as_str())
-            .collect();
-        assert_eq!(
-            keys,
-            [
-                "/registry/pods/a/x",
-                "/registry/pods/a/y",
-                "/registry/pods/b/x"
-            ]
-        );
-    }
-
-    #[test]
-    fn watch_history_and_compaction() {
-        let mut s = Store::default();
-        for i in 0..5 {
-            s.bootstrap_put(
-                &format!("/registry/configmaps/default/{i}"),
-                (*obj("o")).clone(),
-            );
-        }
-        assert_eq!(s.events_since("/registry/", 3).unwrap().len(), 3);
-        s.compact(4).unwrap();
-        assert_eq!(
-            s.events_since("/registry/", 3).unwrap_err().0,
-            ERR_COMPACTED
-        );
-        assert_eq!(s.events_since("/registry/", 5).unwrap().len(), 1);
-        assert!(s.compact(2).is_err());
     }
 }

@@ -1,0 +1,8 @@
+//! Benchmark workloads. The engine builds and drives them; the caller (the CLI natively,
+//! a small wasm host in the browser engine) times them. Nothing here reads a clock.
+
+pub mod apiserver;
+pub mod scheduling;
+
+pub use apiserver::*;
+pub use scheduling::{SchedulingBasic, SchedulingReport};

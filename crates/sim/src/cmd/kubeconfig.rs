@@ -1,0 +1,81 @@
+//! The terminal's kubeconfig: two users (kubeadm's `kubernetes-admin` and an ordinary
+//! user `jane`), a context for each, and how `--user`, `--context`, `--token` and `--as`
+//! pick the identity a kubectl request carries.
+
+use crate::cmd::flags::Parsed;
+
+/// The cluster's name in the kubeconfig.
+pub const CLUSTER: &str = "kubernetes";
+/// The context kubectl uses unless `--context` says otherwise.
+pub const CURRENT_CONTEXT: &str = "kubernetes-admin@kubernetes";
+
+/// A kubeconfig `users` entry: the client certificate's CN and O (user and groups).
+#[derive(Clone, Copy, Debug)]
+pub struct AuthInfo {
+    /// Entry name (also the certificate's CN).
+    pub name: &'static str,
+    /// The certificate's organizations.
+    pub groups: &'static [&'static str],
+}
+
+/// Every user in the kubeconfig.
+pub const USERS: &[AuthInfo] = &[
+    AuthInfo {
+        name: "kubernetes-admin",
+        groups: &["kubeadm:cluster-admins"],
+    },
+    AuthInfo {
+        name: "jane",
+        groups: &[],
+    },
+];
+
+/// Every context: (name, user).
+pub const CONTEXTS: &[(&str, &str)] = &[
+    ("kubernetes-admin@kubernetes", "kubernetes-admin"),
+    ("jane@kubernetes", "jane"),
+];
+
+/// Who a kubectl invocation authenticates as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// The authenticated user, or None when the credentials are not accepted (401).
+    pub user: Option<String>,
+    /// Its groups.
+    pub groups: Vec<String>,
+    /// `--as`.
+    pub impersonate: Option<String>,
+}
+
+/// Resolves the global flags to an identity, or kubectl's configuration error.
+pub fn identity(flags: &Parsed) -> Result<Identity, String> {
+    let context = flags.get("context").unwrap_or(CURRENT_CONTEXT);
+    let Some((_, ctx_user)) = CONTEXTS.iter().find(|(c, _)| *c == context) else {
+        return Err(format!("error: context \"{context}\" does not exist"));
+    };
+    let user = flags.get("user").unwrap_or(ctx_user);
+    let Some(info) = USERS.iter().find(|u| u.name == user) else {
+        return Err(format!("error: auth info \"{user}\" does not exist"));
+    };
+    let impersonate = flags.get("as").map(str::to_string);
+    if flags.has("as-group") && impersonate.is_none() {
+        return Err(
+            "error: requesting uid, groups or user-extra for test without impersonating a user"
+                .into(),
+        );
+    }
+    // A bearer token replaces the certificate; the apiserver knows no tokens but those
+    // of ServiceAccounts, which the terminal does not hold, so any token is refused.
+    if flags.has("token") {
+        return Ok(Identity {
+            user: None,
+            groups: Vec::new(),
+            impersonate,
+        });
+    }
+    Ok(Identity {
+        user: Some(info.name.to_string()),
+        groups: info.groups.iter().map(|g| g.to_string()).collect(),
+        impersonate,
+    })
+}

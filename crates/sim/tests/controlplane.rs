@@ -1,0 +1,602 @@
+//! The control plane through the terminal: identities and RBAC, imperative `kubectl
+//! create`, optimistic concurrency, apply's three-way merge, cascading deletion,
+//! namespaces, Service allocation, admission messages, drain, and etcdctl formats.
+
+use std::collections::BTreeMap;
+
+use kubeloop_sim::cluster::ClusterConfig;
+use kubeloop_sim::cmd;
+use kubeloop_sim::process::Output;
+use kubeloop_sim::time::SECOND;
+use kubeloop_sim::World;
+
+const NGINX: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+";
+
+struct T {
+    w: World,
+    files: BTreeMap<String, String>,
+}
+
+impl T {
+    fn new() -> T {
+        let mut t = T {
+            w: World::new(ClusterConfig::default()),
+            files: BTreeMap::new(),
+        };
+        t.file("nginx.yaml", NGINX);
+        t
+    }
+
+    fn file(&mut self, name: &str, text: &str) {
+        self.files.insert(name.to_string(), text.to_string());
+    }
+
+    fn run(&mut self, line: &str) -> Output {
+        cmd::run(&mut self.w, line, &self.files, 300 * SECOND)
+    }
+
+    fn ok(&mut self, line: &str) -> String {
+        let o = self.run(line);
+        assert_eq!(o.exit_code, 0, "{line}: {o:?}");
+        o.stdout
+    }
+
+    fn err(&mut self, line: &str) -> String {
+        let o = self.run(line);
+        assert_ne!(o.exit_code, 0, "{line}: {o:?}");
+        o.stderr
+    }
+
+    fn settle(&mut self, secs: u64) {
+        self.w.run_for(secs * SECOND);
+    }
+}
+
+fn running(out: &str) -> usize {
+    out.lines().filter(|l| l.contains("Running")).count()
+}
+
+#[test]
+fn jane_is_forbidden_until_a_rolebinding_lets_her_read_pods() {
+    let mut t = T::new();
+    assert_eq!(
+        t.err("kubectl get pods --as=jane"),
+        "Error from server (Forbidden): pods is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\"\n"
+    );
+    assert_eq!(
+        t.err("kubectl get deployments --user=jane -n kube-system"),
+        "Error from server (Forbidden): deployments.apps is forbidden: User \"jane\" cannot list resource \"deployments\" in API group \"apps\" in the namespace \"kube-system\"\n"
+    );
+    let o = t.run("kubectl auth can-i list pods --as=jane");
+    assert_eq!((o.exit_code, o.stdout.as_str()), (1, "no\n"));
+    assert_eq!(t.ok("kubectl auth can-i '*' '*'"), "yes\n");
+    assert_eq!(
+        t.ok("kubectl create role pod-reader --verb=get,list,watch --resource=pods"),
+        "role.rbac.authorization.k8s.io/pod-reader created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create rolebinding jane-reads-pods --role=pod-reader --user=jane"),
+        "rolebinding.rbac.authorization.k8s.io/jane-reads-pods created\n"
+    );
+    assert_eq!(t.ok("kubectl auth can-i list pods --as=jane"), "yes\n");
+    assert_eq!(
+        t.ok("kubectl auth can-i get pods --context=jane@kubernetes"),
+        "yes\n"
+    );
+    let o = t.run("kubectl auth can-i delete pods --as=jane");
+    assert_eq!((o.exit_code, o.stdout.as_str()), (1, "no\n"));
+    let o = t.run("kubectl auth can-i list pods --as=jane -n kube-system");
+    assert_eq!(o.stdout, "no\n");
+    assert_eq!(
+        t.ok("kubectl get pods --user=jane").len(),
+        0,
+        "allowed now; the empty list goes to stderr"
+    );
+    assert_eq!(
+        t.err("kubectl delete pod x --user=jane"),
+        "Error from server (Forbidden): pods \"x\" is forbidden: User \"jane\" cannot delete resource \"pods\" in API group \"\" in the namespace \"default\"\n"
+    );
+    assert_eq!(
+        t.err("kubectl get nodes --as=jane"),
+        "Error from server (Forbidden): nodes is forbidden: User \"jane\" cannot list resource \"nodes\" in API group \"\" at the cluster scope\n"
+    );
+    let o = t.run("kubectl auth can-i list nodes --as=jane");
+    assert_eq!(
+        o.stderr,
+        "Warning: resource 'nodes' is not namespace scoped\n"
+    );
+}
+
+#[test]
+fn identities_come_from_the_kubeconfig_and_bad_credentials_get_401() {
+    let mut t = T::new();
+    assert_eq!(
+        t.err("kubectl get pods --token=not-a-token"),
+        "error: You must be logged in to the server (Unauthorized)\n"
+    );
+    assert_eq!(
+        t.err("kubectl get pods --user=bob"),
+        "error: auth info \"bob\" does not exist\n"
+    );
+    assert_eq!(
+        t.err("kubectl get pods --context=prod"),
+        "error: context \"prod\" does not exist\n"
+    );
+    assert_eq!(
+        t.ok("kubectl auth whoami"),
+        "ATTRIBUTE   VALUE\nUsername    kubernetes-admin\nGroups      [kubeadm:cluster-admins system:authenticated]\n"
+    );
+    assert_eq!(
+        t.err("kubectl get pods --as=jane --user=jane"),
+        "Error from server (Forbidden): users \"jane\" is forbidden: User \"jane\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope\n"
+    );
+}
+
+#[test]
+fn imperative_create_makes_the_objects_kubectl_makes() {
+    let mut t = T::new();
+    assert_eq!(
+        t.ok("kubectl create namespace dev"),
+        "namespace/dev created\n"
+    );
+    assert_eq!(
+        t.err("kubectl create namespace dev"),
+        "Error from server (AlreadyExists): namespaces \"dev\" already exists\n"
+    );
+    assert_eq!(
+        t.err("kubectl create namespace"),
+        "error: exactly one NAME is required, got 0\nSee 'kubectl create namespace -h' for help and examples\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create deployment web --image=nginx:1.27 --replicas=2 -n dev"),
+        "deployment.apps/web created\n"
+    );
+    assert_eq!(
+        t.err("kubectl create deployment web2 -n dev"),
+        "error: required flag(s) \"image\" not set\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create service nodeport web --tcp=80:80 -n dev"),
+        "service/web created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create configmap cfg --from-literal=color=blue -n dev"),
+        "configmap/cfg created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create secret generic pw --from-literal=password=s3cret -n dev"),
+        "secret/pw created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create serviceaccount build -n dev"),
+        "serviceaccount/build created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create clusterrole node-reader --verb=get,list --resource=nodes"),
+        "clusterrole.rbac.authorization.k8s.io/node-reader created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create clusterrolebinding jane-nodes --clusterrole=node-reader --user=jane"),
+        "clusterrolebinding.rbac.authorization.k8s.io/jane-nodes created\n"
+    );
+    assert_eq!(
+        t.err("kubectl create clusterrolebinding x --user=jane"),
+        "error: required flag(s) \"clusterrole\" not set\n"
+    );
+    assert_eq!(
+        t.err("kubectl create rolebinding x --user=jane"),
+        "error: exactly one of clusterrole or role must be specified\n"
+    );
+    let o = t.run("kubectl create role r --verb=get,peek --resource=pods");
+    assert_eq!(
+        o.stderr,
+        "Warning: 'peek' is not a standard resource verb\n"
+    );
+    assert_eq!(
+        t.err("kubectl create role r2 --verb=get --resource=widgets"),
+        "error: the server doesn't have a resource type \"widgets\"\n"
+    );
+    assert!(t.ok("kubectl get nodes --as=jane").contains("node-1"));
+    assert_eq!(
+        t.ok("kubectl get cm cfg -n dev -o jsonpath={.data.color}"),
+        "blue"
+    );
+    assert_eq!(
+        t.ok("kubectl get secret pw -n dev -o jsonpath={.data.password}"),
+        "czNjcmV0"
+    );
+    let d = t.ok(
+        "kubectl create deployment x --image=registry.k8s.io/pause:3.10 --dry-run=client -o yaml",
+    );
+    assert!(
+        d.contains("  - image: registry.k8s.io/pause:3.10\n        name: pause\n"),
+        "{d}"
+    );
+    t.settle(20);
+    // The service-account controller gave the new namespace its default account.
+    assert!(t.ok("kubectl get sa -n dev").contains("default"));
+    assert_eq!(running(&t.ok("kubectl get pods -n dev")), 2);
+    let svc =
+        t.ok("kubectl get svc web -n dev -o jsonpath={.spec.clusterIP},{.spec.ports[0].nodePort}");
+    let (ip, port) = svc.split_once(',').unwrap();
+    let oct: Vec<u32> = ip.split('.').map(|x| x.parse().unwrap()).collect();
+    assert!(oct[0] == 10 && (96..112).contains(&oct[1]), "{ip}");
+    let port: u32 = port.parse().unwrap();
+    assert!((30000..=32767).contains(&port), "{port}");
+}
+
+#[test]
+fn the_kubernetes_service_is_first_and_taken_addresses_are_refused() {
+    let mut t = T::new();
+    assert_eq!(
+        t.ok("kubectl get svc kubernetes -o jsonpath={.spec.clusterIP}"),
+        "10.96.0.1"
+    );
+    t.file(
+        "svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: taken\nspec:\n  clusterIP: 10.96.0.1\n  ports:\n  - port: 80\n",
+    );
+    assert_eq!(
+        t.err("kubectl apply -f svc.yaml"),
+        "The Service \"taken\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.96.0.1\"}: failed to allocate IP 10.96.0.1: provided IP is already allocated\n"
+    );
+}
+
+#[test]
+fn a_replace_with_a_stale_resource_version_is_a_conflict() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    let rv = t.ok("kubectl get deployment nginx -o jsonpath={.metadata.resourceVersion}");
+    t.ok("kubectl scale deployment nginx --replicas=4");
+    let stale = NGINX.replace(
+        "  name: nginx\n",
+        &format!("  name: nginx\n  resourceVersion: \"{rv}\"\n"),
+    );
+    t.file("stale.yaml", &stale);
+    assert_eq!(
+        t.err("kubectl replace -f stale.yaml"),
+        "Error from server (Conflict): error when replacing \"stale.yaml\": Operation cannot be fulfilled on deployments.apps \"nginx\": the object has been modified; please apply your changes to the latest version and try again\n"
+    );
+    assert_eq!(
+        t.ok("kubectl replace -f nginx.yaml"),
+        "deployment.apps/nginx replaced\n"
+    );
+    let g =
+        t.ok("kubectl get deployment nginx -o jsonpath={.metadata.generation},{.spec.replicas}");
+    assert_eq!(g, "3,3", "scale and replace each bumped the generation");
+    t.settle(20);
+    assert_eq!(
+        t.ok("kubectl get deployment nginx -o jsonpath={.status.observedGeneration}"),
+        "3"
+    );
+}
+
+#[test]
+fn apply_removes_a_field_dropped_from_the_file() {
+    let mut t = T::new();
+    let with_label = NGINX.replace(
+        "  name: nginx\n",
+        "  name: nginx\n  labels:\n    tier: web\n    team: a\n",
+    );
+    t.file("d.yaml", &with_label);
+    t.ok("kubectl apply -f d.yaml");
+    assert_eq!(
+        t.ok("kubectl get deploy nginx -o jsonpath={.metadata.labels}"),
+        "{\"team\":\"a\",\"tier\":\"web\"}"
+    );
+    t.file(
+        "d.yaml",
+        &with_label
+            .replace("    team: a\n", "")
+            .replace("replicas: 3", "replicas: 2"),
+    );
+    assert_eq!(
+        t.ok("kubectl apply -f d.yaml"),
+        "deployment.apps/nginx configured\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get deploy nginx -o jsonpath={.metadata.labels}"),
+        "{\"tier\":\"web\"}"
+    );
+    assert_eq!(
+        t.ok("kubectl get deploy nginx -o jsonpath={.spec.replicas}"),
+        "2"
+    );
+    assert_eq!(
+        t.ok("kubectl apply -f d.yaml"),
+        "deployment.apps/nginx unchanged\n"
+    );
+}
+
+#[test]
+fn background_cascade_removes_replicasets_and_pods() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(20);
+    assert_eq!(
+        t.ok("kubectl delete deployment nginx"),
+        "deployment.apps \"nginx\" deleted from default namespace\n"
+    );
+    t.settle(60);
+    assert_eq!(
+        t.run("kubectl get rs").stderr,
+        "No resources found in default namespace.\n"
+    );
+    assert_eq!(
+        t.run("kubectl get pods").stderr,
+        "No resources found in default namespace.\n"
+    );
+}
+
+#[test]
+fn foreground_cascade_keeps_the_owner_until_its_dependents_are_gone() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(20);
+    t.ok("kubectl delete deployment nginx --cascade=foreground --wait=false");
+    let d = t.ok("kubectl get deployment nginx -o jsonpath={.metadata.finalizers},{.metadata.deletionTimestamp}");
+    assert!(d.starts_with("[\"foregroundDeletion\"],2026-"), "{d}");
+    t.settle(90);
+    assert_eq!(
+        t.err("kubectl get deployment nginx"),
+        "Error from server (NotFound): deployments.apps \"nginx\" not found\n"
+    );
+    assert_eq!(
+        t.run("kubectl get rs").stderr,
+        "No resources found in default namespace.\n"
+    );
+    assert_eq!(
+        t.run("kubectl get pods").stderr,
+        "No resources found in default namespace.\n"
+    );
+}
+
+#[test]
+fn orphan_cascade_leaves_replicasets_and_pods_running_without_owners() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(20);
+    t.ok("kubectl delete deployment nginx --cascade=orphan");
+    t.settle(30);
+    assert_eq!(
+        t.err("kubectl get deployment nginx"),
+        "Error from server (NotFound): deployments.apps \"nginx\" not found\n"
+    );
+    let rs = t.ok("kubectl get rs -o jsonpath={.items[*].metadata.ownerReferences}");
+    assert_eq!(rs, "", "the ReplicaSet lost its ownerReference");
+    assert_eq!(t.ok("kubectl get rs -o name").lines().count(), 1);
+    assert_eq!(running(&t.ok("kubectl get pods")), 3);
+}
+
+#[test]
+fn a_deleted_namespace_terminates_empties_and_disappears() {
+    let mut t = T::new();
+    t.ok("kubectl create namespace dev");
+    t.ok("kubectl apply -f nginx.yaml -n dev");
+    t.ok("kubectl create configmap cfg -n dev");
+    t.settle(20);
+    assert_eq!(running(&t.ok("kubectl get pods -n dev")), 3);
+    assert_eq!(
+        t.ok("kubectl delete namespace dev --wait=false"),
+        "namespace \"dev\" deleted\n"
+    );
+    let ns = t.ok("kubectl get ns dev");
+    assert!(ns.contains("dev    Terminating"), "{ns}");
+    t.file(
+        "cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: late\n  namespace: dev\n",
+    );
+    assert_eq!(
+        t.err("kubectl apply -f cm.yaml"),
+        "Error from server (Forbidden): error when creating \"cm.yaml\": configmaps \"late\" is forbidden: unable to create new content in namespace dev because it is being terminated\n"
+    );
+    assert_eq!(
+        t.err("kubectl delete namespace dev --wait=false"),
+        "Error from server (Conflict): Operation cannot be fulfilled on namespaces \"dev\": The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.\n"
+    );
+    let cond = t.ok("kubectl get ns dev -o jsonpath={.status.conditions[3].message}");
+    assert!(
+        cond.starts_with("Some resources are remaining: pods has 3 resource instances"),
+        "{cond}"
+    );
+    t.settle(60);
+    assert_eq!(
+        t.err("kubectl get ns dev"),
+        "Error from server (NotFound): namespaces \"dev\" not found\n"
+    );
+    assert_eq!(
+        t.err("kubectl delete namespace kube-system"),
+        "Error from server (Forbidden): namespaces \"kube-system\" is forbidden: this namespace may not be deleted\n"
+    );
+}
+
+#[test]
+fn quota_and_limit_ranges_speak_through_kubectl() {
+    let mut t = T::new();
+    t.file(
+        "policy.yaml",
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard:\n    pods: \"1\"\n---\napiVersion: v1\nkind: LimitRange\nmetadata:\n  name: lr\nspec:\n  limits:\n  - type: Container\n    default:\n      cpu: 500m\n    defaultRequest:\n      cpu: 100m\n",
+    );
+    t.ok("kubectl apply -f policy.yaml");
+    let pod = |n: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {n}\nspec:\n  containers:\n  - name: c\n    image: nginx:1.27\n")
+    };
+    t.file("p1.yaml", &pod("p1"));
+    t.file("p2.yaml", &pod("p2"));
+    t.ok("kubectl apply -f p1.yaml");
+    assert_eq!(
+        t.ok("kubectl get pod p1 -o jsonpath={.spec.containers[0].resources}"),
+        "{\"limits\":{\"cpu\":\"500m\"},\"requests\":{\"cpu\":\"100m\"}}"
+    );
+    assert!(t.ok("kubectl get pod p1 -o jsonpath={.metadata.annotations}").ends_with("\"kubernetes.io/limit-ranger\":\"LimitRanger plugin set: cpu request for container c; cpu limit for container c\"}"));
+    assert_eq!(
+        t.err("kubectl apply -f p2.yaml"),
+        "Error from server (Forbidden): error when creating \"p2.yaml\": pods \"p2\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1\n"
+    );
+}
+
+#[test]
+fn drain_evicts_managed_pods_and_refuses_bare_ones_without_force() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.file(
+        "bare.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bare\nspec:\n  nodeName: node-1\n  containers:\n  - name: c\n    image: nginx:1.27\n",
+    );
+    t.ok("kubectl apply -f bare.yaml");
+    t.settle(20);
+    let o = t.run("kubectl drain node-1");
+    assert_eq!(o.exit_code, 1);
+    assert_eq!(o.stdout, "node/node-1 cordoned\n");
+    assert_eq!(
+        o.stderr,
+        "error: unable to drain node \"node-1\" due to error: cannot delete Pods that declare no controller (use --force to override): default/bare, continuing command...\nThere are pending nodes to be drained:\n node-1\ncannot delete Pods that declare no controller (use --force to override): default/bare\n"
+    );
+    let on_node1: Vec<String> = t
+        .ok("kubectl get pods -o wide")
+        .lines()
+        .filter(|l| l.contains("node-1"))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    let o = t.run("kubectl drain node-1 --force --ignore-daemonsets");
+    assert_eq!(o.exit_code, 0, "{o:?}");
+    assert_eq!(
+        o.stderr,
+        "Warning: deleting Pods that declare no controller: default/bare\n"
+    );
+    let mut lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.remove(0), "node/node-1 already cordoned");
+    assert_eq!(lines.pop(), Some("node/node-1 drained"));
+    for p in &on_node1 {
+        assert!(
+            lines.contains(&format!("evicting pod default/{p}").as_str()),
+            "{lines:?}"
+        );
+        assert!(
+            lines.contains(&format!("pod/{p} evicted").as_str()),
+            "{lines:?}"
+        );
+    }
+    t.settle(20);
+    let pods = t.ok("kubectl get pods -o wide");
+    assert_eq!(running(&pods), 3, "{pods}");
+    assert!(!pods.contains("node-1"), "{pods}");
+    assert!(t
+        .ok("kubectl get nodes")
+        .contains("node-1   Ready,SchedulingDisabled"));
+}
+
+#[test]
+fn events_print_in_kubectls_columns() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(20);
+    let ev = t.ok("kubectl get events");
+    assert!(ev.starts_with("LAST SEEN   TYPE     REASON"), "{ev}");
+    let squeezed: Vec<String> = ev
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(
+        squeezed.iter().any(|l| l.ends_with(
+            "Normal ScalingReplicaSet deployment/nginx Scaled up replica set nginx-587f8dd65d from 0 to 3"
+        )),
+        "{ev}"
+    );
+    let d = t.ok("kubectl describe deployment nginx");
+    assert!(d.contains("Events:\n  Type    Reason             Age   From                   Message\n  ----    ------             ----  ----                   -------\n"), "{d}");
+}
+
+#[test]
+fn etcdctl_prints_what_etcdctl_3_6_prints() {
+    let mut t = T::new();
+    let j = t.ok("etcdctl get /registry/namespaces/default -w json --keys-only");
+    assert!(j.starts_with("{\"header\":{\"cluster_id\":14841639068965178418,\"member_id\":10276657743932975437,\"revision\":"), "{j}");
+    assert!(j.ends_with(",\"raft_term\":2},\"kvs\":[{\"key\":\"L3JlZ2lzdHJ5L25hbWVzcGFjZXMvZGVmYXVsdA==\",\"create_revision\":1,\"mod_revision\":1,\"version\":1}],\"count\":1}\n"), "{j}");
+    assert_eq!(
+        t.ok("etcdctl get /registry/namespaces/ --prefix --keys-only"),
+        "/registry/namespaces/default\n\n/registry/namespaces/kube-node-lease\n\n/registry/namespaces/kube-public\n\n/registry/namespaces/kube-system\n\n/registry/namespaces/local-path-storage\n\n"
+    );
+    let none = t.ok("etcdctl get /nothing -w json");
+    assert!(
+        none.ends_with("\"raft_term\":2}}\n"),
+        "no kvs, no count: {none}"
+    );
+    let table = t.ok("etcdctl endpoint status -w table");
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines[1], "|    ENDPOINT    |        ID        | VERSION | STORAGE VERSION | DB SIZE | IN USE | PERCENTAGE NOT IN USE | QUOTA  | IS LEADER | IS LEARNER | RAFT TERM | RAFT INDEX | RAFT APPLIED INDEX | ERRORS | DOWNGRADE TARGET VERSION | DOWNGRADE ENABLED |");
+    assert!(
+        lines[3].starts_with("| 127.0.0.1:2379 | 8e9e05c52164694d |   3.6.5 |           3.6.0 |"),
+        "{table}"
+    );
+    let rev: u64 = serde_json_rev(&t.ok("etcdctl get x -w json"));
+    assert_eq!(
+        t.ok(&format!("etcdctl compact {rev}")),
+        format!("compacted revision {rev}\n")
+    );
+    let o = t.run("etcdctl get /registry/namespaces/default --rev 1");
+    assert_eq!(
+        (o.exit_code, o.stderr.as_str()),
+        (
+            1,
+            "Error: etcdserver: mvcc: required revision has been compacted\n"
+        )
+    );
+    let o = t.run("etcdctl watch /registry/ --prefix --rev 2");
+    assert_eq!(o.exit_code, 5);
+    assert_eq!(o.stderr, "watch was canceled (etcdserver: mvcc: required revision has been compacted)\nError: watch is canceled by the server\n");
+    t.ok("kubectl create configmap c1");
+    let v = t.ok("etcdctl get /registry/configmaps/default/c1 --print-value-only");
+    assert!(
+        v.starts_with("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\""),
+        "{v}"
+    );
+}
+
+fn serde_json_rev(s: &str) -> u64 {
+    let v: serde_json::Value = serde_json::from_str(s).unwrap();
+    v["header"]["revision"].as_u64().unwrap()
+}
+
+#[test]
+fn the_apiserver_compacts_etcd_every_five_minutes() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(5 * 60 + 5);
+    assert_eq!(
+        t.w.etcd.store.compact_revision(),
+        0,
+        "the first interval only notes a candidate"
+    );
+    let noted = t.w.etcd.store.revision();
+    t.settle(5 * 60);
+    let compacted = t.w.etcd.store.compact_revision();
+    assert!(
+        compacted > 0 && compacted <= noted,
+        "{compacted} vs {noted}"
+    );
+    let o = t.run("etcdctl get /registry/namespaces/default --rev 1");
+    assert_eq!(
+        o.stderr,
+        "Error: etcdserver: mvcc: required revision has been compacted\n"
+    );
+    // Clients never noticed: the watch cache serves them from memory.
+    assert_eq!(running(&t.ok("kubectl get pods")), 3);
+}
