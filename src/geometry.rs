@@ -144,9 +144,39 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
         _ => (Tier::Compact, 12),
     };
     let (gap, header, parts, pad, chip) = match tier {
-        Tier::Detail => (14.0, 44.0, 28.0, 10.0, Chip { w: 70.0, h: 36.0, gap: 6.0 }),
-        Tier::Medium => (12.0, 24.0, 0.0, 8.0, Chip { w: 14.0, h: 14.0, gap: 4.0 }),
-        Tier::Compact => (8.0, 15.0, 0.0, 4.0, Chip { w: 6.0, h: 6.0, gap: 2.0 }),
+        Tier::Detail => (
+            14.0,
+            44.0,
+            28.0,
+            10.0,
+            Chip {
+                w: 70.0,
+                h: 36.0,
+                gap: 6.0,
+            },
+        ),
+        Tier::Medium => (
+            12.0,
+            24.0,
+            0.0,
+            8.0,
+            Chip {
+                w: 14.0,
+                h: 14.0,
+                gap: 4.0,
+            },
+        ),
+        Tier::Compact => (
+            8.0,
+            15.0,
+            0.0,
+            4.0,
+            Chip {
+                w: 6.0,
+                h: 6.0,
+                gap: 2.0,
+            },
+        ),
     };
     let node_w = ((WIDTH - 2.0 * MARGIN - (cols as f64 - 1.0) * gap) / cols as f64).min(360.0);
     let per_row = (((node_w - 2.0 * pad + chip.gap) / (chip.w + chip.gap)).floor() as usize).max(1);
@@ -157,11 +187,27 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
     let nodes: Vec<Rect> = (0..node_count)
         .map(|i| {
             let (r, c) = ((i / cols) as f64, (i % cols) as f64);
-            Rect::new(x0 + c * (node_w + gap), NODES_TOP + r * (node_h + gap), node_w, node_h)
+            Rect::new(
+                x0 + c * (node_w + gap),
+                NODES_TOP + r * (node_h + gap),
+                node_w,
+                node_h,
+            )
         })
         .collect();
     let bottom = nodes.last().map_or(NODES_TOP + 60.0, |n| n.bottom());
-    Layout { height: bottom + MARGIN, tier, cols, nodes, chip, per_row, gap, header, parts, pad }
+    Layout {
+        height: bottom + MARGIN,
+        tier,
+        cols,
+        nodes,
+        chip,
+        per_row,
+        gap,
+        header,
+        parts,
+        pad,
+    }
 }
 
 impl Layout {
@@ -194,7 +240,12 @@ impl Layout {
             NodePart::Runtime => 1.0,
             NodePart::Proxy => 2.0,
         };
-        Some(Rect::new(n.x + self.pad + i * (w + 6.0), n.y + self.header - 4.0, w, 22.0))
+        Some(Rect::new(
+            n.x + self.pad + i * (w + 6.0),
+            n.y + self.header - 4.0,
+            w,
+            22.0,
+        ))
     }
 
     /// The path from an actor's box to kube-apiserver's edge, the hub every arrow meets.
@@ -207,19 +258,34 @@ impl Layout {
             Actor::Terminal(_) => vec![pt(KUBECTL.x + KUBECTL.w, api.y), pt(APISERVER.x, api.y)],
             Actor::Etcd => vec![pt(api.x, ETCD.bottom()), pt(api.x, APISERVER.y)],
             Actor::ControllerManager | Actor::Scheduler => {
-                let y = if a == Actor::Scheduler { SCHEDULER.center().y } else { CONTROLLER_MANAGER.center().y };
-                vec![pt(CONTROLLER_MANAGER.x, y), pt(elbow, y), pt(elbow, api.y), pt(right, api.y)]
+                let y = if a == Actor::Scheduler {
+                    SCHEDULER.center().y
+                } else {
+                    CONTROLLER_MANAGER.center().y
+                };
+                vec![
+                    pt(CONTROLLER_MANAGER.x, y),
+                    pt(elbow, y),
+                    pt(elbow, api.y),
+                    pt(right, api.y),
+                ]
             }
             Actor::Kubelet(n) | Actor::Runtime(n) | Actor::KubeProxy(n) => {
                 let n = n as usize;
-                let Some(node) = self.node(n) else { return vec![pt(api.x, BUS_Y), pt(api.x, APISERVER.bottom())] };
+                let Some(node) = self.node(n) else {
+                    return vec![pt(api.x, BUS_Y), pt(api.x, APISERVER.bottom())];
+                };
                 let top = pt(node.center().x, node.y);
                 let part = match a {
                     Actor::Kubelet(_) => NodePart::Kubelet,
                     Actor::Runtime(_) => NodePart::Runtime,
                     _ => NodePart::Proxy,
                 };
-                let mut path: Vec<Point> = self.part(n, part).map(|p| pt(p.center().x, p.y)).into_iter().collect();
+                let mut path: Vec<Point> = self
+                    .part(n, part)
+                    .map(|p| pt(p.center().x, p.y))
+                    .into_iter()
+                    .collect();
                 path.push(top);
                 if n >= self.cols {
                     // Lower rows reach the bus through the gap left of their column.
@@ -239,8 +305,16 @@ impl Layout {
     pub fn route(&self, from: Actor, to: Actor) -> Vec<Point> {
         let direct = |a: Actor, b: Actor| matches!((a, b), (Actor::Terminal(_), Actor::Etcd));
         if direct(from, to) || direct(to, from) {
-            let path = vec![pt(KUBECTL.center().x, KUBECTL.y), pt(KUBECTL.center().x, ETCD.center().y), pt(ETCD.x, ETCD.center().y)];
-            return if matches!(from, Actor::Etcd) { path.into_iter().rev().collect() } else { path };
+            let path = vec![
+                pt(KUBECTL.center().x, KUBECTL.y),
+                pt(KUBECTL.center().x, ETCD.center().y),
+                pt(ETCD.x, ETCD.center().y),
+            ];
+            return if matches!(from, Actor::Etcd) {
+                path.into_iter().rev().collect()
+            } else {
+                path
+            };
         }
         let mut path = self.path_to_hub(from);
         path.extend(self.path_to_hub(to).into_iter().rev());
@@ -251,18 +325,26 @@ impl Layout {
     /// The `i`-th chip in the tray of unscheduled pods, `None` once the tray is full.
     pub fn tray_chip(i: usize) -> Option<Rect> {
         let per_row = ((TRAY.w - 12.0 + TRAY_GAP) / (TRAY_CHIP + TRAY_GAP)).floor() as usize;
-        let rows = ((TRAY.bottom() - TRAY_TOP - 18.0 + TRAY_GAP) / (TRAY_CHIP + TRAY_GAP)).floor() as usize;
+        let rows = ((TRAY.bottom() - TRAY_TOP - 18.0 + TRAY_GAP) / (TRAY_CHIP + TRAY_GAP)).floor()
+            as usize;
         if i >= per_row * rows {
             return None;
         }
         let (r, c) = ((i / per_row) as f64, (i % per_row) as f64);
-        Some(Rect::new(TRAY.x + 6.0 + c * (TRAY_CHIP + TRAY_GAP), TRAY_TOP + r * (TRAY_CHIP + TRAY_GAP), TRAY_CHIP, TRAY_CHIP))
+        Some(Rect::new(
+            TRAY.x + 6.0 + c * (TRAY_CHIP + TRAY_GAP),
+            TRAY_TOP + r * (TRAY_CHIP + TRAY_GAP),
+            TRAY_CHIP,
+            TRAY_CHIP,
+        ))
     }
 }
 
 /// The point a fraction `t` (0 … 1) of the way along a polyline, by length.
 pub fn point_along(route: &[Point], t: f64) -> Point {
-    let Some(&first) = route.first() else { return pt(0.0, 0.0) };
+    let Some(&first) = route.first() else {
+        return pt(0.0, 0.0);
+    };
     let seg = |a: &Point, b: &Point| ((b.x - a.x).powi(2) + (b.y - a.y).powi(2)).sqrt();
     let total: f64 = route.windows(2).map(|w| seg(&w[0], &w[1])).sum();
     if total <= 0.0 {
@@ -273,7 +355,10 @@ pub fn point_along(route: &[Point], t: f64) -> Point {
         let l = seg(&w[0], &w[1]);
         if left <= l && l > 0.0 {
             let f = left / l;
-            return pt(w[0].x + (w[1].x - w[0].x) * f, w[0].y + (w[1].y - w[0].y) * f);
+            return pt(
+                w[0].x + (w[1].x - w[0].x) * f,
+                w[0].y + (w[1].y - w[0].y) * f,
+            );
         }
         left -= l;
     }
@@ -282,7 +367,11 @@ pub fn point_along(route: &[Point], t: f64) -> Point {
 
 /// A polyline's `points` attribute.
 pub fn svg_points(route: &[Point]) -> String {
-    route.iter().map(|p| format!("{:.1},{:.1}", p.x, p.y)).collect::<Vec<_>>().join(" ")
+    route
+        .iter()
+        .map(|p| format!("{:.1},{:.1}", p.x, p.y))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -292,16 +381,30 @@ mod tests {
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_fit_every_node_and_chip_in_the_view_box() {
-        for (n, pods) in [(1, 0), (3, 3), (3, 20), (8, 5), (20, 30), (50, 12), (300, 110)] {
+        for (n, pods) in [
+            (1, 0),
+            (3, 3),
+            (3, 20),
+            (8, 5),
+            (20, 30),
+            (50, 12),
+            (300, 110),
+        ] {
             let l = layout(n, pods);
             assert_eq!(l.nodes.len(), n);
             let view = Rect::new(0.0, 0.0, WIDTH, l.height);
             for (i, node) in l.nodes.iter().enumerate() {
-                assert!(view.contains(node), "{n} nodes: node {i} {node:?} in the view box");
+                assert!(
+                    view.contains(node),
+                    "{n} nodes: node {i} {node:?} in the view box"
+                );
                 assert!(node.y > BUS_Y, "nodes hang below the bus");
                 for p in [0, pods.saturating_sub(1)] {
                     let chip = l.chip(i, p).expect("chip");
-                    assert!(node.contains(&chip), "{n} nodes, {pods} pods: chip {p} {chip:?} inside node {node:?}");
+                    assert!(
+                        node.contains(&chip),
+                        "{n} nodes, {pods} pods: chip {p} {chip:?} inside node {node:?}"
+                    );
                 }
             }
             for w in l.nodes.windows(2) {
@@ -320,14 +423,20 @@ mod tests {
         assert_eq!(layout(300, 3).tier, Tier::Compact);
         assert!(layout(3, 3).part(0, NodePart::Proxy).is_some());
         assert!(layout(300, 3).part(0, NodePart::Proxy).is_none());
-        assert!(layout(3, 40).height > layout(3, 3).height, "taller nodes for more pods");
+        assert!(
+            layout(3, 40).height > layout(3, 3).height,
+            "taller nodes for more pods"
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_route_messages_through_the_apiserver() {
         let l = layout(6, 3);
         let r = l.route(Actor::Scheduler, Actor::Kubelet(5));
-        assert_eq!(r.first(), Some(&pt(CONTROLLER_MANAGER.x, SCHEDULER.center().y)));
+        assert_eq!(
+            r.first(),
+            Some(&pt(CONTROLLER_MANAGER.x, SCHEDULER.center().y))
+        );
         let kubelet = l.part(5, NodePart::Kubelet).expect("pill");
         assert_eq!(r.last(), Some(&pt(kubelet.center().x, kubelet.y)));
         assert!(r.iter().any(|p| p.y == BUS_Y), "through the bus");
@@ -335,9 +444,15 @@ mod tests {
         assert_eq!(back.first(), r.last());
         let etcdctl = l.route(Actor::Terminal(3), Actor::Etcd);
         assert_eq!(etcdctl.last(), Some(&pt(ETCD.x, ETCD.center().y)));
-        assert_eq!(l.route(Actor::Etcd, Actor::Terminal(3)).first(), etcdctl.last());
+        assert_eq!(
+            l.route(Actor::Etcd, Actor::Terminal(3)).first(),
+            etcdctl.last()
+        );
         let unknown = l.route(Actor::Kubelet(99), Actor::ApiServer);
-        assert!(!unknown.is_empty(), "a node the layout does not know still has a route");
+        assert!(
+            !unknown.is_empty(),
+            "a node the layout does not know still has a route"
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]
@@ -355,7 +470,9 @@ mod tests {
     fn should_fill_the_tray_then_stop() {
         let first = Layout::tray_chip(0).expect("room for one");
         assert!(TRAY.contains(&first));
-        let last = (0..).take_while(|i| Layout::tray_chip(*i).is_some()).count();
+        let last = (0..)
+            .take_while(|i| Layout::tray_chip(*i).is_some())
+            .count();
         assert!(last >= 20, "room for a few rows: {last}");
         assert!(TRAY.contains(&Layout::tray_chip(last - 1).unwrap()));
     }

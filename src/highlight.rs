@@ -64,7 +64,21 @@ pub fn escape(s: &str) -> String {
 
 fn scalar_class(s: &str) -> Tok {
     let s = s.trim();
-    if matches!(s, "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "null" | "Null" | "NULL" | "~" | "yes" | "no") {
+    if matches!(
+        s,
+        "true"
+            | "false"
+            | "True"
+            | "False"
+            | "TRUE"
+            | "FALSE"
+            | "null"
+            | "Null"
+            | "NULL"
+            | "~"
+            | "yes"
+            | "no"
+    ) {
         Tok::Bool
     } else if !s.is_empty() && s.parse::<f64>().is_ok() && !s.starts_with('+') {
         Tok::Num
@@ -102,12 +116,16 @@ fn value(chars: &[char], from: usize, classes: &mut [Tok]) {
             end
         }
         '|' | '>' => {
-            let end = (i..chars.len()).find(|&j| chars[j].is_whitespace()).unwrap_or(chars.len());
+            let end = (i..chars.len())
+                .find(|&j| chars[j].is_whitespace())
+                .unwrap_or(chars.len());
             classes[i..end].fill(Tok::Punct);
             end
         }
         '&' | '*' | '!' => {
-            let end = (i..chars.len()).find(|&j| chars[j].is_whitespace()).unwrap_or(chars.len());
+            let end = (i..chars.len())
+                .find(|&j| chars[j].is_whitespace())
+                .unwrap_or(chars.len());
             classes[i..end].fill(Tok::Anchor);
             return value(chars, end, classes);
         }
@@ -119,7 +137,11 @@ fn value(chars: &[char], from: usize, classes: &mut [Tok]) {
             let text: String = chars[i..end].iter().collect();
             let class = scalar_class(&text);
             for j in i..end {
-                classes[j] = if "{}[],".contains(chars[j]) { Tok::Punct } else { class };
+                classes[j] = if "{}[],".contains(chars[j]) {
+                    Tok::Punct
+                } else {
+                    class
+                };
             }
             end
         }
@@ -187,10 +209,18 @@ fn indent(line: &str) -> usize {
 /// Whether a line opens a block scalar (`key: |`, `- >-`).
 fn opens_block(line: &str, classes: &[Tok]) -> bool {
     let chars: Vec<char> = line.chars().collect();
-    let last = (0..chars.len()).rev().find(|&i| !chars[i].is_whitespace() && classes[i] != Tok::Comment);
-    last.is_some_and(|i| classes[i] == Tok::Punct && {
-        let start = (0..=i).rev().take_while(|&j| !chars[j].is_whitespace()).last().unwrap_or(i);
-        matches!(chars[start], '|' | '>')
+    let last = (0..chars.len())
+        .rev()
+        .find(|&i| !chars[i].is_whitespace() && classes[i] != Tok::Comment);
+    last.is_some_and(|i| {
+        classes[i] == Tok::Punct && {
+            let start = (0..=i)
+                .rev()
+                .take_while(|&j| !chars[j].is_whitespace())
+                .last()
+                .unwrap_or(i);
+            matches!(chars[start], '|' | '>')
+        }
     })
 }
 
@@ -228,13 +258,17 @@ pub fn highlight(text: &str, errors: &[Located]) -> String {
                 past_end = true;
                 continue;
             }
-            let end = (start..chars.len()).find(|&j| chars[j].is_whitespace() || (j > start && chars[j] == ':')).unwrap_or(chars.len());
+            let end = (start..chars.len())
+                .find(|&j| chars[j].is_whitespace() || (j > start && chars[j] == ':'))
+                .unwrap_or(chars.len());
             marked[start..end.max(start + 1)].fill(true);
         }
         let mut i = 0;
         while i < chars.len() {
             let (class, mark) = (classes[i], marked[i]);
-            let j = (i..chars.len()).find(|&j| classes[j] != class || marked[j] != mark).unwrap_or(chars.len());
+            let j = (i..chars.len())
+                .find(|&j| classes[j] != class || marked[j] != mark)
+                .unwrap_or(chars.len());
             let piece: String = chars[i..j].iter().collect();
             let mut cls = class.class().to_string();
             if mark {
@@ -251,8 +285,15 @@ pub fn highlight(text: &str, errors: &[Located]) -> String {
             out.push_str("<span class=\"err-at\"> </span>");
         }
         if let Some(first) = here.first() {
-            let more = if here.len() > 1 { format!(" (+{})", here.len() - 1) } else { String::new() };
-            out.push_str(&format!("<span class=\"err-msg\">  ◀ {}{more}</span>", escape(&first.message)));
+            let more = if here.len() > 1 {
+                format!(" (+{})", here.len() - 1)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "<span class=\"err-msg\">  ◀ {}{more}</span>",
+                escape(&first.message)
+            ));
         }
     }
     // A trailing newline needs a line of its own in the <pre> to match the textarea.
@@ -282,13 +323,50 @@ mod tests {
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_class_keys_values_and_comments() {
-        assert_eq!(runs("  replicas: 3 # three"), [(Tok::Key, "replicas".into()), (Tok::Punct, ":".into()), (Tok::Num, "3".into()), (Tok::Comment, "# three".into())]);
-        assert_eq!(runs("- name: nginx"), [(Tok::Punct, "-".into()), (Tok::Key, "name".into()), (Tok::Punct, ":".into()), (Tok::Value, "nginx".into())]);
-        assert_eq!(runs("image: \"nginx:1.27\""), [(Tok::Key, "image".into()), (Tok::Punct, ":".into()), (Tok::Str, "\"nginx:1.27\"".into())]);
-        assert_eq!(runs("image: nginx:1.27"), [(Tok::Key, "image".into()), (Tok::Punct, ":".into()), (Tok::Value, "nginx:1.27".into())]);
+        assert_eq!(
+            runs("  replicas: 3 # three"),
+            [
+                (Tok::Key, "replicas".into()),
+                (Tok::Punct, ":".into()),
+                (Tok::Num, "3".into()),
+                (Tok::Comment, "# three".into())
+            ]
+        );
+        assert_eq!(
+            runs("- name: nginx"),
+            [
+                (Tok::Punct, "-".into()),
+                (Tok::Key, "name".into()),
+                (Tok::Punct, ":".into()),
+                (Tok::Value, "nginx".into())
+            ]
+        );
+        assert_eq!(
+            runs("image: \"nginx:1.27\""),
+            [
+                (Tok::Key, "image".into()),
+                (Tok::Punct, ":".into()),
+                (Tok::Str, "\"nginx:1.27\"".into())
+            ]
+        );
+        assert_eq!(
+            runs("image: nginx:1.27"),
+            [
+                (Tok::Key, "image".into()),
+                (Tok::Punct, ":".into()),
+                (Tok::Value, "nginx:1.27".into())
+            ]
+        );
         assert_eq!(runs("---"), [(Tok::Marker, "---".into())]);
         assert_eq!(runs("# note"), [(Tok::Comment, "# note".into())]);
-        assert_eq!(runs("ready: true"), [(Tok::Key, "ready".into()), (Tok::Punct, ":".into()), (Tok::Bool, "true".into())]);
+        assert_eq!(
+            runs("ready: true"),
+            [
+                (Tok::Key, "ready".into()),
+                (Tok::Punct, ":".into()),
+                (Tok::Bool, "true".into())
+            ]
+        );
         assert_eq!(runs("  - containerPort: 80")[0], (Tok::Punct, "-".into()));
     }
 
@@ -302,21 +380,57 @@ mod tests {
     #[wasm_bindgen_test(unsupported = test)]
     fn should_keep_the_text_and_mark_errors() {
         let text = "kind: Deployment\nspec:\n  replica: 3\n<b>";
-        let errors = [Located { line: 3, column: 3, message: "unknown field \"spec.replica\"".into() }];
+        let errors = [Located {
+            line: 3,
+            column: 3,
+            message: "unknown field \"spec.replica\"".into(),
+        }];
         let html = highlight(text, &errors);
         assert_eq!(html.matches('\n').count(), 3, "one line per line");
-        assert!(html.contains("<span class=\"t-k err-at\">replica</span>"), "{html}");
-        assert!(html.contains("err-msg") && html.contains("unknown field &quot;spec.replica&quot;"));
+        assert!(
+            html.contains("<span class=\"t-k err-at\">replica</span>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("err-msg") && html.contains("unknown field &quot;spec.replica&quot;")
+        );
         assert!(html.contains("&lt;b&gt;"), "escaped");
-        let past = highlight("a: 1", &[Located { line: 1, column: 40, message: "x".into() }]);
+        let past = highlight(
+            "a: 1",
+            &[Located {
+                line: 1,
+                column: 40,
+                message: "x".into(),
+            }],
+        );
         assert!(past.contains("<span class=\"err-at\"> </span>"));
         assert!(highlight("a: 1\n", &[]).ends_with("\n "));
     }
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_never_panic_on_odd_text() {
-        for text in ["", "-", "- ", ":", "'unterminated", "\"a\\", "a: 'b", "{a: b}", "key: &x !!str *y", "\u{1F600}: é", "|\n|\n", "a:\t|"] {
-            let _ = highlight(text, &[Located { line: 1, column: 2, message: String::new() }]);
+        for text in [
+            "",
+            "-",
+            "- ",
+            ":",
+            "'unterminated",
+            "\"a\\",
+            "a: 'b",
+            "{a: b}",
+            "key: &x !!str *y",
+            "\u{1F600}: é",
+            "|\n|\n",
+            "a:\t|",
+        ] {
+            let _ = highlight(
+                text,
+                &[Located {
+                    line: 1,
+                    column: 2,
+                    message: String::new(),
+                }],
+            );
         }
     }
 }

@@ -134,7 +134,10 @@ pub fn t(lang: Lang, key: Key) -> &'static str {
 fn pair(key: Key) -> (&'static str, &'static str) {
     use Key::*;
     match key {
-        Tagline => ("the Kubernetes control loop, step by step", "一步一步看懂 Kubernetes 控制循环"),
+        Tagline => (
+            "the Kubernetes control loop, step by step",
+            "一步一步看懂 Kubernetes 控制循环",
+        ),
         VirtualTime => ("virtual time", "虚拟时间"),
         Play => ("Play", "播放"),
         Pause => ("Pause", "暂停"),
@@ -142,7 +145,10 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         StepHint => ("Run to the next message", "运行到下一条消息"),
         Speed => ("Speed", "速度"),
         Reset => ("Reset", "重置"),
-        ResetHint => ("Restart the cluster at t=0 (your files stay)", "从 t=0 重新启动集群（文件保留）"),
+        ResetHint => (
+            "Restart the cluster at t=0 (your files stay)",
+            "从 t=0 重新启动集群（文件保留）",
+        ),
         Share => ("Share", "分享"),
         ShareCopied => ("Link copied to the clipboard", "链接已复制到剪贴板"),
         ShareCopyFailed => ("Copy this link:", "请复制此链接："),
@@ -150,7 +156,10 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         Examples => ("Examples", "示例"),
         Files => ("Files", "文件"),
         Apply => ("Apply", "应用"),
-        ApplyHint => ("Runs kubectl apply -f in the terminal", "在终端中运行 kubectl apply -f"),
+        ApplyHint => (
+            "Runs kubectl apply -f in the terminal",
+            "在终端中运行 kubectl apply -f",
+        ),
         EditorErrors => ("Problems", "问题"),
         NoErrors => ("No problems", "没有问题"),
         Cluster => ("Cluster", "集群"),
@@ -158,15 +167,30 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         ControlPlane => ("control plane", "控制平面"),
         Unscheduled => ("waiting for a node", "等待调度"),
         Terminal => ("Terminal", "终端"),
-        TerminalHint => ("type a command · ↑↓ history · Ctrl-C stops · try: kubectl get pods -o wide", "输入命令 · ↑↓ 历史 · Ctrl-C 中断 · 试试：kubectl get pods -o wide"),
-        TerminalPaused => ("time is paused: commands wait for Play or Step", "时间已暂停：命令在播放或单步时运行"),
+        TerminalHint => (
+            "type a command · ↑↓ history · Ctrl-C stops · try: kubectl get pods -o wide",
+            "输入命令 · ↑↓ 历史 · Ctrl-C 中断 · 试试：kubectl get pods -o wide",
+        ),
+        TerminalPaused => (
+            "time is paused: commands wait for Play or Step",
+            "时间已暂停：命令在播放或单步时运行",
+        ),
         TerminalWaiting => ("waiting:", "排队中："),
         Flow => ("Pod creation flow", "Pod 创建流程"),
-        FlowHint => ("Lit as each step happens, with its virtual time", "每一步发生时点亮，并显示虚拟时间"),
+        FlowHint => (
+            "Lit as each step happens, with its virtual time",
+            "每一步发生时点亮，并显示虚拟时间",
+        ),
         FlowNotYet => ("not yet", "尚未发生"),
-        ProxyHint => ("needs a Service: kubectl expose deployment nginx --port=80", "需要 Service：kubectl expose deployment nginx --port=80"),
+        ProxyHint => (
+            "needs a Service: kubectl expose deployment nginx --port=80",
+            "需要 Service：kubectl expose deployment nginx --port=80",
+        ),
         Failures => ("Failure switches", "故障开关"),
-        FailuresHint => ("Each switch runs its sim command in the terminal", "每个开关都会在终端运行对应的 sim 命令"),
+        FailuresHint => (
+            "Each switch runs its sim command in the terminal",
+            "每个开关都会在终端运行对应的 sim 命令",
+        ),
         Network => ("network", "网络"),
         Power => ("power", "电源"),
         Running => ("running", "运行中"),
@@ -182,20 +206,62 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         ClassSucceeded => ("Completed", "已完成"),
         ClassTerminating => ("Terminating", "终止中"),
         Stage1 => ("kubectl sends the request", "kubectl 向 apiserver 发起请求"),
-        Stage2 => ("authn, authz, then the desired state into etcd", "认证授权后把期望状态写入 etcd"),
-        Stage3 => ("Deployment controller creates a ReplicaSet", "Deployment 控制器创建 ReplicaSet"),
-        Stage4 => ("ReplicaSet controller creates the Pods", "ReplicaSet 控制器补齐 Pod"),
-        Stage5 => ("scheduler filters, scores, binds a node", "调度器过滤、打分、绑定节点"),
-        Stage6 => ("kubelet starts containers, reports status", "kubelet 创建容器并上报状态"),
-        Stage7 => ("kube-proxy writes the Service rules", "kube-proxy 更新 iptables 规则"),
-        DownEtcd => ("the apiserver cannot store or read state", "apiserver 无法存取状态"),
-        DownApiServer => ("no operations possible: kubectl fails", "无法进行任何操作：kubectl 失败"),
-        DownControllerManager => ("no reconciliation: deleted pods are not replaced", "不再调谐：删除的 Pod 不会被补齐"),
-        DownScheduler => ("new pods stay Pending; running pods continue", "新 Pod 保持 Pending；已运行的 Pod 不受影响"),
-        DownNode => ("about 50s later NotReady; its pods are evicted after 5 min", "约 50 秒后 NotReady；5 分钟后驱逐其上的 Pod"),
-        BannerBadLink => ("This share link could not be opened; your work is unchanged.", "无法打开此分享链接；你的内容未改变。"),
-        BannerBadSaved => ("The saved scenario could not be read; the default was loaded.", "无法读取保存的场景；已加载默认场景。"),
-        BannerBadScenario => ("The shared scenario is not valid; your work is unchanged.", "分享的场景无效；你的内容未改变。"),
+        Stage2 => (
+            "authn, authz, then the desired state into etcd",
+            "认证授权后把期望状态写入 etcd",
+        ),
+        Stage3 => (
+            "Deployment controller creates a ReplicaSet",
+            "Deployment 控制器创建 ReplicaSet",
+        ),
+        Stage4 => (
+            "ReplicaSet controller creates the Pods",
+            "ReplicaSet 控制器补齐 Pod",
+        ),
+        Stage5 => (
+            "scheduler filters, scores, binds a node",
+            "调度器过滤、打分、绑定节点",
+        ),
+        Stage6 => (
+            "kubelet starts containers, reports status",
+            "kubelet 创建容器并上报状态",
+        ),
+        Stage7 => (
+            "kube-proxy writes the Service rules",
+            "kube-proxy 更新 iptables 规则",
+        ),
+        DownEtcd => (
+            "the apiserver cannot store or read state",
+            "apiserver 无法存取状态",
+        ),
+        DownApiServer => (
+            "no operations possible: kubectl fails",
+            "无法进行任何操作：kubectl 失败",
+        ),
+        DownControllerManager => (
+            "no reconciliation: deleted pods are not replaced",
+            "不再调谐：删除的 Pod 不会被补齐",
+        ),
+        DownScheduler => (
+            "new pods stay Pending; running pods continue",
+            "新 Pod 保持 Pending；已运行的 Pod 不受影响",
+        ),
+        DownNode => (
+            "about 50s later NotReady; its pods are evicted after 5 min",
+            "约 50 秒后 NotReady；5 分钟后驱逐其上的 Pod",
+        ),
+        BannerBadLink => (
+            "This share link could not be opened; your work is unchanged.",
+            "无法打开此分享链接；你的内容未改变。",
+        ),
+        BannerBadSaved => (
+            "The saved scenario could not be read; the default was loaded.",
+            "无法读取保存的场景；已加载默认场景。",
+        ),
+        BannerBadScenario => (
+            "The shared scenario is not valid; your work is unchanged.",
+            "分享的场景无效；你的内容未改变。",
+        ),
         Dismiss => ("Dismiss", "关闭"),
         Pod => ("Pod", "Pod"),
         Inspector => ("Inspector", "详情"),
@@ -224,7 +290,13 @@ mod tests {
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_have_both_languages_for_every_key() {
-        for key in [Key::Apply, Key::Flow, Key::Stage5, Key::DownScheduler, Key::BannerBadLink] {
+        for key in [
+            Key::Apply,
+            Key::Flow,
+            Key::Stage5,
+            Key::DownScheduler,
+            Key::BannerBadLink,
+        ] {
             assert!(!t(Lang::En, key).is_empty());
             assert!(!t(Lang::Zh, key).is_empty());
             assert_ne!(t(Lang::En, key), t(Lang::Zh, key));

@@ -51,7 +51,10 @@ fn object(ann: &BTreeMap<String, String>, key: &str) -> BTreeMap<String, BTreeMa
 
 /// Reads the §3.4 annotations; `None` when the pod has none.
 pub fn scheduling(ann: &BTreeMap<String, String>) -> Option<Scheduling> {
-    if ![FILTER, SCORE, FINAL_SCORE, SELECTED].iter().any(|k| ann.contains_key(*k)) {
+    if ![FILTER, SCORE, FINAL_SCORE, SELECTED]
+        .iter()
+        .any(|k| ann.contains_key(*k))
+    {
         return None;
     }
     let filter = object(ann, FILTER);
@@ -71,12 +74,35 @@ pub fn scheduling(ann: &BTreeMap<String, String>) -> Option<Scheduling> {
                 .flatten()
                 .filter_map(|(_, v)| v.as_str().filter(|s| *s != "passed").map(str::to_string))
                 .collect();
-            let scores: Vec<Option<i64>> = plugins.iter().map(|p| finals.get(node).and_then(|m| m.get(p)).and_then(Value::as_i64)).collect();
-            NodeResult { node: node.clone(), passed: reasons.is_empty(), reasons, total: scores.iter().flatten().sum(), scores }
+            let scores: Vec<Option<i64>> = plugins
+                .iter()
+                .map(|p| {
+                    finals
+                        .get(node)
+                        .and_then(|m| m.get(p))
+                        .and_then(Value::as_i64)
+                })
+                .collect();
+            NodeResult {
+                node: node.clone(),
+                passed: reasons.is_empty(),
+                reasons,
+                total: scores.iter().flatten().sum(),
+                scores,
+            }
         })
         .collect();
-    nodes.sort_by(|a, b| b.passed.cmp(&a.passed).then(b.total.cmp(&a.total)).then(a.node.cmp(&b.node)));
-    Some(Scheduling { plugins, nodes, selected: ann.get(SELECTED).cloned() })
+    nodes.sort_by(|a, b| {
+        b.passed
+            .cmp(&a.passed)
+            .then(b.total.cmp(&a.total))
+            .then(a.node.cmp(&b.node))
+    });
+    Some(Scheduling {
+        plugins,
+        nodes,
+        selected: ann.get(SELECTED).cloned(),
+    })
 }
 
 /// The pod's record in etcd: its key, the revision it was created at, the revision of its
@@ -104,9 +130,17 @@ pub struct PodInspection {
 
 /// Looks a pod up in etcd (the page is omniscient).
 pub fn inspect_pod(world: &World, namespace: &str, name: &str) -> PodInspection {
-    let key = format!("/registry/{}/{namespace}/{name}", Kind::Pod.info().etcd_prefix);
+    let key = format!(
+        "/registry/{}/{namespace}/{name}",
+        Kind::Pod.info().etcd_prefix
+    );
     let kv = world.etcd.store.get(&key);
-    let etcd = kv.map(|kv| EtcdRecord { key: key.clone(), created: kv.create_revision, modified: kv.mod_revision, version: kv.version });
+    let etcd = kv.map(|kv| EtcdRecord {
+        key: key.clone(),
+        created: kv.create_revision,
+        modified: kv.mod_revision,
+        version: kv.version,
+    });
     let scheduling = kv.and_then(|kv| match &*kv.value {
         Object::Pod(p) => p.metadata.annotations.as_ref().and_then(scheduling),
         _ => None,
@@ -133,7 +167,11 @@ mod tests {
         let s = scheduling(&ann).expect("annotated");
         assert_eq!(s.plugins, ["ImageLocality", "NodeResourcesFit"]);
         let order: Vec<&str> = s.nodes.iter().map(|n| n.node.as_str()).collect();
-        assert_eq!(order, ["node-3", "node-2", "node-1"], "best first, filtered out last");
+        assert_eq!(
+            order,
+            ["node-3", "node-2", "node-1"],
+            "best first, filtered out last"
+        );
         assert_eq!(s.nodes[0].total, 70);
         assert_eq!(s.nodes[2].reasons, ["node(s) had untolerated taint(s)"]);
         assert!(!s.nodes[2].passed);
@@ -143,7 +181,9 @@ mod tests {
     #[wasm_bindgen_test(unsupported = test)]
     fn should_tolerate_missing_or_broken_annotations() {
         assert_eq!(scheduling(&BTreeMap::new()), None);
-        let broken: BTreeMap<String, String> = [(FILTER.to_string(), "{not json".to_string())].into_iter().collect();
+        let broken: BTreeMap<String, String> = [(FILTER.to_string(), "{not json".to_string())]
+            .into_iter()
+            .collect();
         assert_eq!(scheduling(&broken), Some(Scheduling::default()));
     }
 
@@ -152,7 +192,13 @@ mod tests {
         let mut s = crate::session::Session::new(crate::examples::default_scenario());
         s.run_button("kubectl apply -f nginx-deploy.yaml");
         s.advance(10_000);
-        let pod = s.view().nodes.iter().flat_map(|n| n.pods.clone()).next().expect("a pod");
+        let pod = s
+            .view()
+            .nodes
+            .iter()
+            .flat_map(|n| n.pods.clone())
+            .next()
+            .expect("a pod");
         let i = inspect_pod(s.world(), &pod.namespace, &pod.name);
         let etcd = i.etcd.expect("stored");
         assert_eq!(etcd.key, format!("/registry/pods/default/{}", pod.name));

@@ -107,10 +107,20 @@ impl Session {
 
     fn greet(&mut self) {
         let nodes = self.world.nodes.len();
-        let name = if self.scenario.metadata.name.is_empty() { "scenario".to_string() } else { self.scenario.metadata.name.clone() };
-        self.terminal.info(&format!("{name}: a cluster with {nodes} worker node{} at t=0. Type help for commands.", if nodes == 1 { "" } else { "s" }));
+        let name = if self.scenario.metadata.name.is_empty() {
+            "scenario".to_string()
+        } else {
+            self.scenario.metadata.name.clone()
+        };
+        self.terminal.info(&format!(
+            "{name}: a cluster with {nodes} worker node{} at t=0. Type help for commands.",
+            if nodes == 1 { "" } else { "s" }
+        ));
         if !self.schedule.is_empty() {
-            self.terminal.info(&format!("{} scenario step(s) will run at their virtual times.", self.schedule.len()));
+            self.terminal.info(&format!(
+                "{} scenario step(s) will run at their virtual times.",
+                self.schedule.len()
+            ));
         }
     }
 
@@ -137,7 +147,11 @@ impl Session {
 
     /// Restarts with `count` nodes named node-1 … node-N.
     pub fn set_node_count(&mut self, count: u32) {
-        self.scenario.spec.nodes = vec![NodeGroup { name_prefix: Some("node-".into()), count: Some(count.max(1)), ..NodeGroup::default() }];
+        self.scenario.spec.nodes = vec![NodeGroup {
+            name_prefix: Some("node-".into()),
+            count: Some(count.max(1)),
+            ..NodeGroup::default()
+        }];
         self.reset();
     }
 
@@ -208,7 +222,10 @@ impl Session {
         if self.file(name) == Some(text) {
             return;
         }
-        self.scenario.spec.files.insert(name.to_string(), text.to_string());
+        self.scenario
+            .spec
+            .files
+            .insert(name.to_string(), text.to_string());
         self.apply_errors.remove(name);
         self.scenario_revision += 1;
         self.revision += 1;
@@ -217,8 +234,14 @@ impl Session {
     /// The problems to mark in a file: where it does not parse, and what the apiserver
     /// rejected when it was last applied.
     pub fn editor_errors(&self, name: &str) -> Vec<Located> {
-        let Some(text) = self.file(name) else { return Vec::new() };
-        let mut out: Vec<Located> = parse_manifest_stream(text, name).errors.iter().map(|e| e.located()).collect();
+        let Some(text) = self.file(name) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Located> = parse_manifest_stream(text, name)
+            .errors
+            .iter()
+            .map(|e| e.located())
+            .collect();
         out.extend(self.apply_errors.get(name).into_iter().flatten().cloned());
         out.sort_by_key(|e| (e.line, e.column));
         out.dedup();
@@ -237,7 +260,13 @@ impl Session {
 
     /// The command the terminal waits for, if any, and how many typed commands wait.
     pub fn busy(&self) -> (Option<&str>, usize) {
-        (self.jobs.iter().find(|j| j.foreground).map(|j| j.line.as_str()), self.queue.len())
+        (
+            self.jobs
+                .iter()
+                .find(|j| j.foreground)
+                .map(|j| j.line.as_str()),
+            self.queue.len(),
+        )
     }
 
     /// A line typed in the terminal: page commands run at once; cluster commands are
@@ -255,7 +284,13 @@ impl Session {
             }
             "history" => {
                 self.terminal.prompt(line, self.world.now(), false);
-                let h: Vec<String> = self.terminal.history().iter().enumerate().map(|(i, l)| format!("{:>5}  {l}", i + 1)).collect();
+                let h: Vec<String> = self
+                    .terminal
+                    .history()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| format!("{:>5}  {l}", i + 1))
+                    .collect();
                 self.terminal.info(&h.join("\n"));
             }
             _ => {
@@ -277,7 +312,11 @@ impl Session {
     /// Ctrl-C: interrupts the terminal's command and drops the typed commands waiting.
     pub fn interrupt(&mut self) {
         self.queue.clear();
-        let i = self.jobs.iter().position(|j| j.foreground).or(self.jobs.len().checked_sub(1));
+        let i = self
+            .jobs
+            .iter()
+            .position(|j| j.foreground)
+            .or(self.jobs.len().checked_sub(1));
         match i {
             Some(i) => self.kill(i),
             None => self.terminal.info("^C"),
@@ -294,16 +333,28 @@ impl Session {
     /// Runs at once to the last scenario step or `spec.until` (at most [`MAX_FAST_FORWARD`]), without
     /// drawing messages: a reload comes back to where the learner was.
     pub fn fast_forward(&mut self) {
-        let last = self.schedule.last().map_or(0, |s| s.at_ms).max(self.scenario.until_ms().unwrap_or(0)).min(MAX_FAST_FORWARD);
+        let last = self
+            .schedule
+            .last()
+            .map_or(0, |s| s.at_ms)
+            .max(self.scenario.until_ms().unwrap_or(0))
+            .min(MAX_FAST_FORWARD);
         if last > self.world.now() {
             self.run(last - self.world.now(), false);
-            self.terminal.info(&format!("(replayed to t={}s)", kubeloop_sim::runner::seconds(self.world.now())));
+            self.terminal.info(&format!(
+                "(replayed to t={}s)",
+                kubeloop_sim::runner::seconds(self.world.now())
+            ));
         }
     }
 
     fn run(&mut self, ms: Time, sample: bool) {
         let target = self.world.now().saturating_add(ms);
-        let before = (self.world.delivered(), self.terminal.len(), self.traffic.len());
+        let before = (
+            self.world.delivered(),
+            self.terminal.len(),
+            self.traffic.len(),
+        );
         let mut samples = 0;
         loop {
             self.pump();
@@ -312,7 +363,9 @@ impl Session {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let Some(t) = next.filter(|t| *t <= target) else { break };
+            let Some(t) = next.filter(|t| *t <= target) else {
+                break;
+            };
             if !sample || samples >= MAX_SAMPLES {
                 let until = next_step.filter(|s| *s <= target).unwrap_or(target);
                 self.world.run_until(until);
@@ -332,7 +385,13 @@ impl Session {
             self.sample();
         }
         self.pump();
-        if before != (self.world.delivered(), self.terminal.len(), self.traffic.len()) {
+        if before
+            != (
+                self.world.delivered(),
+                self.terminal.len(),
+                self.traffic.len(),
+            )
+        {
             self.revision += 1;
         }
     }
@@ -348,7 +407,9 @@ impl Session {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let Some(t) = next.filter(|t| *t <= limit) else { break };
+            let Some(t) = next.filter(|t| *t <= limit) else {
+                break;
+            };
             self.world.run_until(t);
             self.sample();
             self.enqueue_due_steps();
@@ -362,7 +423,8 @@ impl Session {
 
     fn sample(&mut self) {
         let flights = view::flights(&self.world);
-        self.traffic.observe(flights, self.world.now(), self.anim_duration);
+        self.traffic
+            .observe(flights, self.world.now(), self.anim_duration);
     }
 
     fn record(&mut self, line: &str) {
@@ -371,7 +433,11 @@ impl Session {
             return;
         }
         let now = self.world.now();
-        self.scenario.spec.steps.push(Step { at: format_duration(now), at_ms: now, run: line.to_string() });
+        self.scenario.spec.steps.push(Step {
+            at: format_duration(now),
+            at_ms: now,
+            run: line.to_string(),
+        });
         self.scenario_revision += 1;
     }
 
@@ -415,7 +481,13 @@ impl Session {
                 self.after(line, &out.stderr);
             }
             Started::Running(id) => {
-                self.jobs.push(Job { id, line: line.to_string(), streaming: is_streaming(line), foreground, printed: false });
+                self.jobs.push(Job {
+                    id,
+                    line: line.to_string(),
+                    streaming: is_streaming(line),
+                    foreground,
+                    printed: false,
+                });
             }
         }
     }
@@ -480,7 +552,11 @@ impl Session {
 pub fn applied_files(line: &str) -> Vec<String> {
     let words = cmd::tokenize(line).unwrap_or_default();
     let is_kubectl = matches!(words.first().map(String::as_str), Some("kubectl" | "k"));
-    if !is_kubectl || !words.iter().any(|w| matches!(w.as_str(), "apply" | "create" | "replace")) {
+    if !is_kubectl
+        || !words
+            .iter()
+            .any(|w| matches!(w.as_str(), "apply" | "create" | "replace"))
+    {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -488,7 +564,10 @@ pub fn applied_files(line: &str) -> Vec<String> {
     while let Some(w) = it.next() {
         if w == "-f" || w == "--filename" {
             out.extend(it.next().cloned());
-        } else if let Some(f) = w.strip_prefix("--filename=").or_else(|| w.strip_prefix("-f=")) {
+        } else if let Some(f) = w
+            .strip_prefix("--filename=")
+            .or_else(|| w.strip_prefix("-f="))
+        {
             out.push(f.to_string());
         }
     }
@@ -497,7 +576,10 @@ pub fn applied_files(line: &str) -> Vec<String> {
 
 /// Quotes a file name for a command line if it needs it.
 pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+    {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))

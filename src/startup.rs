@@ -22,20 +22,25 @@ impl Notice {
     pub fn detail(&self) -> String {
         match self {
             Notice::BadLink(d) | Notice::BadSaved(d) => d.clone(),
-            Notice::BadScenario(list) => list.iter().take(5).cloned().collect::<Vec<_>>().join("\n"),
+            Notice::BadScenario(list) => {
+                list.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
+            }
         }
     }
 }
 
 /// Whether a location hash carries a share link (`#s=…`, or `s=` among `&`-parameters).
 pub fn has_share(hash: &str) -> bool {
-    hash.trim_start_matches('#').split('&').any(|p| p.starts_with("s="))
+    hash.trim_start_matches('#')
+        .split('&')
+        .any(|p| p.starts_with("s="))
 }
 
 /// The scenario in a share link.
 pub fn from_link(hash: &str) -> Result<Scenario, Notice> {
     let yaml = decode_share_fragment(hash).map_err(|e| Notice::BadLink(e.to_string()))?;
-    parse_scenario(&yaml).map_err(|errs| Notice::BadScenario(errs.iter().map(|e| e.to_string()).collect()))
+    parse_scenario(&yaml)
+        .map_err(|errs| Notice::BadScenario(errs.iter().map(|e| e.to_string()).collect()))
 }
 
 /// The scenario to open with: the link's, else the saved one, else the default.
@@ -50,7 +55,9 @@ pub fn opening(hash: &str, saved: Option<&str>) -> (Scenario, Option<Notice>) {
     let scenario = match saved.map(parse_scenario) {
         Some(Ok(sc)) => sc,
         Some(Err(errs)) => {
-            notice = notice.or(Some(Notice::BadSaved(errs.first().map(|e| e.to_string()).unwrap_or_default())));
+            notice = notice.or(Some(Notice::BadSaved(
+                errs.first().map(|e| e.to_string()).unwrap_or_default(),
+            )));
             default_scenario()
         }
         None => default_scenario(),
@@ -77,7 +84,9 @@ mod tests {
         let (got, notice) = opening(&link, Some(&saved));
         assert_eq!(got, sc);
         assert_eq!(notice, None);
-        assert!(has_share("#s=abc") && has_share("#x=1&s=abc") && !has_share("#top") && !has_share(""));
+        assert!(
+            has_share("#s=abc") && has_share("#x=1&s=abc") && !has_share("#top") && !has_share("")
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]
@@ -85,18 +94,26 @@ mod tests {
         let mut mine = default_scenario();
         mine.spec.seed = 5;
         let saved = mine.to_yaml();
-        for bad in ["#s=", "#s=!!!!", "#s=AAAA", "#s=" ] {
+        for bad in ["#s=", "#s=!!!!", "#s=AAAA", "#s="] {
             let (got, notice) = opening(bad, Some(&saved));
             assert_eq!(got, mine, "{bad}");
-            assert!(matches!(notice, Some(Notice::BadLink(_))), "{bad}: {notice:?}");
+            assert!(
+                matches!(notice, Some(Notice::BadLink(_))),
+                "{bad}: {notice:?}"
+            );
         }
         let not_a_scenario = encode_share_fragment("kind: Pod\n");
         let (got, notice) = opening(&not_a_scenario, Some(&saved));
         assert_eq!(got, mine);
-        let Some(Notice::BadScenario(list)) = notice else { panic!("{notice:?}") };
+        let Some(Notice::BadScenario(list)) = notice else {
+            panic!("{notice:?}")
+        };
         assert!(list[0].contains(':'), "located: {list:?}");
         let bomb = encode_share_fragment(&"a".repeat(3 << 20));
-        assert!(matches!(opening(&bomb, Some(&saved)).1, Some(Notice::BadLink(_))));
+        assert!(matches!(
+            opening(&bomb, Some(&saved)).1,
+            Some(Notice::BadLink(_))
+        ));
     }
 
     #[wasm_bindgen_test(unsupported = test)]

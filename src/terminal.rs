@@ -69,8 +69,17 @@ pub struct Terminal {
 
 /// Whether an output line reads like an error (for output that arrived mixed).
 fn looks_like_error(line: &str) -> bool {
-    const PREFIXES: [&str; 7] = ["error:", "Error from server", "The connection to the server", "Unable to connect", "sim:", "bash:", "ssh:"];
-    PREFIXES.iter().any(|p| line.starts_with(p)) || (line.starts_with("The ") && line.contains(" is invalid"))
+    const PREFIXES: [&str; 7] = [
+        "error:",
+        "Error from server",
+        "The connection to the server",
+        "Unable to connect",
+        "sim:",
+        "bash:",
+        "ssh:",
+    ];
+    PREFIXES.iter().any(|p| line.starts_with(p))
+        || (line.starts_with("The ") && line.contains(" is invalid"))
 }
 
 impl Terminal {
@@ -96,7 +105,12 @@ impl Terminal {
 
     fn push(&mut self, kind: LineKind, text: &str, at: Option<Time>) {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        self.lines.push_back(TermLine { id, kind, text: text.to_string(), at });
+        self.lines.push_back(TermLine {
+            id,
+            kind,
+            text: text.to_string(),
+            at,
+        });
         while self.lines.len() > MAX_LINES {
             self.lines.pop_front();
         }
@@ -104,7 +118,11 @@ impl Terminal {
 
     /// Shows a command line as it starts.
     pub fn prompt(&mut self, line: &str, at: Time, from_step: bool) {
-        let kind = if from_step { LineKind::Step } else { LineKind::Prompt };
+        let kind = if from_step {
+            LineKind::Step
+        } else {
+            LineKind::Prompt
+        };
         self.push(kind, line, Some(at));
     }
 
@@ -209,7 +227,11 @@ mod tests {
         assert_eq!(t.history_up("").as_deref(), Some("kubectl get pods"));
         assert_eq!(t.history_up(""), None, "nothing older");
         assert_eq!(t.history_down().as_deref(), Some("kubectl get nodes"));
-        assert_eq!(t.history_down().as_deref(), Some("kub"), "back to what was typed");
+        assert_eq!(
+            t.history_down().as_deref(),
+            Some("kub"),
+            "back to what was typed"
+        );
         assert_eq!(t.history_down(), None);
     }
 
@@ -221,7 +243,16 @@ mod tests {
         t.print("", false);
         t.print_mixed("pod/x created\nerror: the path \"x.yaml\" does not exist\n");
         let kinds: Vec<LineKind> = t.lines().map(|l| l.kind).collect();
-        assert_eq!(kinds, [LineKind::Prompt, LineKind::Out, LineKind::Out, LineKind::Out, LineKind::Err]);
+        assert_eq!(
+            kinds,
+            [
+                LineKind::Prompt,
+                LineKind::Out,
+                LineKind::Out,
+                LineKind::Out,
+                LineKind::Err
+            ]
+        );
         for i in 0..MAX_LINES + 10 {
             t.info(&i.to_string());
         }

@@ -53,11 +53,18 @@ impl FlightKind {
 /// Classifies a message by its endpoints and its label.
 pub fn kind_of(from: Actor, to: Actor, label: &str) -> FlightKind {
     let first = label.split_whitespace().next().unwrap_or("");
-    if label.contains("connection lost") || label.starts_with("watch error") || label.contains("unreachable") {
+    if label.contains("connection lost")
+        || label.starts_with("watch error")
+        || label.contains("unreachable")
+    {
         return FlightKind::Error;
     }
     if let Ok(code) = first.parse::<u16>() {
-        return if code >= 400 { FlightKind::Error } else { FlightKind::Response };
+        return if code >= 400 {
+            FlightKind::Error
+        } else {
+            FlightKind::Response
+        };
     }
     if from == Actor::Etcd || to == Actor::Etcd {
         return FlightKind::Etcd;
@@ -103,7 +110,14 @@ pub struct Traffic {
 
 impl Default for Traffic {
     fn default() -> Traffic {
-        Traffic { seen: BTreeSet::new(), active: VecDeque::new(), total: 0, clock: 0.0, last_start: f64::NEG_INFINITY, log: VecDeque::new() }
+        Traffic {
+            seen: BTreeSet::new(),
+            active: VecDeque::new(),
+            total: 0,
+            clock: 0.0,
+            last_start: f64::NEG_INFINITY,
+            log: VecDeque::new(),
+        }
     }
 }
 
@@ -128,7 +142,16 @@ impl Traffic {
             self.seen.insert(key);
             self.total += 1;
             let start = self.clock.max(self.last_start + duration * SPACING);
-            let anim = Anim { id: NEXT_ID.fetch_add(1, Ordering::Relaxed), from, to, kind: kind_of(from, to, &label), label, start, duration, sent };
+            let anim = Anim {
+                id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                from,
+                to,
+                kind: kind_of(from, to, &label),
+                label,
+                start,
+                duration,
+                sent,
+            };
             if self.log.len() >= LOG {
                 self.log.pop_front();
             }
@@ -153,7 +176,15 @@ impl Traffic {
 
     /// The dots that set off, with their progress along their arrows (0 … 1).
     pub fn dots(&self) -> impl Iterator<Item = (&Anim, f64)> {
-        self.active.iter().filter(|a| a.start <= self.clock).map(|a| (a, ((self.clock - a.start) / a.duration.max(1.0)).clamp(0.0, 1.0)))
+        self.active
+            .iter()
+            .filter(|a| a.start <= self.clock)
+            .map(|a| {
+                (
+                    a,
+                    ((self.clock - a.start) / a.duration.max(1.0)).clamp(0.0, 1.0),
+                )
+            })
     }
 
     /// The latest messages, newest first.
@@ -195,17 +226,50 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test;
 
     fn flight(from: Actor, to: Actor, label: &str, sent: Time, arrives: Time) -> FlightView {
-        FlightView { from, to, label: label.into(), progress: 0.0, sent, arrives }
+        FlightView {
+            from,
+            to,
+            label: label.into(),
+            progress: 0.0,
+            sent,
+            arrives,
+        }
     }
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_classify_messages() {
-        assert_eq!(kind_of(Actor::Terminal(1), Actor::ApiServer, "POST /apis/apps/v1/namespaces/default/deployments"), FlightKind::Request);
-        assert_eq!(kind_of(Actor::ApiServer, Actor::Terminal(1), "201 Created"), FlightKind::Response);
-        assert_eq!(kind_of(Actor::ApiServer, Actor::Terminal(1), "404 NotFound"), FlightKind::Error);
-        assert_eq!(kind_of(Actor::ApiServer, Actor::Scheduler, "ADDED Pod nginx-1"), FlightKind::Watch);
-        assert_eq!(kind_of(Actor::ApiServer, Actor::Etcd, "txn /registry/pods/default/x"), FlightKind::Etcd);
-        assert_eq!(kind_of(Actor::ApiServer, Actor::Kubelet(0), "connection lost"), FlightKind::Error);
+        assert_eq!(
+            kind_of(
+                Actor::Terminal(1),
+                Actor::ApiServer,
+                "POST /apis/apps/v1/namespaces/default/deployments"
+            ),
+            FlightKind::Request
+        );
+        assert_eq!(
+            kind_of(Actor::ApiServer, Actor::Terminal(1), "201 Created"),
+            FlightKind::Response
+        );
+        assert_eq!(
+            kind_of(Actor::ApiServer, Actor::Terminal(1), "404 NotFound"),
+            FlightKind::Error
+        );
+        assert_eq!(
+            kind_of(Actor::ApiServer, Actor::Scheduler, "ADDED Pod nginx-1"),
+            FlightKind::Watch
+        );
+        assert_eq!(
+            kind_of(
+                Actor::ApiServer,
+                Actor::Etcd,
+                "txn /registry/pods/default/x"
+            ),
+            FlightKind::Etcd
+        );
+        assert_eq!(
+            kind_of(Actor::ApiServer, Actor::Kubelet(0), "connection lost"),
+            FlightKind::Error
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]
@@ -221,18 +285,36 @@ mod tests {
         t.tick(300.0);
         assert!(t.is_empty(), "arrived");
         t.observe(vec![a], 13, 500.0);
-        assert!(t.is_empty(), "an old message is not seen again once its time passed");
+        assert!(
+            t.is_empty(),
+            "an old message is not seen again once its time passed"
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_cap_the_dots() {
         let mut t = Traffic::new();
-        let many = (0..200).map(|i| flight(Actor::Kubelet(i), Actor::ApiServer, "PUT lease", 5, 6)).collect();
+        let many = (0..200)
+            .map(|i| flight(Actor::Kubelet(i), Actor::ApiServer, "PUT lease", 5, 6))
+            .collect();
         t.observe(many, 5, 500.0);
         assert!(t.len() <= MAX_ACTIVE && t.len() > 10, "{}", t.len());
-        assert_eq!(t.log().count(), LOG, "the log keeps the latest few, drawn or not");
-        assert!(t.log().next().is_some_and(|a| a.from == Actor::Kubelet(199)), "newest first");
-        assert_eq!(t.dots().count(), 1, "a burst sets off one dot after another");
+        assert_eq!(
+            t.log().count(),
+            LOG,
+            "the log keeps the latest few, drawn or not"
+        );
+        assert!(
+            t.log()
+                .next()
+                .is_some_and(|a| a.from == Actor::Kubelet(199)),
+            "newest first"
+        );
+        assert_eq!(
+            t.dots().count(),
+            1,
+            "a burst sets off one dot after another"
+        );
         t.tick(100.0);
         assert_eq!(t.dots().count(), 3);
         assert!(duration_at(8.0) < duration_at(1.0));

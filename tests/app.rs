@@ -31,22 +31,41 @@ fn mount() -> Mounted {
 fn mount_with_hash(hash: &str) -> Mounted {
     let w = window();
     let path = w.location().pathname().unwrap_or_default();
-    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}{hash}"))).unwrap();
-    let root = document().create_element("div").unwrap().unchecked_into::<HtmlElement>();
+    w.history()
+        .unwrap()
+        .replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("{path}{hash}")),
+        )
+        .unwrap();
+    let root = document()
+        .create_element("div")
+        .unwrap()
+        .unchecked_into::<HtmlElement>();
     document().body().unwrap().append_child(&root).unwrap();
     let handle = leptos::mount::mount_to(root.clone(), || App().into_any());
-    Mounted { root, _handle: handle }
+    Mounted {
+        root,
+        _handle: handle,
+    }
 }
 
 impl Mounted {
     /// Every element matching (SVG ones too: they are not `HtmlElement`s).
     fn all(&self, selector: &str) -> Vec<web_sys::Element> {
         let list = self.root.query_selector_all(selector).unwrap();
-        (0..list.length()).filter_map(|i| list.get(i)?.dyn_into::<web_sys::Element>().ok()).collect()
+        (0..list.length())
+            .filter_map(|i| list.get(i)?.dyn_into::<web_sys::Element>().ok())
+            .collect()
     }
 
     fn one(&self, selector: &str) -> HtmlElement {
-        self.root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no {selector}")).unchecked_into()
+        self.root
+            .query_selector(selector)
+            .unwrap()
+            .unwrap_or_else(|| panic!("no {selector}"))
+            .unchecked_into()
     }
 
     fn count(&self, selector: &str) -> usize {
@@ -69,7 +88,8 @@ impl Mounted {
         let init = web_sys::KeyboardEventInit::new();
         init.set_key("Enter");
         init.set_bubbles(true);
-        let enter = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+        let enter =
+            web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
         input.dispatch_event(&enter).unwrap();
     }
 
@@ -95,7 +115,10 @@ fn bubbling(name: &str) -> web_sys::Event {
 async fn should_render_the_diagram_with_three_nodes_and_the_default_deployment() {
     let app = mount();
     leptos::task::tick().await;
-    assert_eq!(app.count("svg[data-testid=cluster-diagram] [data-testid=node]"), 3);
+    assert_eq!(
+        app.count("svg[data-testid=cluster-diagram] [data-testid=node]"),
+        3
+    );
     assert_eq!(app.count("[data-testid=component]"), 4);
     assert_eq!(app.text("h1"), "kubeloop");
     let editor: HtmlTextAreaElement = app.one("[data-testid=editor-input]").unchecked_into();
@@ -108,10 +131,21 @@ async fn should_show_three_node_rows_for_kubectl_get_nodes() {
     let app = mount();
     leptos::task::tick().await;
     app.run("kubectl get nodes");
-    app.until("kubectl get nodes output", |a| a.all("[data-testid=terminal-line]").iter().any(|l| l.text_content().unwrap_or_default().starts_with("node-3"))).await;
-    let rows = app.all("[data-testid=terminal-line].out").iter().filter(|l| l.text_content().unwrap_or_default().starts_with("node-")).count();
+    app.until("kubectl get nodes output", |a| {
+        a.all("[data-testid=terminal-line]")
+            .iter()
+            .any(|l| l.text_content().unwrap_or_default().starts_with("node-3"))
+    })
+    .await;
+    let rows = app
+        .all("[data-testid=terminal-line].out")
+        .iter()
+        .filter(|l| l.text_content().unwrap_or_default().starts_with("node-"))
+        .count();
     assert_eq!(rows, 3);
-    assert!(app.text("[data-testid=terminal-output]").contains("$kubectl get nodes"));
+    assert!(app
+        .text("[data-testid=terminal-output]")
+        .contains("$kubectl get nodes"));
 }
 
 #[wasm_bindgen_test]
@@ -125,7 +159,10 @@ async fn should_mark_a_yaml_error_at_its_line() {
     let errors = app.all("[data-testid=editor-error]");
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].get_attribute("data-line").as_deref(), Some("9"));
-    assert!(errors[0].text_content().unwrap_or_default().contains("mapping values are not allowed"));
+    assert!(errors[0]
+        .text_content()
+        .unwrap_or_default()
+        .contains("mapping values are not allowed"));
     assert_eq!(app.count("[data-testid=gutter-error]"), 1);
     assert_eq!(app.count(".code-hl .err-at"), 1);
 }
@@ -136,10 +173,21 @@ async fn should_run_three_pods_after_apply() {
     leptos::task::tick().await;
     app.click("speed-8");
     app.click("apply");
-    app.until("three Ready pods", |a| a.count("[data-testid=pod][data-class=ready]") == 3).await;
-    let nodes: std::collections::BTreeSet<String> = app.all("[data-testid=pod]").iter().filter_map(|p| p.get_attribute("data-node")).collect();
+    app.until("three Ready pods", |a| {
+        a.count("[data-testid=pod][data-namespace=default][data-class=ready]") == 3
+    })
+    .await;
+    let nodes: std::collections::BTreeSet<String> = app
+        .all("[data-testid=pod][data-namespace=default]")
+        .iter()
+        .filter_map(|p| p.get_attribute("data-node"))
+        .collect();
     assert!(nodes.len() >= 2, "spread over nodes: {nodes:?}");
-    assert!(app.all("[data-testid=stage]").iter().take(6).all(|s| s.get_attribute("data-state").as_deref() == Some("lit")));
+    assert!(app
+        .all("[data-testid=stage]")
+        .iter()
+        .take(6)
+        .all(|s| s.get_attribute("data-state").as_deref() == Some("lit")));
 }
 
 #[wasm_bindgen_test]
@@ -147,10 +195,16 @@ async fn should_keep_the_work_when_a_share_link_is_bad() {
     kubeloop_web::ui::clear_saved();
     let app = mount_with_hash("#s=not*base64");
     leptos::task::tick().await;
-    assert!(app.text("[data-testid=banner]").contains("could not be opened"));
+    assert!(app
+        .text("[data-testid=banner]")
+        .contains("could not be opened"));
     let editor: HtmlTextAreaElement = app.one("[data-testid=editor-input]").unchecked_into();
     assert!(editor.value().contains("kind: Deployment"));
-    assert_eq!(window().location().hash().unwrap_or_default(), "", "the bad link is dropped from the address");
+    assert_eq!(
+        window().location().hash().unwrap_or_default(),
+        "",
+        "the bad link is dropped from the address"
+    );
     app.click("banner-dismiss");
     leptos::task::tick().await;
     assert_eq!(app.count("[data-testid=banner]"), 0);
@@ -161,9 +215,19 @@ async fn should_stop_the_scheduler_with_its_switch() {
     let app = mount();
     leptos::task::tick().await;
     app.click("switch-kube-scheduler");
-    app.until("the scheduler drawn stopped", |a| a.count("[data-testid=component][data-name=kube-scheduler][data-state=stopped]") == 1).await;
-    assert!(app.text("[data-testid=terminal-output]").contains("sim stop kube-scheduler"));
-    assert_eq!(app.one("[data-testid=switch-kube-scheduler]").get_attribute("aria-checked").as_deref(), Some("false"));
+    app.until("the scheduler drawn stopped", |a| {
+        a.count("[data-testid=component][data-name=kube-scheduler][data-state=stopped]") == 1
+    })
+    .await;
+    assert!(app
+        .text("[data-testid=terminal-output]")
+        .contains("sim stop kube-scheduler"));
+    assert_eq!(
+        app.one("[data-testid=switch-kube-scheduler]")
+            .get_attribute("aria-checked")
+            .as_deref(),
+        Some("false")
+    );
 }
 
 #[wasm_bindgen_test]

@@ -29,7 +29,9 @@ pub fn saved_lang() -> Lang {
     if let Some(code) = storage().and_then(|s| s.get_item(LANG_KEY).ok().flatten()) {
         return Lang::from_code(&code);
     }
-    let browser = web_sys::window().and_then(|w| w.navigator().language()).unwrap_or_default();
+    let browser = web_sys::window()
+        .and_then(|w| w.navigator().language())
+        .unwrap_or_default();
     Lang::from_code(&browser)
 }
 
@@ -38,7 +40,10 @@ pub fn save_lang(lang: Lang) {
     if let Some(s) = storage() {
         let _ = s.set_item(LANG_KEY, lang.code());
     }
-    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+    if let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
         let _ = root.set_attribute("lang", lang.code());
     }
 }
@@ -53,14 +58,20 @@ pub fn clear_saved() {
 
 /// The location's hash (`#s=…`), or "".
 pub fn hash() -> String {
-    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
 }
 
 /// Replaces the hash without a reload or a `hashchange` event ("" removes it).
 pub fn replace_hash(fragment: &str) {
     let Some(w) = web_sys::window() else { return };
     let loc = w.location();
-    let base = format!("{}{}", loc.pathname().unwrap_or_default(), loc.search().unwrap_or_default());
+    let base = format!(
+        "{}{}",
+        loc.pathname().unwrap_or_default(),
+        loc.search().unwrap_or_default()
+    );
     if let Ok(h) = w.history() {
         let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{base}{fragment}")));
     }
@@ -68,17 +79,23 @@ pub fn replace_hash(fragment: &str) {
 
 /// The page's address as it stands.
 pub fn href() -> String {
-    web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default()
 }
 
 /// Copies text to the clipboard; false when the browser refused.
 pub async fn copy(text: &str) -> bool {
-    let Some(w) = web_sys::window() else { return false };
+    let Some(w) = web_sys::window() else {
+        return false;
+    };
     let promise = w.navigator().clipboard().write_text(text);
     wasm_bindgen_futures::JsFuture::from(promise).await.is_ok()
 }
 
 /// Milliseconds of wall-clock time (for animation only; the engine never sees it).
 pub fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
 }

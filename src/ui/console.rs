@@ -19,13 +19,18 @@ pub fn Console() -> impl IntoView {
         ui.session
             .try_with_value(|s| {
                 let t = s.terminal();
-                (t.lines().next().map(|l| l.id), t.lines().last().map(|l| l.id))
+                (
+                    t.lines().next().map(|l| l.id),
+                    t.lines().last().map(|l| l.id),
+                )
             })
             .unwrap_or_default()
     });
     let lines = Memo::new(move |_| {
         let _ = signature.get();
-        ui.session.try_with_value(|s| s.terminal().lines().cloned().collect::<Vec<TermLine>>()).unwrap_or_default()
+        ui.session
+            .try_with_value(|s| s.terminal().lines().cloned().collect::<Vec<TermLine>>())
+            .unwrap_or_default()
     });
     let busy = Memo::new(move |_| {
         ui.rev.track();
@@ -57,13 +62,23 @@ pub fn Console() -> impl IntoView {
             "ArrowUp" | "ArrowDown" => {
                 ev.prevent_default();
                 let current = input.get_untracked();
-                let next = ui.update(|s| if key == "ArrowUp" { s.terminal_mut().history_up(&current) } else { s.terminal_mut().history_down() }).flatten();
+                let next = ui
+                    .update(|s| {
+                        if key == "ArrowUp" {
+                            s.terminal_mut().history_up(&current)
+                        } else {
+                            s.terminal_mut().history_down()
+                        }
+                    })
+                    .flatten();
                 if let Some(n) = next {
                     input.set(n);
                 }
             }
             "c" | "C" if ev.ctrl_key() => {
-                let selecting = field.get_untracked().is_some_and(|f| f.selection_start().ok().flatten() != f.selection_end().ok().flatten());
+                let selecting = field.get_untracked().is_some_and(|f| {
+                    f.selection_start().ok().flatten() != f.selection_end().ok().flatten()
+                });
                 if !selecting {
                     ev.prevent_default();
                     input.set(String::new());
@@ -78,7 +93,11 @@ pub fn Console() -> impl IntoView {
         }
     };
     let focus_input = move |_| {
-        let selected = window().get_selection().ok().flatten().is_some_and(|s| !s.is_collapsed());
+        let selected = window()
+            .get_selection()
+            .ok()
+            .flatten()
+            .is_some_and(|s| !s.is_collapsed());
         if !selected {
             if let Some(f) = field.get_untracked() {
                 let _ = f.focus();

@@ -42,21 +42,41 @@ pub fn Diagram() -> impl IntoView {
         ui.session
             .try_update_value(|s| {
                 let v = s.view();
-                Cluster { components: v.components.clone(), nodes: v.nodes.clone(), pending: v.pending.clone() }
+                Cluster {
+                    components: v.components.clone(),
+                    nodes: v.nodes.clone(),
+                    pending: v.pending.clone(),
+                }
             })
             .unwrap_or_default()
     });
-    let layout = Memo::new(move |_| cluster.with(|c| geometry::layout(c.nodes.len(), c.nodes.iter().map(|n| n.pods.len()).max().unwrap_or(0))));
+    let layout = Memo::new(move |_| {
+        cluster.with(|c| {
+            geometry::layout(
+                c.nodes.len(),
+                c.nodes.iter().map(|n| n.pods.len()).max().unwrap_or(0),
+            )
+        })
+    });
     let wires = Memo::new(move |_| layout.with(svg::wires));
-    let control = Memo::new(move |_| cluster.with(|c| svg::control_plane(&c.components, ui.lang.get())));
-    let nodes = Memo::new(move |_| cluster.with(|c| layout.with(|l| svg::nodes(l, &c.nodes, ui.lang.get()))));
+    let control =
+        Memo::new(move |_| cluster.with(|c| svg::control_plane(&c.components, ui.lang.get())));
+    let nodes = Memo::new(move |_| {
+        cluster.with(|c| layout.with(|l| svg::nodes(l, &c.nodes, ui.lang.get())))
+    });
     let pods = Memo::new(move |_| {
         let selected = ui.selected.get();
-        cluster.with(|c| layout.with(|l| svg::pods(l, &c.nodes, &c.pending, selected.as_deref(), ui.lang.get())))
+        cluster.with(|c| {
+            layout.with(|l| svg::pods(l, &c.nodes, &c.pending, selected.as_deref(), ui.lang.get()))
+        })
     });
     let flights = move || {
         ui.frame.track();
-        layout.with(|l| ui.session.try_with_value(|s| svg::flights(l, s.traffic().dots())).unwrap_or_default())
+        layout.with(|l| {
+            ui.session
+                .try_with_value(|s| svg::flights(l, s.traffic().dots()))
+                .unwrap_or_default()
+        })
     };
     let node_count = move || cluster.with(|c| c.nodes.len());
     let log = Memo::new(move |_| {
@@ -66,7 +86,19 @@ pub fn Diagram() -> impl IntoView {
             .try_with_value(|s| {
                 s.traffic()
                     .log()
-                    .map(|a| (a.id, a.kind.as_str(), format!("{} → {}", svg::actor_name(a.from, &names), svg::actor_name(a.to, &names)), a.label.clone(), a.sent))
+                    .map(|a| {
+                        (
+                            a.id,
+                            a.kind.as_str(),
+                            format!(
+                                "{} → {}",
+                                svg::actor_name(a.from, &names),
+                                svg::actor_name(a.to, &names)
+                            ),
+                            a.label.clone(),
+                            a.sent,
+                        )
+                    })
                     .collect::<Vec<_>>()
             })
             .unwrap_or_default()
@@ -77,7 +109,13 @@ pub fn Diagram() -> impl IntoView {
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .and_then(|e| e.closest("[data-pod]").ok().flatten())
             .and_then(|e| e.get_attribute("data-pod"));
-        ui.selected.update(|s| *s = if pod.is_some() && *s == pod { None } else { pod });
+        ui.selected.update(|s| {
+            *s = if pod.is_some() && *s == pod {
+                None
+            } else {
+                pod
+            }
+        });
     };
     let set_nodes = move |ev: leptos::ev::Event| {
         if let Ok(n) = event_target_value(&ev).parse::<u32>() {

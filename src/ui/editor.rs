@@ -15,7 +15,11 @@ pub fn offset_of(text: &str, line: usize, column: usize) -> u32 {
     let mut offset = 0usize;
     for (i, l) in text.split('\n').enumerate() {
         if i + 1 == line {
-            let col: usize = l.chars().take(column.saturating_sub(1)).map(char::len_utf16).sum();
+            let col: usize = l
+                .chars()
+                .take(column.saturating_sub(1))
+                .map(char::len_utf16)
+                .sum();
             return (offset + col) as u32;
         }
         offset += l.encode_utf16().count() + 1;
@@ -41,7 +45,11 @@ pub fn gutter_html(lines: usize, errors: &[Located]) -> String {
 #[component]
 pub fn Editor() -> impl IntoView {
     let ui = use_ui();
-    let file_text = move |f: String| ui.session.try_with_value(|s| s.file(&f).unwrap_or("").to_string()).unwrap_or_default();
+    let file_text = move |f: String| {
+        ui.session
+            .try_with_value(|s| s.file(&f).unwrap_or("").to_string())
+            .unwrap_or_default()
+    };
     let current_text = move || file_text(ui.file.get());
     let text = RwSignal::new(file_text(ui.file.get_untracked()));
     Effect::new(move |prev: Option<()>| {
@@ -54,17 +62,29 @@ pub fn Editor() -> impl IntoView {
     let names = Memo::new(move |_| {
         ui.files_rev.track();
         ui.scenario_rev.track();
-        ui.session.try_with_value(|s| s.file_names()).unwrap_or_default()
+        ui.session
+            .try_with_value(|s| s.file_names())
+            .unwrap_or_default()
     });
     let errors = Memo::new(move |_| {
         ui.rev.track();
         text.track();
         let f = ui.file.get();
-        ui.session.try_with_value(|s| s.editor_errors(&f)).unwrap_or_default()
+        ui.session
+            .try_with_value(|s| s.editor_errors(&f))
+            .unwrap_or_default()
     });
     let about = Memo::new(move |_| {
         ui.files_rev.track();
-        ui.session.try_with_value(|s| s.scenario().metadata.annotations.get("kubeloop.dev/description").cloned()).flatten()
+        ui.session
+            .try_with_value(|s| {
+                s.scenario()
+                    .metadata
+                    .annotations
+                    .get("kubeloop.dev/description")
+                    .cloned()
+            })
+            .flatten()
     });
     let area: NodeRef<html::Textarea> = NodeRef::new();
     let pre: NodeRef<html::Pre> = NodeRef::new();
@@ -98,7 +118,10 @@ pub fn Editor() -> impl IntoView {
         if ev.key() == "Tab" && !ev.shift_key() {
             ev.prevent_default();
             let Some(a) = area.get() else { return };
-            let (start, end) = (a.selection_start().ok().flatten().unwrap_or(0), a.selection_end().ok().flatten().unwrap_or(0));
+            let (start, end) = (
+                a.selection_start().ok().flatten().unwrap_or(0),
+                a.selection_end().ok().flatten().unwrap_or(0),
+            );
             let _ = a.set_range_text_with_start_and_end("  ", start, end);
             let _ = a.set_selection_range(start + 2, start + 2);
             edit(a.value());
@@ -189,7 +212,14 @@ mod tests {
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_mark_error_lines_in_the_gutter() {
-        let g = gutter_html(3, &[Located { line: 2, column: 1, message: "x".into() }]);
+        let g = gutter_html(
+            3,
+            &[Located {
+                line: 2,
+                column: 1,
+                message: "x".into(),
+            }],
+        );
         assert_eq!(g.matches("class=\"ln\"").count(), 2);
         assert_eq!(g.matches("gutter-error").count(), 1);
     }

@@ -21,10 +21,14 @@ pub fn stage_states(stages: &[Stage]) -> Vec<&'static str> {
     let mut last_lit: Option<Time> = None;
     let mut out: Vec<&'static str> = Vec::with_capacity(stages.len());
     for (i, s) in stages.iter().enumerate() {
-        let follows_kubelet = |at: Time| i != 6 || (out.get(5) == Some(&"lit") && stages[5].at.is_some_and(|k| at >= k));
+        let follows_kubelet = |at: Time| {
+            i != 6 || (out.get(5) == Some(&"lit") && stages[5].at.is_some_and(|k| at >= k))
+        };
         let state = match (s.at, run) {
             (None, _) => "idle",
-            (Some(at), Some(run)) if at >= run && last_lit.is_none_or(|l| at >= l) && follows_kubelet(at) => {
+            (Some(at), Some(run))
+                if at >= run && last_lit.is_none_or(|l| at >= l) && follows_kubelet(at) =>
+            {
                 last_lit = Some(at);
                 "lit"
             }
@@ -43,9 +47,13 @@ pub fn stage_state(stages: &[Stage], i: usize) -> &'static str {
 /// The time shown beside a stage: `+15ms` after the run's start for a lit stage, else
 /// when it last happened, `t=12.003s`.
 pub fn stage_time(stages: &[Stage], i: usize) -> String {
-    let Some(at) = stages.get(i).and_then(|s| s.at) else { return String::new() };
+    let Some(at) = stages.get(i).and_then(|s| s.at) else {
+        return String::new();
+    };
     match stages.first().and_then(|s| s.at) {
-        Some(run) if i > 0 && stage_state(stages, i) == "lit" => format!("+{}", kubeloop_sim::time::format_duration(at - run)),
+        Some(run) if i > 0 && stage_state(stages, i) == "lit" => {
+            format!("+{}", kubeloop_sim::time::format_duration(at - run))
+        }
         _ => format!("t={}s", kubeloop_sim::runner::seconds(at)),
     }
 }
@@ -68,11 +76,12 @@ pub fn Flow() -> impl IntoView {
     let ui = use_ui();
     let stages = Memo::new(move |_| {
         ui.rev.track();
-        ui.session.try_update_value(|s| {
-            s.view();
-            s.stages().to_vec()
-        })
-        .unwrap_or_default()
+        ui.session
+            .try_update_value(|s| {
+                s.view();
+                s.stages().to_vec()
+            })
+            .unwrap_or_default()
     });
     view! {
         <section class="flow" data-testid="flow">
@@ -130,25 +139,76 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test;
 
     fn stage(n: u8, at: Option<Time>) -> Stage {
-        Stage { number: n, title: "", mnemonic: "", at, detail: String::new() }
+        Stage {
+            number: n,
+            title: "",
+            mnemonic: "",
+            at,
+            detail: String::new(),
+        }
     }
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_light_the_stages_of_the_latest_run() {
-        let st = vec![stage(1, Some(5000)), stage(2, Some(5003)), stage(3, Some(100)), stage(4, None)];
+        let st = vec![
+            stage(1, Some(5000)),
+            stage(2, Some(5003)),
+            stage(3, Some(100)),
+            stage(4, None),
+        ];
         assert_eq!(stage_states(&st), ["lit", "lit", "stale", "idle"]);
         assert_eq!(stage_time(&st, 0), "t=5s");
         assert_eq!(stage_time(&st, 1), "+3ms");
         assert_eq!(stage_time(&st, 2), "t=0.1s");
         assert_eq!(stage_time(&st, 3), "");
-        let healed = vec![stage(1, Some(40_000)), stage(2, Some(40_002)), stage(3, Some(450)), stage(4, Some(40_010)), stage(5, Some(40_020)), stage(6, Some(44_000)), stage(7, Some(1000))];
-        assert_eq!(stage_states(&healed), ["lit", "lit", "stale", "lit", "lit", "lit", "stale"], "a run may skip a stage");
-        let boot_sync = vec![stage(1, Some(400)), stage(2, Some(402)), stage(3, Some(404)), stage(4, Some(410)), stage(5, Some(420)), stage(6, None), stage(7, Some(1000))];
-        assert_eq!(stage_state(&boot_sync, 6), "stale", "kube-proxy's sync before any kubelet report is not this run's");
-        let exposed = vec![stage(1, Some(400)), stage(2, Some(402)), stage(3, Some(404)), stage(4, Some(410)), stage(5, Some(420)), stage(6, Some(4000)), stage(7, Some(31_000))];
+        let healed = vec![
+            stage(1, Some(40_000)),
+            stage(2, Some(40_002)),
+            stage(3, Some(450)),
+            stage(4, Some(40_010)),
+            stage(5, Some(40_020)),
+            stage(6, Some(44_000)),
+            stage(7, Some(1000)),
+        ];
+        assert_eq!(
+            stage_states(&healed),
+            ["lit", "lit", "stale", "lit", "lit", "lit", "stale"],
+            "a run may skip a stage"
+        );
+        let boot_sync = vec![
+            stage(1, Some(400)),
+            stage(2, Some(402)),
+            stage(3, Some(404)),
+            stage(4, Some(410)),
+            stage(5, Some(420)),
+            stage(6, None),
+            stage(7, Some(1000)),
+        ];
+        assert_eq!(
+            stage_state(&boot_sync, 6),
+            "stale",
+            "kube-proxy's sync before any kubelet report is not this run's"
+        );
+        let exposed = vec![
+            stage(1, Some(400)),
+            stage(2, Some(402)),
+            stage(3, Some(404)),
+            stage(4, Some(410)),
+            stage(5, Some(420)),
+            stage(6, Some(4000)),
+            stage(7, Some(31_000)),
+        ];
         assert_eq!(stage_state(&exposed, 6), "lit");
-        let out_of_order = vec![stage(1, Some(400)), stage(2, Some(402)), stage(3, Some(4000)), stage(4, Some(1000))];
+        let out_of_order = vec![
+            stage(1, Some(400)),
+            stage(2, Some(402)),
+            stage(3, Some(4000)),
+            stage(4, Some(1000)),
+        ];
         assert_eq!(stage_state(&out_of_order, 3), "stale");
-        assert_eq!(stage_state(&[stage(1, None), stage(7, Some(1))], 1), "stale");
+        assert_eq!(
+            stage_state(&[stage(1, None), stage(7, Some(1))], 1),
+            "stale"
+        );
     }
 }

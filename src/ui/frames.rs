@@ -38,7 +38,13 @@ pub fn start(ui: Ui) {
     let alive = Arc::new(AtomicBool::new(true));
     let flag = alive.clone();
     on_cleanup(move || flag.store(false, Ordering::Relaxed));
-    let state = Rc::new(Loop { ui, alive, last: Cell::new(now_ms()), carry: Cell::new(0.0), had_dots: Cell::new(false) });
+    let state = Rc::new(Loop {
+        ui,
+        alive,
+        last: Cell::new(now_ms()),
+        carry: Cell::new(0.0),
+        had_dots: Cell::new(false),
+    });
     request_animation_frame(move || frame(state));
 }
 
@@ -60,7 +66,11 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let ui = state.ui;
     let (playing, speed) = (ui.playing.get_untracked(), ui.speed.get_untracked());
     let mut carry = state.carry.get();
-    let ms = if playing { virtual_ms(dt, speed, &mut carry) } else { 0 };
+    let ms = if playing {
+        virtual_ms(dt, speed, &mut carry)
+    } else {
+        0
+    };
     state.carry.set(carry);
     let dots = ui.session.try_update_value(|s| {
         if ms > 0 {
@@ -87,7 +97,11 @@ mod tests {
     fn should_bound_and_carry_virtual_time() {
         let mut carry = 0.0;
         assert_eq!(virtual_ms(16.0, 1.0, &mut carry), 16);
-        assert_eq!(virtual_ms(5_000.0, 8.0, &mut carry), 800, "a long pause is one bounded frame");
+        assert_eq!(
+            virtual_ms(5_000.0, 8.0, &mut carry),
+            800,
+            "a long pause is one bounded frame"
+        );
         let mut total = 0;
         for _ in 0..4 {
             total += virtual_ms(10.0, 0.25, &mut carry);

@@ -13,7 +13,12 @@ pub const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
 
 /// Virtual time as the clock shows it: `01:05.320`, `1:02:03.004`.
 pub fn clock_text(ms: Time) -> String {
-    let (h, m, s, milli) = (ms / 3_600_000, (ms / 60_000) % 60, (ms / 1000) % 60, ms % 1000);
+    let (h, m, s, milli) = (
+        ms / 3_600_000,
+        (ms / 60_000) % 60,
+        (ms / 1000) % 60,
+        ms % 1000,
+    );
     if h > 0 {
         format!("{h}:{m:02}:{s:02}.{milli:03}")
     } else {
@@ -33,7 +38,12 @@ pub fn Header() -> impl IntoView {
     let share_url = RwSignal::new(None::<String>);
     let copied = RwSignal::new(None::<bool>);
     let share = move |_| {
-        let Some(fragment) = ui.session.try_with_value(|s| startup::share_fragment(s.scenario())) else { return };
+        let Some(fragment) = ui
+            .session
+            .try_with_value(|s| startup::share_fragment(s.scenario()))
+        else {
+            return;
+        };
         browser::replace_hash(&fragment);
         let url = browser::href();
         share_url.set(Some(url.clone()));
@@ -48,7 +58,10 @@ pub fn Header() -> impl IntoView {
         if let Some(e) = examples::example(&id) {
             ui.load(examples::scenario(e));
         }
-        if let Some(sel) = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlSelectElement>(t).ok()) {
+        if let Some(sel) = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlSelectElement>(t).ok())
+        {
             sel.set_value("");
         }
     };

@@ -18,7 +18,13 @@ pub fn PodDetails() -> impl IntoView {
         ui.session
             .try_update_value(|s| {
                 let v = s.view();
-                let pod = v.nodes.iter().flat_map(|n| n.pods.iter()).chain(v.pending.iter()).find(|p| p.namespace == ns && p.name == name).cloned()?;
+                let pod = v
+                    .nodes
+                    .iter()
+                    .flat_map(|n| n.pods.iter())
+                    .chain(v.pending.iter())
+                    .find(|p| p.namespace == ns && p.name == name)
+                    .cloned()?;
                 Some((pod, inspect_pod(s.world(), ns, name)))
             })
             .flatten()

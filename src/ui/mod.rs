@@ -56,7 +56,16 @@ impl Ui {
 
     /// Copies the session's revisions and clock into the signals that changed.
     pub fn sync(&self) {
-        let Some((now, rev, srev, frev)) = self.session.try_with_value(|s| (s.world().now(), s.revision, s.scenario_revision, s.files_revision)) else { return };
+        let Some((now, rev, srev, frev)) = self.session.try_with_value(|s| {
+            (
+                s.world().now(),
+                s.revision,
+                s.scenario_revision,
+                s.files_revision,
+            )
+        }) else {
+            return;
+        };
         if self.clock.get_untracked() != now {
             self.clock.set(now);
         }
@@ -95,7 +104,13 @@ impl Ui {
 
     /// Loads a scenario (an example, a share link) and opens its first file.
     pub fn load(&self, scenario: kubeloop_sim::scenario::Scenario) {
-        let first = scenario.spec.files.keys().next().cloned().unwrap_or_default();
+        let first = scenario
+            .spec
+            .files
+            .keys()
+            .next()
+            .cloned()
+            .unwrap_or_default();
         self.update(|s| s.load(scenario));
         self.selected.set(None);
         self.file.set(first);
@@ -107,7 +122,12 @@ fn typing_in_field(ev: &web_sys::Event) -> bool {
     use wasm_bindgen::JsCast;
     ev.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT" | "BUTTON"))
+        .is_some_and(|e| {
+            matches!(
+                e.tag_name().as_str(),
+                "INPUT" | "TEXTAREA" | "SELECT" | "BUTTON"
+            )
+        })
 }
 
 /// The [`Ui`] in context.
@@ -119,12 +139,19 @@ pub fn use_ui() -> Ui {
 #[component]
 pub fn App() -> impl IntoView {
     let from_link = startup::has_share(&browser::hash());
-    let (scenario, notice) = startup::opening(&browser::hash(), browser::saved_scenario().as_deref());
+    let (scenario, notice) =
+        startup::opening(&browser::hash(), browser::saved_scenario().as_deref());
     if from_link {
         // The link's scenario is saved below; a reload then keeps later edits.
         browser::replace_hash("");
     }
-    let first = scenario.spec.files.keys().next().cloned().unwrap_or_default();
+    let first = scenario
+        .spec
+        .files
+        .keys()
+        .next()
+        .cloned()
+        .unwrap_or_default();
     let mut session = Session::new(scenario);
     if !from_link || notice.is_some() {
         // A reload comes back to where the learner was; a shared lesson plays out.
@@ -163,7 +190,8 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| browser::save_lang(ui.lang.get()));
     Effect::new(move |_| {
         let speed = ui.speed.get();
-        ui.session.update_value(|s| s.set_anim_duration(crate::traffic::duration_at(speed)));
+        ui.session
+            .update_value(|s| s.set_anim_duration(crate::traffic::duration_at(speed)));
     });
     let hash_listener = window_event_listener(leptos::ev::hashchange, move |_| {
         let hash = browser::hash();

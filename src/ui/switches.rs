@@ -33,7 +33,12 @@ fn consequence(name: &str) -> Key {
 
 /// A switch: a labelled toggle with `role=switch`.
 #[component]
-fn Toggle(#[prop(into)] testid: String, #[prop(into)] on: Signal<bool>, #[prop(into)] label: String, on_flip: impl Fn() + 'static) -> impl IntoView {
+fn Toggle(
+    #[prop(into)] testid: String,
+    #[prop(into)] on: Signal<bool>,
+    #[prop(into)] label: String,
+    on_flip: impl Fn() + 'static,
+) -> impl IntoView {
     view! {
         <button
             class="toggle"
@@ -58,13 +63,22 @@ pub fn Switches() -> impl IntoView {
         ui.session
             .try_update_value(|s| {
                 let v = s.view();
-                let comps: Vec<(&'static str, bool)> = v.components.iter().map(|c| (c.name, c.running)).collect();
-                let nodes: Vec<(String, bool, bool, String)> = v.nodes.iter().map(|n| (n.name.clone(), !n.partitioned, n.powered, n.status.clone())).collect();
+                let comps: Vec<(&'static str, bool)> =
+                    v.components.iter().map(|c| (c.name, c.running)).collect();
+                let nodes: Vec<(String, bool, bool, String)> = v
+                    .nodes
+                    .iter()
+                    .map(|n| (n.name.clone(), !n.partitioned, n.powered, n.status.clone()))
+                    .collect();
                 (comps, nodes)
             })
             .unwrap_or_default()
     });
-    let component = move |name: &'static str| Signal::derive(move || state.with(|(c, _)| c.iter().find(|x| x.0 == name).is_some_and(|x| x.1)));
+    let component = move |name: &'static str| {
+        Signal::derive(move || {
+            state.with(|(c, _)| c.iter().find(|x| x.0 == name).is_some_and(|x| x.1))
+        })
+    };
     view! {
         <section class="switches" data-testid="switches">
             <div class="side-head">
@@ -123,7 +137,10 @@ mod tests {
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_run_the_matching_sim_command() {
-        assert_eq!(component_command("kube-scheduler", true), "sim stop kube-scheduler");
+        assert_eq!(
+            component_command("kube-scheduler", true),
+            "sim stop kube-scheduler"
+        );
         assert_eq!(component_command("etcd", false), "sim start etcd");
         assert_eq!(node_command("node-2", false, true), "sim partition node-2");
         assert_eq!(node_command("node-2", false, false), "sim heal node-2");

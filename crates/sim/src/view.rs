@@ -197,6 +197,19 @@ const STAGES: [(&str, &str); 7] = [
     ("kube-proxy writes rules", "Proxy通"),
 ];
 
+/// Requests about the cluster's own namespaces (the add-ons booting, leases) are not the
+/// user's workload and light no stage.
+fn is_system_path(path: &str) -> bool {
+    [
+        "kube-system",
+        "kube-public",
+        "kube-node-lease",
+        "local-path-storage",
+    ]
+    .iter()
+    .any(|ns| path.contains(&format!("/namespaces/{ns}/")))
+}
+
 /// The latest time each of the seven stages happened, from the apiserver's audit log and
 /// the nodes' proxy syncs.
 pub fn stages(world: &World) -> Vec<Stage> {
@@ -212,7 +225,7 @@ pub fn stages(world: &World) -> Vec<Stage> {
         })
         .collect();
     if let Some(api) = &world.apiserver {
-        for e in api.audit() {
+        for e in api.audit().filter(|e| !is_system_path(&e.path)) {
             let path = &e.path;
             let write = e.verb.is_write() && e.code < 300;
             let stage = match (e.client, e.verb) {
@@ -260,6 +273,7 @@ pub fn stages(world: &World) -> Vec<Stage> {
         api.audit()
             .filter(|e| {
                 e.client == Actor::ControllerManager
+                    && !is_system_path(&e.path)
                     && e.verb.is_write()
                     && e.code < 300
                     && e.path.contains("/endpointslices")

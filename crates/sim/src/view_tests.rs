@@ -19,8 +19,19 @@ fn the_view_shows_nodes_pods_and_the_seven_stages() {
     crate::cmd::run(&mut w, "kubectl apply -f d.yaml", &files, 10 * SECOND);
     w.run_for(20 * SECOND);
     let v = cluster_view(&w);
-    let pods: usize = v.nodes.iter().map(|n| n.pods.len()).sum();
-    assert_eq!(pods, 2);
+    // The add-ons (CoreDNS, the local-path provisioner) run in their own namespaces.
+    let mine: Vec<&PodView> = v
+        .nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .filter(|p| p.namespace == "default")
+        .collect();
+    assert_eq!(mine.len(), 2);
+    assert!(v
+        .nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .any(|p| p.namespace == "kube-system"));
     assert!(v
         .nodes
         .iter()
