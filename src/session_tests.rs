@@ -15,12 +15,13 @@ fn text(s: &Session) -> String {
         .join("\n")
 }
 
+/// The user's Ready pods (the add-ons run in kube-system and local-path-storage).
 fn ready_pods(s: &mut Session) -> usize {
     s.view()
         .nodes
         .iter()
         .flat_map(|n| &n.pods)
-        .filter(|p| pod_class(p) == PodClass::Ready)
+        .filter(|p| p.namespace == "default" && pod_class(p) == PodClass::Ready)
         .count()
 }
 
