@@ -1,9 +1,23 @@
-//! kubeloop-web: the Leptos CSR page that renders the engine's cluster.
+//! kubeloop-web: the Leptos CSR page over the engine — an editor, a terminal, the cluster
+//! diagram with messages in flight, the seven stages of the pod creation flow, and
+//! failure switches, all on one world running in virtual time.
 //!
-//! Placeholder app proving the build, serve and test pipeline: a title, a cluster
-//! diagram with one rectangle per worker node, and a button that adds a node.
+//! Logic lives in plain modules ([`session`], [`terminal`], [`traffic`], [`geometry`],
+//! [`highlight`], [`i18n`], [`startup`]) with unit tests; [`ui`] holds the thin views.
 
-mod app;
-pub mod layout;
+pub mod examples;
+pub mod geometry;
+pub mod highlight;
+pub mod i18n;
+pub mod inspect;
+pub mod session;
+pub mod startup;
+pub mod svg;
+pub mod terminal;
+pub mod traffic;
+pub mod ui;
 
-pub use app::App;
+pub use ui::App;
+
+#[cfg(all(test, target_family = "wasm"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -1,69 +1,243 @@
-//! Browser tests of the app: mount it in headless Chromium and look at the DOM.
+//! Browser tests of the app: mount it in headless Chromium, act like a user, look at the DOM.
+
+use std::time::Duration;
 
 use kubeloop_web::App;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
+use web_sys::{HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Mounts the app in a fresh container and returns that container.
-fn mount_app() -> web_sys::HtmlElement {
-    let container = document()
-        .create_element("div")
-        .expect("create container")
-        .unchecked_into::<web_sys::HtmlElement>();
-    document()
-        .body()
-        .expect("document has a body")
-        .append_child(&container)
-        .expect("append container");
-    leptos::mount::mount_to(container.clone(), App).forget();
-    container
+/// A mounted app; dropping it unmounts it (and stops its animation loop).
+struct Mounted {
+    root: HtmlElement,
+    _handle: leptos::mount::UnmountHandle<leptos::tachys::view::any_view::AnyViewState>,
 }
 
-fn count(container: &web_sys::HtmlElement, selector: &str) -> u32 {
-    container
-        .query_selector_all(selector)
-        .expect("valid selector")
-        .length()
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        self.root.remove();
+    }
+}
+
+/// Mounts the app on a clean slate: nothing saved, no hash.
+fn mount() -> Mounted {
+    kubeloop_web::ui::clear_saved();
+    mount_with_hash("")
+}
+
+fn mount_with_hash(hash: &str) -> Mounted {
+    let w = window();
+    let path = w.location().pathname().unwrap_or_default();
+    w.history()
+        .unwrap()
+        .replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("{path}{hash}")),
+        )
+        .unwrap();
+    let root = document()
+        .create_element("div")
+        .unwrap()
+        .unchecked_into::<HtmlElement>();
+    document().body().unwrap().append_child(&root).unwrap();
+    let handle = leptos::mount::mount_to(root.clone(), || App().into_any());
+    Mounted {
+        root,
+        _handle: handle,
+    }
+}
+
+impl Mounted {
+    /// Every element matching (SVG ones too: they are not `HtmlElement`s).
+    fn all(&self, selector: &str) -> Vec<web_sys::Element> {
+        let list = self.root.query_selector_all(selector).unwrap();
+        (0..list.length())
+            .filter_map(|i| list.get(i)?.dyn_into::<web_sys::Element>().ok())
+            .collect()
+    }
+
+    fn one(&self, selector: &str) -> HtmlElement {
+        self.root
+            .query_selector(selector)
+            .unwrap()
+            .unwrap_or_else(|| panic!("no {selector}"))
+            .unchecked_into()
+    }
+
+    fn count(&self, selector: &str) -> usize {
+        self.all(selector).len()
+    }
+
+    fn text(&self, selector: &str) -> String {
+        self.one(selector).text_content().unwrap_or_default()
+    }
+
+    fn click(&self, testid: &str) {
+        self.one(&format!("[data-testid={testid}]")).click();
+    }
+
+    /// Types a command in the terminal and presses Enter.
+    fn run(&self, line: &str) {
+        let input: HtmlInputElement = self.one("[data-testid=terminal-input]").unchecked_into();
+        input.set_value(line);
+        input.dispatch_event(&bubbling("input")).unwrap();
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key("Enter");
+        init.set_bubbles(true);
+        let enter =
+            web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+        input.dispatch_event(&enter).unwrap();
+    }
+
+    /// Waits (up to 20 s of wall time) until `check` holds.
+    async fn until(&self, what: &str, check: impl Fn(&Mounted) -> bool) {
+        for _ in 0..400 {
+            if check(self) {
+                return;
+            }
+            gloo_timers::future::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("timed out waiting for {what}");
+    }
+}
+
+fn bubbling(name: &str) -> web_sys::Event {
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    web_sys::Event::new_with_event_init_dict(name, &init).unwrap()
 }
 
 #[wasm_bindgen_test]
-fn should_render_cluster_diagram_with_three_nodes() {
-    let app = mount_app();
-
-    let svg = app
-        .query_selector("svg[data-testid=cluster-diagram]")
-        .expect("valid selector");
-    assert!(svg.is_some(), "cluster diagram SVG is rendered");
+async fn should_render_the_diagram_with_three_nodes_and_the_default_deployment() {
+    let app = mount();
+    leptos::task::tick().await;
     assert_eq!(
-        count(
-            &app,
-            "[data-testid=cluster-diagram] [data-testid=node] rect"
-        ),
+        app.count("svg[data-testid=cluster-diagram] [data-testid=node]"),
         3
     );
+    assert_eq!(app.count("[data-testid=component]"), 4);
+    assert_eq!(app.text("h1"), "kubeloop");
+    let editor: HtmlTextAreaElement = app.one("[data-testid=editor-input]").unchecked_into();
+    assert!(editor.value().contains("replicas: 3") && editor.value().contains("image: nginx:1.27"));
+    assert_eq!(app.count("[data-testid=stage]"), 7);
+}
+
+#[wasm_bindgen_test]
+async fn should_show_three_node_rows_for_kubectl_get_nodes() {
+    let app = mount();
+    leptos::task::tick().await;
+    app.run("kubectl get nodes");
+    app.until("kubectl get nodes output", |a| {
+        a.all("[data-testid=terminal-line]")
+            .iter()
+            .any(|l| l.text_content().unwrap_or_default().starts_with("node-3"))
+    })
+    .await;
+    let rows = app
+        .all("[data-testid=terminal-line].out")
+        .iter()
+        .filter(|l| l.text_content().unwrap_or_default().starts_with("node-"))
+        .count();
+    assert_eq!(rows, 3);
+    assert!(app
+        .text("[data-testid=terminal-output]")
+        .contains("$kubectl get nodes"));
+}
+
+#[wasm_bindgen_test]
+async fn should_mark_a_yaml_error_at_its_line() {
+    let app = mount();
+    leptos::task::tick().await;
+    let editor: HtmlTextAreaElement = app.one("[data-testid=editor-input]").unchecked_into();
+    editor.set_value(&editor.value().replace("  replicas: 3", " replicas: 3"));
+    editor.dispatch_event(&bubbling("input")).unwrap();
+    leptos::task::tick().await;
+    let errors = app.all("[data-testid=editor-error]");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].get_attribute("data-line").as_deref(), Some("9"));
+    assert!(errors[0]
+        .text_content()
+        .unwrap_or_default()
+        .contains("mapping values are not allowed"));
+    assert_eq!(app.count("[data-testid=gutter-error]"), 1);
+    assert_eq!(app.count(".code-hl .err-at"), 1);
+}
+
+#[wasm_bindgen_test]
+async fn should_run_three_pods_after_apply() {
+    let app = mount();
+    leptos::task::tick().await;
+    app.click("speed-8");
+    app.click("apply");
+    app.until("three Ready pods", |a| {
+        a.count("[data-testid=pod][data-namespace=default][data-class=ready]") == 3
+    })
+    .await;
+    let nodes: std::collections::BTreeSet<String> = app
+        .all("[data-testid=pod][data-namespace=default]")
+        .iter()
+        .filter_map(|p| p.get_attribute("data-node"))
+        .collect();
+    assert!(nodes.len() >= 2, "spread over nodes: {nodes:?}");
+    assert!(app
+        .all("[data-testid=stage]")
+        .iter()
+        .take(6)
+        .all(|s| s.get_attribute("data-state").as_deref() == Some("lit")));
+}
+
+#[wasm_bindgen_test]
+async fn should_keep_the_work_when_a_share_link_is_bad() {
+    kubeloop_web::ui::clear_saved();
+    let app = mount_with_hash("#s=not*base64");
+    leptos::task::tick().await;
+    assert!(app
+        .text("[data-testid=banner]")
+        .contains("could not be opened"));
+    let editor: HtmlTextAreaElement = app.one("[data-testid=editor-input]").unchecked_into();
+    assert!(editor.value().contains("kind: Deployment"));
     assert_eq!(
-        app.query_selector("h1")
-            .unwrap()
-            .unwrap()
-            .text_content()
+        window().location().hash().unwrap_or_default(),
+        "",
+        "the bad link is dropped from the address"
+    );
+    app.click("banner-dismiss");
+    leptos::task::tick().await;
+    assert_eq!(app.count("[data-testid=banner]"), 0);
+}
+
+#[wasm_bindgen_test]
+async fn should_stop_the_scheduler_with_its_switch() {
+    let app = mount();
+    leptos::task::tick().await;
+    app.click("switch-kube-scheduler");
+    app.until("the scheduler drawn stopped", |a| {
+        a.count("[data-testid=component][data-name=kube-scheduler][data-state=stopped]") == 1
+    })
+    .await;
+    assert!(app
+        .text("[data-testid=terminal-output]")
+        .contains("sim stop kube-scheduler"));
+    assert_eq!(
+        app.one("[data-testid=switch-kube-scheduler]")
+            .get_attribute("aria-checked")
             .as_deref(),
-        Some("kubeloop")
+        Some("false")
     );
 }
 
 #[wasm_bindgen_test]
-async fn should_add_a_node_when_add_node_is_clicked() {
-    let app = mount_app();
-
-    app.query_selector("[data-testid=add-node]")
-        .unwrap()
-        .expect("add-node button")
-        .unchecked_into::<web_sys::HtmlElement>()
-        .click();
+async fn should_switch_language() {
+    let app = mount();
     leptos::task::tick().await;
-
-    assert_eq!(count(&app, "[data-testid=node]"), 4);
+    assert_eq!(app.text("[data-testid=apply]").trim(), "▶ Apply");
+    app.click("lang");
+    leptos::task::tick().await;
+    assert_eq!(app.text("[data-testid=apply]").trim(), "▶ 应用");
+    app.click("lang");
+    kubeloop_web::ui::clear_saved();
 }

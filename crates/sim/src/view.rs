@@ -94,6 +94,10 @@ pub struct FlightView {
     pub label: String,
     /// 0.0 when sent … 1.0 on arrival.
     pub progress: f64,
+    /// When it was sent (virtual ms).
+    pub sent: Time,
+    /// When it arrives (virtual ms).
+    pub arrives: Time,
 }
 
 /// One of the seven stages of the pod creation flow (the seed notes' mnemonic chain).
@@ -193,6 +197,19 @@ const STAGES: [(&str, &str); 7] = [
     ("kube-proxy writes rules", "Proxy通"),
 ];
 
+/// Requests about the cluster's own namespaces (the add-ons booting, leases) are not the
+/// user's workload and light no stage.
+fn is_system_path(path: &str) -> bool {
+    [
+        "kube-system",
+        "kube-public",
+        "kube-node-lease",
+        "local-path-storage",
+    ]
+    .iter()
+    .any(|ns| path.contains(&format!("/namespaces/{ns}/")))
+}
+
 /// The latest time each of the seven stages happened, from the apiserver's audit log and
 /// the nodes' proxy syncs.
 pub fn stages(world: &World) -> Vec<Stage> {
@@ -208,12 +225,21 @@ pub fn stages(world: &World) -> Vec<Stage> {
         })
         .collect();
     if let Some(api) = &world.apiserver {
-        for e in api.audit() {
+        for e in api.audit().filter(|e| !is_system_path(&e.path)) {
             let path = &e.path;
             let write = e.verb.is_write() && e.code < 300;
             let stage = match (e.client, e.verb) {
                 (Actor::Terminal(_), v) if v.is_write() => Some(0),
                 (Actor::ControllerManager, Verb::Create) if path.contains("/replicasets") => {
+                    Some(2)
+                }
+                // The Deployment controller scaling its ReplicaSet (not the ReplicaSet
+                // controller's status writes).
+                (Actor::ControllerManager, Verb::Update | Verb::Patch)
+                    if path.contains("/replicasets/")
+                        && !path.ends_with("/status")
+                        && e.code < 300 =>
+                {
                     Some(2)
                 }
                 (Actor::ControllerManager, Verb::Create) if path.ends_with("/pods") => Some(3),
@@ -240,15 +266,31 @@ pub fn stages(world: &World) -> Vec<Stage> {
             }
         }
     }
-    let last_sync = world
-        .nodes
-        .iter()
-        .filter_map(|h| h.rules.as_ref().map(|r| r.synced_at))
-        .max();
-    if let Some(t) = last_sync {
-        if t > 0 {
+    // "Proxy通": the EndpointSlice controller published new endpoints and kube-proxy has
+    // written its rules since (it syncs at most 1s after a change). Its periodic resyncs
+    // are not the stage: they happen every 30s whatever changed.
+    let slice_write = world.apiserver.as_ref().and_then(|api| {
+        api.audit()
+            .filter(|e| {
+                e.client == Actor::ControllerManager
+                    && !is_system_path(&e.path)
+                    && e.verb.is_write()
+                    && e.code < 300
+                    && e.path.contains("/endpointslices")
+            })
+            .map(|e| (e.received, e.path.clone()))
+            .last()
+    });
+    if let Some((t, path)) = slice_write {
+        let synced = world
+            .nodes
+            .iter()
+            .filter_map(|h| h.rules.as_ref())
+            .filter(|r| r.synced_at >= t)
+            .count();
+        if synced > 0 {
             out[6].at = Some(t);
-            out[6].detail = "iptables rules resynced".into();
+            out[6].detail = format!("{path} → rules on {synced} node(s)");
         }
     }
     out
@@ -276,15 +318,27 @@ pub fn cluster_view(world: &World) -> ClusterView {
             _ => None,
         })
         .collect();
-    let node_objs = stored(world, Kind::Node);
+    let mut by_node: std::collections::BTreeMap<String, Vec<PodView>> =
+        std::collections::BTreeMap::new();
+    let mut pending = Vec::new();
+    for p in pods {
+        if p.node.is_empty() {
+            pending.push(p);
+        } else {
+            by_node.entry(p.node.clone()).or_default().push(p);
+        }
+    }
+    let node_objs: std::collections::BTreeMap<String, Arc<Object>> = stored(world, Kind::Node)
+        .into_iter()
+        .map(|o| (o.name().to_string(), o))
+        .collect();
     let nodes = world
         .nodes
         .iter()
         .enumerate()
         .map(|(i, h)| {
             let status = node_objs
-                .iter()
-                .find(|o| o.name() == h.config.name)
+                .get(&h.config.name)
                 .and_then(|o| match &**o {
                     Object::Node(n) => n
                         .status
@@ -311,16 +365,24 @@ pub fn cluster_view(world: &World) -> ClusterView {
                 kubelet: world.is_running(Actor::Kubelet(i as u32)),
                 runtime: world.is_running(Actor::Runtime(i as u32)),
                 proxy: world.is_running(Actor::KubeProxy(i as u32)),
-                pods: pods
-                    .iter()
-                    .filter(|p| p.node == h.config.name)
-                    .cloned()
-                    .collect(),
+                pods: by_node.remove(&h.config.name).unwrap_or_default(),
             }
         })
         .collect();
-    let pending = pods.iter().filter(|p| p.node.is_empty()).cloned().collect();
-    let flights = world
+    ClusterView {
+        now,
+        components,
+        nodes,
+        pending,
+        flights: flights(world),
+        stages: stages(world),
+    }
+}
+
+/// The messages on their way between two different actors, in arrival order.
+pub fn flights(world: &World) -> Vec<FlightView> {
+    let now = world.now();
+    world
         .in_flight()
         .filter(|e| e.from != e.to && e.at > e.sent)
         .map(|e| FlightView {
@@ -329,60 +391,257 @@ pub fn cluster_view(world: &World) -> ClusterView {
             label: e.payload.label(),
             progress: ((now.saturating_sub(e.sent)) as f64 / (e.at - e.sent) as f64)
                 .clamp(0.0, 1.0),
+            sent: e.sent,
+            arrives: e.at,
         })
-        .collect();
-    ClusterView {
-        now,
-        components,
-        nodes,
-        pending,
-        flights,
-        stages: stages(world),
+        .collect()
+}
+
+/// How the diagram colors a pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PodClass {
+    /// Not bound to a node yet (waiting for the scheduler).
+    Unscheduled,
+    /// Bound, containers not running yet (`ContainerCreating`, `PodInitializing`).
+    Creating,
+    /// Running and Ready.
+    Ready,
+    /// Running, not Ready (probes failing, a container restarting).
+    NotReady,
+    /// Failing: `CrashLoopBackOff`, `ErrImagePull`, `Error`, phase Failed.
+    Failed,
+    /// Finished successfully (`Completed`).
+    Succeeded,
+    /// Being deleted.
+    Terminating,
+}
+
+impl PodClass {
+    /// The CSS class suffix (`ready`, `crash`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodClass::Unscheduled => "unscheduled",
+            PodClass::Creating => "creating",
+            PodClass::Ready => "ready",
+            PodClass::NotReady => "notready",
+            PodClass::Failed => "failed",
+            PodClass::Succeeded => "succeeded",
+            PodClass::Terminating => "terminating",
+        }
     }
+
+    /// Every class, in legend order.
+    pub const ALL: [PodClass; 7] = [
+        PodClass::Unscheduled,
+        PodClass::Creating,
+        PodClass::Ready,
+        PodClass::NotReady,
+        PodClass::Failed,
+        PodClass::Succeeded,
+        PodClass::Terminating,
+    ];
+}
+
+/// Waiting/terminated reasons (and pod STATUS values) that mean something is wrong.
+const ERROR_REASONS: &[&str] = &[
+    "CrashLoopBackOff",
+    "Error",
+    "ErrImagePull",
+    "ImagePullBackOff",
+    "ErrImageNeverPull",
+    "InvalidImageName",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "RunContainerError",
+    "ContainerCannotRun",
+    "StartError",
+    "OOMKilled",
+    "Evicted",
+    "NodeLost",
+];
+
+fn is_error_reason(s: &str) -> bool {
+    let s = s.strip_prefix("Init:").unwrap_or(s);
+    ERROR_REASONS.contains(&s) || s.starts_with("Signal:") || s.starts_with("ExitCode:")
+}
+
+/// The color class of a pod, from what `kubectl get pods` would show.
+pub fn pod_class(p: &PodView) -> PodClass {
+    if p.terminating || p.status == "Terminating" {
+        return PodClass::Terminating;
+    }
+    if p.phase == "Failed"
+        || is_error_reason(&p.status)
+        || p.containers
+            .iter()
+            .any(|c| is_error_reason(&c.reason) && c.state == "waiting")
+    {
+        return PodClass::Failed;
+    }
+    if p.phase == "Succeeded" || p.status == "Completed" {
+        return PodClass::Succeeded;
+    }
+    if p.node.is_empty() {
+        return PodClass::Unscheduled;
+    }
+    match (p.phase.as_str(), p.ready) {
+        ("Running", true) => PodClass::Ready,
+        ("Running", false) => PodClass::NotReady,
+        _ => PodClass::Creating,
+    }
+}
+
+/// Keeps the newest time known for each stage: `fresh` (from the bounded audit log, which
+/// also dies with the apiserver) where it knows one, else what `seen` remembered.
+pub fn latch_stages(seen: &mut Vec<Stage>, fresh: Vec<Stage>) {
+    if seen.len() != fresh.len() {
+        *seen = fresh;
+        return;
+    }
+    for (old, new) in seen.iter_mut().zip(fresh) {
+        if new.at.is_some() && new.at >= old.at {
+            *old = new;
+        }
+    }
+}
+
+/// Places the errors `kubectl apply|create|replace -f <source>` printed on stderr in that
+/// file's `text`, for the editor: unknown fields (strict decoding) at their keys, validation
+/// causes at their fields, other decoding errors at the object. Syntax errors are left out:
+/// the editor finds those itself with [`crate::manifest::parse_manifest_stream`].
+pub fn locate_apply_errors(
+    text: &str,
+    source: &str,
+    stderr: &str,
+) -> Vec<crate::manifest::Located> {
+    use crate::manifest::{locate_field, parse_manifest_stream, Located, Manifest};
+    use crate::yamlpos::Target;
+    let manifests = parse_manifest_stream(text, source).manifests;
+    fn of_kind<'m>(ms: &'m [Manifest], kind: &str) -> Vec<&'m Manifest> {
+        ms.iter().filter(|m| m.kind_name == kind).collect()
+    }
+    let place = |m: &Manifest, path: &str, target: Target, message: String| {
+        let pos = locate_field(text, m, path, target);
+        Located {
+            line: pos.line,
+            column: pos.column,
+            message,
+        }
+    };
+    let mut out = Vec::new();
+    let lines: Vec<&str> = stderr.lines().collect();
+    let about_this_file =
+        |line: &str| !line.contains("error when ") || line.contains(&format!("\"{source}\""));
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(at) = line.find(" is invalid: ") {
+            let (kind, name) = kind_and_name(&line[..at]);
+            let Some(m) = of_kind(&manifests, &kind)
+                .into_iter()
+                .find(|m| m.name == name)
+            else {
+                continue;
+            };
+            let rest = line[at + " is invalid: ".len()..].trim();
+            let causes: Vec<&str> = if rest.is_empty() {
+                lines[i + 1..]
+                    .iter()
+                    .map_while(|l| l.strip_prefix("* "))
+                    .collect()
+            } else {
+                vec![rest]
+            };
+            for cause in causes {
+                let field = cause.split(": ").next().unwrap_or("");
+                let target = if cause.contains(": Required value") {
+                    Target::Key
+                } else {
+                    Target::Value
+                };
+                out.push(place(m, field, target, cause.to_string()));
+            }
+        } else if let Some(at) = line.find(" cannot be handled as a ") {
+            if !about_this_file(line) {
+                continue;
+            }
+            let after = &line[at + " cannot be handled as a ".len()..];
+            let (kind, detail) = after.split_once(": ").unwrap_or((after, ""));
+            let candidates = of_kind(&manifests, kind);
+            let Some(&first) = candidates.first() else {
+                continue;
+            };
+            if let Some(list) = detail.strip_prefix("strict decoding error: ") {
+                for path in list
+                    .split(", ")
+                    .filter_map(|f| f.strip_prefix("unknown field "))
+                {
+                    let path = path.trim_matches('"');
+                    let m = candidates
+                        .iter()
+                        .find(|m| has_path(&m.value, path))
+                        .copied()
+                        .unwrap_or(first);
+                    out.push(place(
+                        m,
+                        path,
+                        Target::Key,
+                        format!("unknown field \"{path}\""),
+                    ));
+                }
+            } else if let Some(path) = go_struct_field(detail) {
+                out.push(place(first, &path, Target::Value, detail.to_string()));
+            } else {
+                out.push(Located {
+                    line: first.line.max(1),
+                    column: 1,
+                    message: detail.to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `Deployment` and `nginx` from `The Deployment "nginx"` (or `Error from server (Invalid):
+/// Deployment.apps "nginx"`).
+fn kind_and_name(head: &str) -> (String, String) {
+    let Some(end) = head.rfind('"') else {
+        return Default::default();
+    };
+    let Some(start) = head[..end].rfind('"') else {
+        return Default::default();
+    };
+    let name = head[start + 1..end].to_string();
+    let kind = head[..start].split_whitespace().last().unwrap_or("");
+    let kind = kind.split('.').next().unwrap_or(kind).to_string();
+    (kind, name)
+}
+
+/// `spec.replicas` from Go's `json: cannot unmarshal string into Go struct field
+/// DeploymentSpec.spec.replicas of type int32`.
+fn go_struct_field(detail: &str) -> Option<String> {
+    let after = detail.split("Go struct field ").nth(1)?;
+    let field = after.split(" of type").next()?;
+    let (_, path) = field.split_once('.')?;
+    Some(path.to_string())
+}
+
+/// Whether the JSON `value` has the field at `path` (`spec.template.spec.containers[0].x`).
+fn has_path(value: &serde_json::Value, path: &str) -> bool {
+    use crate::yamlpos::{parse_path, Segment};
+    let mut v = value;
+    for segment in parse_path(path) {
+        let next = match &segment {
+            Segment::Index(n) => v.get(*n),
+            Segment::Key(k) | Segment::Field(k) => v.get(k.as_str()),
+        };
+        match next {
+            Some(n) => v = n,
+            None => return false,
+        }
+    }
+    true
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cluster::ClusterConfig;
-    use crate::time::SECOND;
-
-    #[test]
-    fn the_view_shows_nodes_pods_and_the_seven_stages() {
-        let mut w = World::new(ClusterConfig::default());
-        let files = [("d.yaml".to_string(), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n".to_string())]
-            .into_iter()
-            .collect();
-        let before = cluster_view(&w);
-        assert_eq!(before.nodes.len(), 3);
-        assert!(before
-            .stages
-            .iter()
-            .all(|s| s.at.is_none() || s.number == 7));
-        crate::cmd::run(&mut w, "kubectl apply -f d.yaml", &files, 10 * SECOND);
-        w.run_for(20 * SECOND);
-        let v = cluster_view(&w);
-        // The cluster's add-ons (CoreDNS, local-path provisioner) run too.
-        let pods: usize = v
-            .nodes
-            .iter()
-            .flat_map(|n| &n.pods)
-            .filter(|p| p.namespace == "default")
-            .count();
-        assert_eq!(pods, 2);
-        assert!(v
-            .nodes
-            .iter()
-            .flat_map(|n| &n.pods)
-            .all(|p| p.status == "Running" && p.ready));
-        for s in &v.stages[..6] {
-            assert!(s.at.is_some(), "stage {} happened: {s:?}", s.number);
-        }
-        let times: Vec<Time> = v.stages[..6].iter().map(|s| s.at.unwrap_or(0)).collect();
-        assert!(
-            times.windows(2).all(|w| w[0] <= w[1]),
-            "stages in causal order: {times:?}"
-        );
-        assert!(v.components.iter().all(|c| c.running));
-    }
-}
+#[path = "view_tests.rs"]
+mod tests;

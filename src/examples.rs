@@ -1,0 +1,128 @@
+//! The scenario gallery: example scenarios built into the page (from public/scenarios/),
+//! the first of which is what a new visitor starts with.
+
+use kubeloop_sim::scenario::{parse_scenario, Scenario};
+
+/// One example.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Example {
+    /// Stable id (the file's stem).
+    pub id: &'static str,
+    /// English title.
+    pub title: &'static str,
+    /// 简体中文 title.
+    pub title_zh: &'static str,
+    /// The scenario file.
+    pub yaml: &'static str,
+}
+
+/// Every example, the default first.
+pub const EXAMPLES: [Example; 10] = [
+    Example {
+        id: "playground",
+        title: "nginx Deployment (press Apply)",
+        title_zh: "nginx Deployment（点击应用）",
+        yaml: include_str!("../public/scenarios/playground.yaml"),
+    },
+    Example {
+        id: "nginx-basic",
+        title: "Roll out, expose, heal",
+        title_zh: "发布、暴露服务、自愈",
+        yaml: include_str!("../public/scenarios/nginx-basic.yaml"),
+    },
+    Example {
+        id: "scheduler-down",
+        title: "Scheduler down: pods stay Pending",
+        title_zh: "调度器宕机：Pod 保持 Pending",
+        yaml: include_str!("../public/scenarios/scheduler-down.yaml"),
+    },
+    Example {
+        id: "crashloop",
+        title: "CrashLoopBackOff",
+        title_zh: "CrashLoopBackOff 重启退避",
+        yaml: include_str!("../public/scenarios/crashloop.yaml"),
+    },
+    Example {
+        id: "node-failure",
+        title: "A node loses power",
+        title_zh: "节点断电",
+        yaml: include_str!("../public/scenarios/node-failure.yaml"),
+    },
+    Example {
+        id: "nginx-service-traffic",
+        title: "Service traffic through kube-proxy",
+        title_zh: "Service 流量与 kube-proxy 规则",
+        yaml: include_str!("../public/scenarios/nginx-service-traffic.yaml"),
+    },
+    Example {
+        id: "readiness-rollout",
+        title: "Rolling update with readiness probes",
+        title_zh: "就绪探针与滚动更新",
+        yaml: include_str!("../public/scenarios/readiness-rollout.yaml"),
+    },
+    Example {
+        id: "imagepull-fix",
+        title: "ImagePullBackOff and the fix",
+        title_zh: "镜像拉取失败与修复",
+        yaml: include_str!("../public/scenarios/imagepull-fix.yaml"),
+    },
+    Example {
+        id: "mysql-pvc",
+        title: "MySQL with a PersistentVolumeClaim",
+        title_zh: "MySQL 与 PVC 存储",
+        yaml: include_str!("../public/scenarios/mysql-pvc.yaml"),
+    },
+    Example {
+        id: "hundred-nodes",
+        title: "100 nodes, 200 replicas",
+        title_zh: "100 个节点，200 个副本",
+        yaml: include_str!("../public/scenarios/hundred-nodes.yaml"),
+    },
+];
+
+/// The example with this id.
+pub fn example(id: &str) -> Option<&'static Example> {
+    EXAMPLES.iter().find(|e| e.id == id)
+}
+
+/// An example's scenario. The built-in files are tested to parse; an empty scenario if one
+/// ever did not.
+pub fn scenario(e: &Example) -> Scenario {
+    parse_scenario(e.yaml).unwrap_or_default()
+}
+
+/// What a first visit starts with: the classic nginx Deployment, not yet applied.
+pub fn default_scenario() -> Scenario {
+    scenario(&EXAMPLES[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_parse_every_example() {
+        for e in EXAMPLES {
+            let sc = parse_scenario(e.yaml).unwrap_or_else(|errs| panic!("{}: {errs:?}", e.id));
+            assert!(!sc.spec.files.is_empty(), "{} has a file to edit", e.id);
+            assert!(
+                sc.metadata
+                    .annotations
+                    .contains_key("kubeloop.dev/description"),
+                "{} is described",
+                e.id
+            );
+        }
+        let d = default_scenario();
+        let text = &d.spec.files["nginx-deploy.yaml"];
+        assert!(
+            text.contains("replicas: 3")
+                && text.contains("image: nginx:1.27")
+                && text.contains("containerPort: 80")
+        );
+        assert!(d.spec.steps.is_empty(), "nothing runs until Apply");
+        assert_eq!(d.nodes().len(), 3);
+        assert!(example("crashloop").is_some() && example("nope").is_none());
+    }
+}

@@ -1,0 +1,305 @@
+//! The page's strings in English and 简体中文: one key per string, one table.
+
+/// A language the page speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Lang {
+    /// English.
+    #[default]
+    En,
+    /// 简体中文.
+    Zh,
+}
+
+impl Lang {
+    /// The `lang` attribute and the value kept in localStorage.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh-CN",
+        }
+    }
+
+    /// Reads a stored code; anything unknown is English.
+    pub fn from_code(code: &str) -> Lang {
+        if code.starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    }
+
+    /// The other language (the toggle's target).
+    pub fn other(self) -> Lang {
+        match self {
+            Lang::En => Lang::Zh,
+            Lang::Zh => Lang::En,
+        }
+    }
+
+    /// The language's own name, for the toggle.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::En => "English",
+            Lang::Zh => "简体中文",
+        }
+    }
+}
+
+/// Every string on the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Key {
+    Tagline,
+    VirtualTime,
+    Play,
+    Pause,
+    Step,
+    StepHint,
+    Speed,
+    Reset,
+    ResetHint,
+    Share,
+    ShareCopied,
+    ShareCopyFailed,
+    Close,
+    Examples,
+    Files,
+    Apply,
+    ApplyHint,
+    EditorErrors,
+    NoErrors,
+    Cluster,
+    Nodes,
+    ControlPlane,
+    Unscheduled,
+    Terminal,
+    TerminalHint,
+    TerminalPaused,
+    TerminalWaiting,
+    Flow,
+    FlowHint,
+    FlowNotYet,
+    ProxyHint,
+    Failures,
+    FailuresHint,
+    Network,
+    Power,
+    Running,
+    Stopped,
+    PoweredOff,
+    Partitioned,
+    Legend,
+    ClassUnscheduled,
+    ClassCreating,
+    ClassReady,
+    ClassNotReady,
+    ClassFailed,
+    ClassSucceeded,
+    ClassTerminating,
+    Stage1,
+    Stage2,
+    Stage3,
+    Stage4,
+    Stage5,
+    Stage6,
+    Stage7,
+    DownEtcd,
+    DownApiServer,
+    DownControllerManager,
+    DownScheduler,
+    DownNode,
+    BannerBadLink,
+    BannerBadSaved,
+    BannerBadScenario,
+    Dismiss,
+    Pod,
+    Inspector,
+    InspectorHint,
+    SchedulingResult,
+    Containers,
+    Selected,
+    Messages,
+    About,
+}
+
+/// The string for `key` in `lang`.
+pub fn t(lang: Lang, key: Key) -> &'static str {
+    let (en, zh) = pair(key);
+    match lang {
+        Lang::En => en,
+        Lang::Zh => zh,
+    }
+}
+
+fn pair(key: Key) -> (&'static str, &'static str) {
+    use Key::*;
+    match key {
+        Tagline => (
+            "the Kubernetes control loop, step by step",
+            "一步一步看懂 Kubernetes 控制循环",
+        ),
+        VirtualTime => ("virtual time", "虚拟时间"),
+        Play => ("Play", "播放"),
+        Pause => ("Pause", "暂停"),
+        Step => ("Step", "单步"),
+        StepHint => ("Run to the next message", "运行到下一条消息"),
+        Speed => ("Speed", "速度"),
+        Reset => ("Reset", "重置"),
+        ResetHint => (
+            "Restart the cluster at t=0 (your files stay)",
+            "从 t=0 重新启动集群（文件保留）",
+        ),
+        Share => ("Share", "分享"),
+        ShareCopied => ("Link copied to the clipboard", "链接已复制到剪贴板"),
+        ShareCopyFailed => ("Copy this link:", "请复制此链接："),
+        Close => ("Close", "关闭"),
+        Examples => ("Examples", "示例"),
+        Files => ("Files", "文件"),
+        Apply => ("Apply", "应用"),
+        ApplyHint => (
+            "Runs kubectl apply -f in the terminal",
+            "在终端中运行 kubectl apply -f",
+        ),
+        EditorErrors => ("Problems", "问题"),
+        NoErrors => ("No problems", "没有问题"),
+        Cluster => ("Cluster", "集群"),
+        Nodes => ("Nodes", "节点"),
+        ControlPlane => ("control plane", "控制平面"),
+        Unscheduled => ("waiting for a node", "等待调度"),
+        Terminal => ("Terminal", "终端"),
+        TerminalHint => (
+            "type a command · ↑↓ history · Ctrl-C stops · try: kubectl get pods -o wide",
+            "输入命令 · ↑↓ 历史 · Ctrl-C 中断 · 试试：kubectl get pods -o wide",
+        ),
+        TerminalPaused => (
+            "time is paused: commands wait for Play or Step",
+            "时间已暂停：命令在播放或单步时运行",
+        ),
+        TerminalWaiting => ("waiting:", "排队中："),
+        Flow => ("Pod creation flow", "Pod 创建流程"),
+        FlowHint => (
+            "Lit as each step happens, with its virtual time",
+            "每一步发生时点亮，并显示虚拟时间",
+        ),
+        FlowNotYet => ("not yet", "尚未发生"),
+        ProxyHint => (
+            "needs a Service: kubectl expose deployment nginx --port=80",
+            "需要 Service：kubectl expose deployment nginx --port=80",
+        ),
+        Failures => ("Failure switches", "故障开关"),
+        FailuresHint => (
+            "Each switch runs its sim command in the terminal",
+            "每个开关都会在终端运行对应的 sim 命令",
+        ),
+        Network => ("network", "网络"),
+        Power => ("power", "电源"),
+        Running => ("running", "运行中"),
+        Stopped => ("stopped", "已停止"),
+        PoweredOff => ("powered off", "已关机"),
+        Partitioned => ("partitioned", "网络隔离"),
+        Legend => ("Pods", "Pod 状态"),
+        ClassUnscheduled => ("Pending", "待调度"),
+        ClassCreating => ("Creating", "创建中"),
+        ClassReady => ("Ready", "就绪"),
+        ClassNotReady => ("Not ready", "未就绪"),
+        ClassFailed => ("Failing", "失败"),
+        ClassSucceeded => ("Completed", "已完成"),
+        ClassTerminating => ("Terminating", "终止中"),
+        Stage1 => ("kubectl sends the request", "kubectl 向 apiserver 发起请求"),
+        Stage2 => (
+            "authn, authz, then the desired state into etcd",
+            "认证授权后把期望状态写入 etcd",
+        ),
+        Stage3 => (
+            "Deployment controller creates a ReplicaSet",
+            "Deployment 控制器创建 ReplicaSet",
+        ),
+        Stage4 => (
+            "ReplicaSet controller creates the Pods",
+            "ReplicaSet 控制器补齐 Pod",
+        ),
+        Stage5 => (
+            "scheduler filters, scores, binds a node",
+            "调度器过滤、打分、绑定节点",
+        ),
+        Stage6 => (
+            "kubelet starts containers, reports status",
+            "kubelet 创建容器并上报状态",
+        ),
+        Stage7 => (
+            "kube-proxy writes the Service rules",
+            "kube-proxy 更新 iptables 规则",
+        ),
+        DownEtcd => (
+            "the apiserver cannot store or read state",
+            "apiserver 无法存取状态",
+        ),
+        DownApiServer => (
+            "no operations possible: kubectl fails",
+            "无法进行任何操作：kubectl 失败",
+        ),
+        DownControllerManager => (
+            "no reconciliation: deleted pods are not replaced",
+            "不再调谐：删除的 Pod 不会被补齐",
+        ),
+        DownScheduler => (
+            "new pods stay Pending; running pods continue",
+            "新 Pod 保持 Pending；已运行的 Pod 不受影响",
+        ),
+        DownNode => (
+            "about 50s later NotReady; its pods are evicted after 5 min",
+            "约 50 秒后 NotReady；5 分钟后驱逐其上的 Pod",
+        ),
+        BannerBadLink => (
+            "This share link could not be opened; your work is unchanged.",
+            "无法打开此分享链接；你的内容未改变。",
+        ),
+        BannerBadSaved => (
+            "The saved scenario could not be read; the default was loaded.",
+            "无法读取保存的场景；已加载默认场景。",
+        ),
+        BannerBadScenario => (
+            "The shared scenario is not valid; your work is unchanged.",
+            "分享的场景无效；你的内容未改变。",
+        ),
+        Dismiss => ("Dismiss", "关闭"),
+        Pod => ("Pod", "Pod"),
+        Inspector => ("Inspector", "详情"),
+        InspectorHint => ("Click a pod in the diagram", "点击图中的 Pod"),
+        SchedulingResult => ("Scheduling (filter → score)", "调度结果（过滤 → 打分）"),
+        Containers => ("Containers", "容器"),
+        Selected => ("selected", "已选"),
+        Messages => ("latest messages", "最新消息"),
+        About => ("About this scenario", "关于此场景"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_round_trip_language_codes() {
+        for lang in [Lang::En, Lang::Zh] {
+            assert_eq!(Lang::from_code(lang.code()), lang);
+            assert_eq!(lang.other().other(), lang);
+        }
+        assert_eq!(Lang::from_code("fr"), Lang::En);
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_have_both_languages_for_every_key() {
+        for key in [
+            Key::Apply,
+            Key::Flow,
+            Key::Stage5,
+            Key::DownScheduler,
+            Key::BannerBadLink,
+        ] {
+            assert!(!t(Lang::En, key).is_empty());
+            assert!(!t(Lang::Zh, key).is_empty());
+            assert_ne!(t(Lang::En, key), t(Lang::Zh, key));
+        }
+    }
+}

@@ -1,0 +1,591 @@
+//! One learner's session: the scenario, the world running it, the terminal's commands and
+//! their output, the messages made visible, and what the editor should mark. Plain Rust:
+//! the frame loop advances it, the views read it.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use kubeloop_sim::cmd::{self, Started};
+use kubeloop_sim::manifest::{parse_manifest_stream, Located};
+use kubeloop_sim::runner::{cluster_config, is_streaming};
+use kubeloop_sim::scenario::{NodeGroup, Scenario, Step};
+use kubeloop_sim::time::{format_duration, Time, SECOND};
+use kubeloop_sim::view::{self, ClusterView, Stage};
+use kubeloop_sim::World;
+
+use crate::terminal::Terminal;
+use crate::traffic::Traffic;
+
+/// The most distinct event times sampled for messages in one call to [`Session::advance`];
+/// past that, time still advances but the rest of the frame's messages are not drawn.
+const MAX_SAMPLES: usize = 3000;
+/// How far a reload replays at once (virtual ms).
+pub const MAX_FAST_FORWARD: Time = 30 * 60 * SECOND;
+/// How far [`Session::step`] looks for the next message.
+const STEP_LIMIT: Time = 30 * SECOND;
+
+/// Commands that change or read the cluster: these are recorded as scenario steps.
+const CLUSTER_COMMANDS: [&str; 5] = ["kubectl", "k", "etcdctl", "ssh", "sim"];
+
+const HELP: &str = "kubeloop's terminal runs in the simulated cluster. Try:
+  kubectl apply -f nginx-deploy.yaml      kubectl get pods -o wide
+  kubectl get deploy,rs,pods              kubectl describe pod <name>
+  kubectl delete pod <name>               kubectl scale deployment nginx --replicas=5
+  kubectl expose deployment nginx --port=80
+  kubectl get pods -w                     (Ctrl-C stops it)
+  etcdctl get /registry/pods --prefix --keys-only
+  ssh node-1 crictl ps                    ssh node-1 iptables-save
+  sim stop kube-scheduler                 sim start kube-scheduler
+  sim partition node-2 / sim heal node-2  sim poweroff node-3 / sim poweron node-3
+  sim node add node-4                     sim advance 30s
+Page commands: clear, history, help";
+
+/// A command running in the world.
+#[derive(Debug)]
+struct Job {
+    id: u32,
+    line: String,
+    streaming: bool,
+    /// Typed in the terminal (the next typed command waits for it); buttons run beside it.
+    foreground: bool,
+    /// Whether output was shown while it ran (then the rest arrives mixed).
+    printed: bool,
+}
+
+/// A learner's session.
+pub struct Session {
+    scenario: Scenario,
+    world: World,
+    terminal: Terminal,
+    traffic: Traffic,
+    stages: Vec<Stage>,
+    jobs: Vec<Job>,
+    queue: VecDeque<(String, bool)>,
+    schedule: Vec<Step>,
+    next_step: usize,
+    apply_errors: BTreeMap<String, Vec<Located>>,
+    view: ClusterView,
+    view_delivered: u64,
+    view_stale: bool,
+    anim_duration: f64,
+    /// Bumped whenever something the page shows changed.
+    pub revision: u64,
+    /// Bumped whenever the scenario (files, nodes, recorded steps) changed: time to save.
+    pub scenario_revision: u64,
+    /// Bumped when the files were replaced wholesale (load, reset): editors reload.
+    pub files_revision: u64,
+}
+
+impl Session {
+    /// A session running `scenario` from t=0; its steps run at their times.
+    pub fn new(scenario: Scenario) -> Session {
+        let world = World::new(cluster_config(&scenario));
+        let view = view::cluster_view(&world);
+        let mut s = Session {
+            schedule: scenario.steps_in_order(),
+            scenario,
+            world,
+            terminal: Terminal::new(),
+            traffic: Traffic::new(),
+            stages: view.stages.clone(),
+            jobs: Vec::new(),
+            queue: VecDeque::new(),
+            next_step: 0,
+            apply_errors: BTreeMap::new(),
+            view,
+            view_delivered: 0,
+            view_stale: false,
+            anim_duration: crate::traffic::duration_at(1.0),
+            revision: 1,
+            scenario_revision: 0,
+            files_revision: 0,
+        };
+        s.greet();
+        s.enqueue_due_steps();
+        s.pump();
+        s
+    }
+
+    fn greet(&mut self) {
+        let nodes = self.world.nodes.len();
+        let name = if self.scenario.metadata.name.is_empty() {
+            "scenario".to_string()
+        } else {
+            self.scenario.metadata.name.clone()
+        };
+        self.terminal.info(&format!(
+            "{name}: a cluster with {nodes} worker node{} at t=0. Type help for commands.",
+            if nodes == 1 { "" } else { "s" }
+        ));
+        if !self.schedule.is_empty() {
+            self.terminal.info(&format!(
+                "{} scenario step(s) will run at their virtual times.",
+                self.schedule.len()
+            ));
+        }
+    }
+
+    /// Replaces the scenario and starts it from t=0.
+    pub fn load(&mut self, scenario: Scenario) {
+        let revisions = (self.revision, self.scenario_revision, self.files_revision);
+        *self = Session::new(scenario);
+        self.revision = revisions.0 + 1;
+        self.scenario_revision = revisions.1 + 1;
+        self.files_revision = revisions.2 + 1;
+    }
+
+    /// Restarts the cluster at t=0 with the same files and nodes, forgetting recorded steps.
+    pub fn reset(&mut self) {
+        let mut scenario = self.scenario.clone();
+        scenario.spec.steps.clear();
+        scenario.spec.until = None;
+        let history: Vec<String> = self.terminal.history().to_vec();
+        self.load(scenario);
+        for h in history {
+            self.terminal.remember(&h);
+        }
+    }
+
+    /// Restarts with `count` nodes named node-1 … node-N.
+    pub fn set_node_count(&mut self, count: u32) {
+        self.scenario.spec.nodes = vec![NodeGroup {
+            name_prefix: Some("node-".into()),
+            count: Some(count.max(1)),
+            ..NodeGroup::default()
+        }];
+        self.reset();
+    }
+
+    /// The scenario as it stands (files edited, commands recorded as steps).
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The scenario to keep for a reload: as it stands, with `spec.until` at the current
+    /// virtual time so the reload replays to here.
+    pub fn saved_yaml(&self) -> String {
+        let mut sc = self.scenario.clone();
+        let now = self.world.now();
+        if now > 0 {
+            sc.spec.until = Some(format_duration(now));
+        }
+        sc.to_yaml()
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The terminal.
+    pub fn terminal(&self) -> &Terminal {
+        &self.terminal
+    }
+
+    /// The terminal, to walk its history.
+    pub fn terminal_mut(&mut self) -> &mut Terminal {
+        &mut self.terminal
+    }
+
+    /// The messages being drawn.
+    pub fn traffic(&self) -> &Traffic {
+        &self.traffic
+    }
+
+    /// The seven stages, each with the newest time it is known to have happened.
+    pub fn stages(&self) -> &[Stage] {
+        &self.stages
+    }
+
+    /// What the diagram draws, rebuilt only when the world changed.
+    pub fn view(&mut self) -> &ClusterView {
+        if self.view_stale || self.view_delivered != self.world.delivered() {
+            self.view = view::cluster_view(&self.world);
+            self.view_delivered = self.world.delivered();
+            self.view_stale = false;
+            view::latch_stages(&mut self.stages, self.view.stages.clone());
+        }
+        &self.view
+    }
+
+    /// The names of the scenario's files.
+    pub fn file_names(&self) -> Vec<String> {
+        self.scenario.spec.files.keys().cloned().collect()
+    }
+
+    /// A file's text.
+    pub fn file(&self, name: &str) -> Option<&str> {
+        self.scenario.spec.files.get(name).map(String::as_str)
+    }
+
+    /// Changes a file (the editor); the errors apply found in it are cleared.
+    pub fn set_file(&mut self, name: &str, text: &str) {
+        if self.file(name) == Some(text) {
+            return;
+        }
+        self.scenario
+            .spec
+            .files
+            .insert(name.to_string(), text.to_string());
+        self.apply_errors.remove(name);
+        self.scenario_revision += 1;
+        self.revision += 1;
+    }
+
+    /// The problems to mark in a file: where it does not parse, and what the apiserver
+    /// rejected when it was last applied.
+    pub fn editor_errors(&self, name: &str) -> Vec<Located> {
+        let Some(text) = self.file(name) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Located> = parse_manifest_stream(text, name)
+            .errors
+            .iter()
+            .map(|e| e.located())
+            .collect();
+        out.extend(self.apply_errors.get(name).into_iter().flatten().cloned());
+        out.sort_by_key(|e| (e.line, e.column));
+        out.dedup();
+        out
+    }
+
+    /// Sets how long a message's dot travels (from the speed).
+    pub fn set_anim_duration(&mut self, ms: f64) {
+        self.anim_duration = ms;
+    }
+
+    /// Advances the dots' animation clock by `dt` wall-clock ms.
+    pub fn tick_animation(&mut self, dt: f64) {
+        self.traffic.tick(dt);
+    }
+
+    /// The command the terminal waits for, if any, and how many typed commands wait.
+    pub fn busy(&self) -> (Option<&str>, usize) {
+        (
+            self.jobs
+                .iter()
+                .find(|j| j.foreground)
+                .map(|j| j.line.as_str()),
+            self.queue.len(),
+        )
+    }
+
+    /// A line typed in the terminal: page commands run at once; cluster commands are
+    /// recorded as steps and run when the terminal is free.
+    pub fn submit(&mut self, line: &str) {
+        let line = line.trim();
+        self.terminal.remember(line);
+        self.revision += 1;
+        match line {
+            "" => self.terminal.prompt("", self.world.now(), false),
+            "clear" => self.terminal.clear(),
+            "help" => {
+                self.terminal.prompt(line, self.world.now(), false);
+                self.terminal.info(HELP);
+            }
+            "history" => {
+                self.terminal.prompt(line, self.world.now(), false);
+                let h: Vec<String> = self
+                    .terminal
+                    .history()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| format!("{:>5}  {l}", i + 1))
+                    .collect();
+                self.terminal.info(&h.join("\n"));
+            }
+            _ => {
+                self.record(line);
+                self.queue.push_back((line.to_string(), false));
+                self.pump();
+            }
+        }
+    }
+
+    /// A command from a button (Apply, a failure switch): recorded, and started at once
+    /// beside whatever the terminal is running.
+    pub fn run_button(&mut self, line: &str) {
+        self.record(line);
+        self.start(line, false, false);
+        self.pump();
+    }
+
+    /// Ctrl-C: interrupts the terminal's command and drops the typed commands waiting.
+    pub fn interrupt(&mut self) {
+        self.queue.clear();
+        let i = self
+            .jobs
+            .iter()
+            .position(|j| j.foreground)
+            .or(self.jobs.len().checked_sub(1));
+        match i {
+            Some(i) => self.kill(i),
+            None => self.terminal.info("^C"),
+        }
+        self.revision += 1;
+    }
+
+    /// Runs `ms` of virtual time: scenario steps at their times, commands' output, and
+    /// every message sent on the way turned into a dot.
+    pub fn advance(&mut self, ms: Time) {
+        self.run(ms, true);
+    }
+
+    /// Runs at once to the last scenario step or `spec.until` (at most [`MAX_FAST_FORWARD`]), without
+    /// drawing messages: a reload comes back to where the learner was.
+    pub fn fast_forward(&mut self) {
+        let last = self
+            .schedule
+            .last()
+            .map_or(0, |s| s.at_ms)
+            .max(self.scenario.until_ms().unwrap_or(0))
+            .min(MAX_FAST_FORWARD);
+        if last > self.world.now() {
+            self.run(last - self.world.now(), false);
+            self.terminal.info(&format!(
+                "(replayed to t={}s)",
+                kubeloop_sim::runner::seconds(self.world.now())
+            ));
+        }
+    }
+
+    fn run(&mut self, ms: Time, sample: bool) {
+        let target = self.world.now().saturating_add(ms);
+        let before = (
+            self.world.delivered(),
+            self.terminal.len(),
+            self.traffic.len(),
+        );
+        let mut samples = 0;
+        loop {
+            self.pump();
+            let next_step = self.schedule.get(self.next_step).map(|s| s.at_ms);
+            let next = match (next_step, self.world.next_event_time()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let Some(t) = next.filter(|t| *t <= target) else {
+                break;
+            };
+            if !sample || samples >= MAX_SAMPLES {
+                let until = next_step.filter(|s| *s <= target).unwrap_or(target);
+                self.world.run_until(until);
+                self.enqueue_due_steps();
+                if until == target {
+                    break;
+                }
+                continue;
+            }
+            self.world.run_until(t);
+            self.sample();
+            self.enqueue_due_steps();
+            samples += 1;
+        }
+        self.world.run_until(target);
+        if sample {
+            self.sample();
+        }
+        self.pump();
+        if before
+            != (
+                self.world.delivered(),
+                self.terminal.len(),
+                self.traffic.len(),
+            )
+        {
+            self.revision += 1;
+        }
+    }
+
+    /// Runs to the next moment a message is sent (at most [`STEP_LIMIT`] ahead).
+    pub fn step(&mut self) {
+        let limit = self.world.now() + STEP_LIMIT;
+        let before = self.traffic.total();
+        loop {
+            self.pump();
+            let next_step = self.schedule.get(self.next_step).map(|s| s.at_ms);
+            let next = match (next_step, self.world.next_event_time()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let Some(t) = next.filter(|t| *t <= limit) else {
+                break;
+            };
+            self.world.run_until(t);
+            self.sample();
+            self.enqueue_due_steps();
+            self.pump();
+            if self.traffic.total() != before {
+                break;
+            }
+        }
+        self.revision += 1;
+    }
+
+    fn sample(&mut self) {
+        let flights = view::flights(&self.world);
+        self.traffic
+            .observe(flights, self.world.now(), self.anim_duration);
+    }
+
+    fn record(&mut self, line: &str) {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if !CLUSTER_COMMANDS.contains(&first) {
+            return;
+        }
+        let now = self.world.now();
+        self.scenario.spec.steps.push(Step {
+            at: format_duration(now),
+            at_ms: now,
+            run: line.to_string(),
+        });
+        self.scenario_revision += 1;
+    }
+
+    fn enqueue_due_steps(&mut self) {
+        while let Some(step) = self.schedule.get(self.next_step) {
+            if step.at_ms > self.world.now() {
+                break;
+            }
+            self.queue.push_back((step.run.clone(), true));
+            self.next_step += 1;
+        }
+    }
+
+    /// Starts waiting commands when the terminal is free (a streaming command is
+    /// interrupted, as when the next scenario step comes) and collects output.
+    fn pump(&mut self) {
+        loop {
+            self.collect();
+            let fg = self.jobs.iter().position(|j| j.foreground);
+            match (fg, self.queue.is_empty()) {
+                (_, true) => break,
+                (None, false) => {
+                    if let Some((line, from_step)) = self.queue.pop_front() {
+                        self.start(&line, from_step, true);
+                    }
+                }
+                (Some(i), false) if self.jobs[i].streaming => self.kill(i),
+                _ => break,
+            }
+        }
+    }
+
+    fn start(&mut self, line: &str, from_step: bool, foreground: bool) {
+        self.terminal.prompt(line, self.world.now(), from_step);
+        self.revision += 1;
+        self.view_stale = true;
+        match cmd::start(&mut self.world, line, &self.scenario.spec.files) {
+            Started::Done(out) => {
+                self.terminal.print(&out.stdout, false);
+                self.terminal.print(&out.stderr, true);
+                self.after(line, &out.stderr);
+            }
+            Started::Running(id) => {
+                self.jobs.push(Job {
+                    id,
+                    line: line.to_string(),
+                    streaming: is_streaming(line),
+                    foreground,
+                    printed: false,
+                });
+            }
+        }
+    }
+
+    /// Shows what running commands printed; finishes the ones that exited.
+    fn collect(&mut self) {
+        let mut i = 0;
+        while i < self.jobs.len() {
+            let id = self.jobs[i].id;
+            let Some(p) = self.world.processes.get_mut(&id) else {
+                self.jobs.remove(i);
+                continue;
+            };
+            if p.is_finished() {
+                let out = p.output().unwrap_or_default();
+                let unread = p.take_unread();
+                self.world.processes.remove(&id);
+                let job = self.jobs.remove(i);
+                if job.printed {
+                    self.terminal.print_mixed(&unread);
+                } else {
+                    self.terminal.print(&out.stdout, false);
+                    self.terminal.print(&out.stderr, true);
+                }
+                self.after(&job.line, &out.stderr);
+                self.revision += 1;
+                continue;
+            }
+            let unread = p.take_unread();
+            if !unread.is_empty() {
+                self.terminal.print_mixed(&unread);
+                self.jobs[i].printed = true;
+                self.revision += 1;
+            }
+            i += 1;
+        }
+    }
+
+    fn kill(&mut self, i: usize) {
+        let job = self.jobs.remove(i);
+        if let Some(mut p) = self.world.processes.remove(&job.id) {
+            p.interrupt();
+            self.terminal.print_mixed(&p.take_unread());
+        }
+        self.terminal.info("^C");
+        self.revision += 1;
+    }
+
+    /// After `kubectl apply|create|replace -f FILE`: places the server's errors in FILE.
+    fn after(&mut self, line: &str, stderr: &str) {
+        for file in applied_files(line) {
+            if let Some(text) = self.scenario.spec.files.get(&file) {
+                let errors = view::locate_apply_errors(text, &file, stderr);
+                self.apply_errors.insert(file, errors);
+                self.revision += 1;
+            }
+        }
+    }
+}
+
+/// The files a `kubectl apply|create|replace` line reads (`-f a.yaml`, `--filename=b.yaml`).
+pub fn applied_files(line: &str) -> Vec<String> {
+    let words = cmd::tokenize(line).unwrap_or_default();
+    let is_kubectl = matches!(words.first().map(String::as_str), Some("kubectl" | "k"));
+    if !is_kubectl
+        || !words
+            .iter()
+            .any(|w| matches!(w.as_str(), "apply" | "create" | "replace"))
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut it = words.iter().skip(1);
+    while let Some(w) = it.next() {
+        if w == "-f" || w == "--filename" {
+            out.extend(it.next().cloned());
+        } else if let Some(f) = w
+            .strip_prefix("--filename=")
+            .or_else(|| w.strip_prefix("-f="))
+        {
+            out.push(f.to_string());
+        }
+    }
+    out
+}
+
+/// Quotes a file name for a command line if it needs it.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;

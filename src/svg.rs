@@ -1,0 +1,640 @@
+//! The cluster diagram's layers as SVG markup: wires, the control plane, the worker nodes,
+//! their pods and the messages in flight. Pure functions of the read model and the
+//! [`geometry`](crate::geometry), so they are tested without a browser; the view sets each
+//! layer as the inner HTML of its `<g>`.
+
+use std::fmt::Write as _;
+
+use kubeloop_sim::view::{pod_class, ComponentView, NodeView, PodClass, PodView};
+use kubeloop_sim::Actor;
+
+use crate::geometry::{
+    self, Layout, NodePart, Rect, Tier, APISERVER, BUS_Y, CONTROLLER_MANAGER, CONTROL_PLANE, ETCD,
+    KUBECTL, SCHEDULER, TRAY,
+};
+use crate::highlight::escape;
+use crate::i18n::{t, Key, Lang};
+use crate::traffic::Anim;
+
+/// How many of the newest dots carry their message as a label.
+const LABELLED: usize = 1;
+
+fn rect(out: &mut String, r: &Rect, rx: f64, class: &str) {
+    let _ = write!(
+        out,
+        r#"<rect class="{class}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="{rx}"/>"#,
+        r.x, r.y, r.w, r.h
+    );
+}
+
+fn text(out: &mut String, x: f64, y: f64, class: &str, s: &str) {
+    let _ = write!(
+        out,
+        r#"<text class="{class}" x="{x:.1}" y="{y:.1}">{}</text>"#,
+        escape(s)
+    );
+}
+
+/// The static wires: kubectl, etcd, controller-manager and scheduler to the apiserver, and
+/// the bus down to every node.
+pub fn wires(layout: &Layout) -> String {
+    let mut out = String::new();
+    let mut line = |points: Vec<geometry::Point>, class: &str| {
+        let _ = write!(
+            out,
+            r#"<polyline class="{class}" points="{}"/>"#,
+            geometry::svg_points(&points)
+        );
+    };
+    for a in [
+        Actor::Terminal(0),
+        Actor::Etcd,
+        Actor::ControllerManager,
+        Actor::Scheduler,
+    ] {
+        line(layout.path_to_hub(a), "wire");
+    }
+    if let (Some(first), Some(last)) = (
+        layout.nodes.first(),
+        layout
+            .nodes
+            .get(layout.cols.min(layout.nodes.len()).saturating_sub(1)),
+    ) {
+        let api = APISERVER.center().x;
+        let (l, r) = (first.x.min(api), (last.x + last.w).max(api));
+        line(
+            vec![
+                geometry::Point {
+                    x: api,
+                    y: APISERVER.bottom(),
+                },
+                geometry::Point { x: api, y: BUS_Y },
+            ],
+            "wire bus",
+        );
+        line(
+            vec![
+                geometry::Point { x: l, y: BUS_Y },
+                geometry::Point { x: r, y: BUS_Y },
+            ],
+            "wire bus",
+        );
+        if layout.tier != Tier::Compact {
+            for (i, n) in layout.nodes.iter().enumerate() {
+                let path = layout.path_to_hub(Actor::Kubelet(i as u32));
+                let start = path.iter().position(|p| p.y == n.y).unwrap_or(0);
+                let end = path
+                    .iter()
+                    .position(|p| p.y == BUS_Y)
+                    .map_or(path.len(), |e| e + 1);
+                if start < end {
+                    line(path[start..end].to_vec(), "wire drop");
+                }
+            }
+        }
+    }
+    out
+}
+
+fn role(name: &str, lang: Lang) -> &'static str {
+    match (name, lang) {
+        ("etcd", Lang::En) => "key-value store · the truth",
+        ("etcd", Lang::Zh) => "键值存储 · 集群状态",
+        ("kube-apiserver", Lang::En) => "authn · authz · admission · REST",
+        ("kube-apiserver", Lang::Zh) => "认证 · 授权 · 准入 · REST",
+        ("kube-controller-manager", Lang::En) => "Deployment · ReplicaSet · nodes",
+        ("kube-controller-manager", Lang::Zh) => "Deployment · ReplicaSet · 节点",
+        ("kube-scheduler", Lang::En) => "filter → score → bind",
+        ("kube-scheduler", Lang::Zh) => "过滤 → 打分 → 绑定",
+        _ => "",
+    }
+}
+
+/// The control plane box, its four components (running or stopped), kubectl and the tray
+/// of unscheduled pods.
+pub fn control_plane(components: &[ComponentView], lang: Lang) -> String {
+    let mut out = String::new();
+    rect(&mut out, &CONTROL_PLANE, 16.0, "cp-box");
+    text(
+        &mut out,
+        CONTROL_PLANE.x + 14.0,
+        CONTROL_PLANE.y + 20.0,
+        "cp-label",
+        t(lang, Key::ControlPlane),
+    );
+    for (name, r) in [
+        ("etcd", ETCD),
+        ("kube-apiserver", APISERVER),
+        ("kube-controller-manager", CONTROLLER_MANAGER),
+        ("kube-scheduler", SCHEDULER),
+    ] {
+        let running = components
+            .iter()
+            .find(|c| c.name == name)
+            .is_none_or(|c| c.running);
+        let state = if running { "running" } else { "stopped" };
+        let _ = write!(
+            out,
+            r#"<g class="component {state}" data-testid="component" data-name="{name}" data-state="{state}">"#
+        );
+        rect(&mut out, &r, 10.0, "box");
+        let c = r.center();
+        let big = name == "kube-apiserver";
+        text(
+            &mut out,
+            c.x,
+            c.y - if big { 4.0 } else { 2.0 },
+            if big { "name big" } else { "name" },
+            name,
+        );
+        let sub = if running {
+            role(name, lang)
+        } else {
+            t(lang, Key::Stopped)
+        };
+        text(
+            &mut out,
+            c.x,
+            c.y + if big { 13.0 } else { 12.0 },
+            "role",
+            sub,
+        );
+        let _ = write!(
+            out,
+            r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="4"/>"#,
+            r.x + r.w - 10.0,
+            r.y + 10.0
+        );
+        out.push_str("</g>");
+    }
+    out.push_str(r#"<g class="kubectl">"#);
+    rect(&mut out, &KUBECTL, 10.0, "box");
+    text(
+        &mut out,
+        KUBECTL.center().x,
+        KUBECTL.center().y + 4.0,
+        "name mono",
+        "$ kubectl",
+    );
+    out.push_str("</g>");
+    rect(&mut out, &TRAY, 10.0, "tray");
+    text(
+        &mut out,
+        TRAY.x + 8.0,
+        TRAY.y + 15.0,
+        "tray-label",
+        t(lang, Key::Unscheduled),
+    );
+    out
+}
+
+fn node_state(n: &NodeView) -> &'static str {
+    if !n.powered {
+        "off"
+    } else if n.partitioned {
+        "partitioned"
+    } else {
+        match n.status.as_str() {
+            "Ready" => "ready",
+            "NotReady" => "notready",
+            _ => "unknown",
+        }
+    }
+}
+
+/// The worker node boxes: name, address, status, and (in detail) their components.
+pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
+    let mut out = String::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let Some(r) = layout.node(i) else { continue };
+        let state = node_state(n);
+        let _ = write!(
+            out,
+            r#"<g class="node {state}" data-testid="node" data-name="{}" data-state="{state}">"#,
+            escape(&n.name)
+        );
+        let _ = write!(
+            out,
+            "<title>{} · {} · {} · {}</title>",
+            escape(&n.name),
+            escape(&n.status),
+            escape(&n.ip),
+            escape(&n.pod_cidr)
+        );
+        rect(
+            &mut out,
+            &r,
+            if layout.tier == Tier::Compact {
+                4.0
+            } else {
+                10.0
+            },
+            "box",
+        );
+        match layout.tier {
+            Tier::Detail => {
+                text(&mut out, r.x + 12.0, r.y + 20.0, "node-name", &n.name);
+                text(
+                    &mut out,
+                    r.x + 12.0,
+                    r.y + 35.0,
+                    "node-ip",
+                    &format!("{} · {}", n.ip, n.pod_cidr),
+                );
+                let badge = match state {
+                    "off" => t(lang, Key::PoweredOff).to_string(),
+                    "partitioned" => t(lang, Key::Partitioned).to_string(),
+                    _ => n.status.clone(),
+                };
+                let w = 12.0 + 6.5 * badge.chars().count() as f64;
+                let b = Rect {
+                    x: r.x + r.w - w - 10.0,
+                    y: r.y + 9.0,
+                    w,
+                    h: 18.0,
+                };
+                rect(&mut out, &b, 9.0, "badge");
+                text(&mut out, b.center().x, b.y + 13.0, "badge-text", &badge);
+                for (part, label, short, on) in [
+                    (NodePart::Kubelet, "kubelet", "kubelet", n.kubelet),
+                    (NodePart::Runtime, "containerd", "cri", n.runtime),
+                    (NodePart::Proxy, "kube-proxy", "proxy", n.proxy),
+                ] {
+                    let Some(p) = layout.part(i, part) else {
+                        continue;
+                    };
+                    let label = if p.w >= 68.0 { label } else { short };
+                    let _ = write!(out, r#"<g class="part {}">"#, if on { "on" } else { "off" });
+                    rect(&mut out, &p, 6.0, "pill");
+                    let _ = write!(
+                        out,
+                        r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="3"/>"#,
+                        p.x + 8.0,
+                        p.center().y
+                    );
+                    text(&mut out, p.x + 14.0, p.center().y + 3.5, "part-name", label);
+                    out.push_str("</g>");
+                }
+            }
+            Tier::Medium => {
+                text(&mut out, r.x + 8.0, r.y + 16.0, "node-name small", &n.name);
+                let _ = write!(
+                    out,
+                    r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="4"/>"#,
+                    r.x + r.w - 10.0,
+                    r.y + 12.0
+                );
+            }
+            Tier::Compact => {
+                let short = n.name.rsplit('-').next().unwrap_or(&n.name);
+                text(&mut out, r.x + 4.0, r.y + 10.0, "node-name tiny", short);
+            }
+        }
+        if state == "off" || state == "partitioned" {
+            let _ = write!(
+                out,
+                r#"<rect class="veil" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="10"/>"#,
+                r.x, r.y, r.w, r.h
+            );
+        }
+        out.push_str("</g>");
+    }
+    out
+}
+
+/// How the message log names an actor: `kube-scheduler`, `kubelet@node-2`, `kubectl`.
+pub fn actor_name(a: Actor, node_names: &[String]) -> String {
+    let node = |n: u32| {
+        node_names
+            .get(n as usize)
+            .cloned()
+            .unwrap_or_else(|| format!("node#{n}"))
+    };
+    match a {
+        Actor::Kubelet(n) => format!("kubelet@{}", node(n)),
+        Actor::Runtime(n) => format!("containerd@{}", node(n)),
+        Actor::KubeProxy(n) => format!("kube-proxy@{}", node(n)),
+        other => other.component_name().to_string(),
+    }
+}
+
+/// The last part of a generated pod name (`x8kq2` of `nginx-7c5ddbdf54-x8kq2`).
+pub fn short_name(name: &str) -> &str {
+    name.rsplit('-')
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(name)
+}
+
+fn class_label(c: PodClass, lang: Lang) -> &'static str {
+    let key = match c {
+        PodClass::Unscheduled => Key::ClassUnscheduled,
+        PodClass::Creating => Key::ClassCreating,
+        PodClass::Ready => Key::ClassReady,
+        PodClass::NotReady => Key::ClassNotReady,
+        PodClass::Failed => Key::ClassFailed,
+        PodClass::Succeeded => Key::ClassSucceeded,
+        PodClass::Terminating => Key::ClassTerminating,
+    };
+    t(lang, key)
+}
+
+/// The cluster's own namespaces: their pods (CoreDNS, the storage provisioner) are drawn
+/// quieter than the user's.
+fn is_system_namespace(ns: &str) -> bool {
+    ns.starts_with("kube-") || ns == "local-path-storage"
+}
+
+fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, lang: Lang) {
+    let class = pod_class(p);
+    let id = format!("{}/{}", p.namespace, p.name);
+    let _ = write!(
+        out,
+        r#"<g class="pod {}{}{}" data-testid="pod" data-pod="{}" data-namespace="{}" data-name="{}" data-status="{}" data-class="{}" data-node="{}">"#,
+        class.as_str(),
+        if is_system_namespace(&p.namespace) {
+            " system"
+        } else {
+            ""
+        },
+        if selected { " selected" } else { "" },
+        escape(&id),
+        escape(&p.namespace),
+        escape(&p.name),
+        escape(&p.status),
+        class.as_str(),
+        escape(&p.node),
+    );
+    let restarts: i32 = p.containers.iter().map(|c| c.restarts).sum();
+    let where_ = if p.node.is_empty() {
+        "—".to_string()
+    } else {
+        p.node.clone()
+    };
+    let ip = if p.ip.is_empty() { "<none>" } else { &p.ip };
+    let _ = write!(
+        out,
+        "<title>{}\n{} · {}\nIP {} · {}{}</title>",
+        escape(&p.name),
+        escape(&p.status),
+        class_label(class, lang),
+        escape(ip),
+        escape(&where_),
+        if restarts > 0 {
+            format!(" · {restarts} restarts")
+        } else {
+            String::new()
+        }
+    );
+    rect(
+        out,
+        r,
+        if detail { 7.0 } else { (r.w / 4.0).min(3.0) },
+        "chip",
+    );
+    if detail {
+        text(out, r.x + 8.0, r.y + 15.0, "pod-name", short_name(&p.name));
+        let second = if class == PodClass::Ready && !p.ip.is_empty() {
+            p.ip.clone()
+        } else {
+            p.status.clone()
+        };
+        text(out, r.x + 8.0, r.y + 28.0, "pod-sub", &second);
+    }
+    out.push_str("</g>");
+}
+
+/// The pods: chips in their nodes, unscheduled ones in the tray by the scheduler.
+pub fn pods(
+    layout: &Layout,
+    nodes: &[NodeView],
+    pending: &[PodView],
+    selected: Option<&str>,
+    lang: Lang,
+) -> String {
+    let mut out = String::new();
+    let is_selected = |p: &PodView| {
+        selected.is_some_and(|s| s.split_once('/') == Some((p.namespace.as_str(), p.name.as_str())))
+    };
+    for (i, n) in nodes.iter().enumerate() {
+        for (j, p) in n.pods.iter().enumerate() {
+            if let Some(r) = layout.chip(i, j) {
+                pod(
+                    &mut out,
+                    p,
+                    &r,
+                    layout.tier == Tier::Detail,
+                    is_selected(p),
+                    lang,
+                );
+            }
+        }
+    }
+    let mut shown = 0;
+    for (i, p) in pending.iter().enumerate() {
+        let Some(r) = Layout::tray_chip(i) else { break };
+        pod(&mut out, p, &r, false, is_selected(p), lang);
+        shown += 1;
+    }
+    if pending.len() > shown {
+        text(
+            &mut out,
+            TRAY.x + TRAY.w - 8.0,
+            TRAY.bottom() - 8.0,
+            "tray-more",
+            &format!("+{}", pending.len() - shown),
+        );
+    } else if !pending.is_empty() {
+        text(
+            &mut out,
+            TRAY.x + TRAY.w - 8.0,
+            TRAY.bottom() - 8.0,
+            "tray-more",
+            &pending.len().to_string(),
+        );
+    }
+    out
+}
+
+/// The messages in flight: a dot each along its arrow; the newest few with their label.
+pub fn flights<'a>(layout: &Layout, dots: impl Iterator<Item = (&'a Anim, f64)>) -> String {
+    let dots: Vec<(&Anim, f64)> = dots.collect();
+    let mut out = String::new();
+    let label_from = dots.len().saturating_sub(LABELLED);
+    for (i, (a, progress)) in dots.iter().enumerate() {
+        let route = layout.route(a.from, a.to);
+        let p = geometry::point_along(&route, *progress);
+        let fade = if *progress > 0.85 {
+            (1.0 - progress) / 0.15
+        } else {
+            1.0
+        };
+        let _ = write!(
+            out,
+            r#"<g class="flight {}" data-testid="flight" opacity="{fade:.2}">"#,
+            a.kind.as_str()
+        );
+        let _ = write!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="5"/>"#, p.x, p.y);
+        if i >= label_from && layout.tier == Tier::Detail {
+            let label: String = a.label.chars().take(40).collect();
+            text(&mut out, p.x + 8.0, p.y - 7.0, "flight-label", &label);
+        }
+        out.push_str("</g>");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::layout;
+    use crate::traffic::FlightKind;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    fn node(name: &str, pods: Vec<PodView>) -> NodeView {
+        NodeView {
+            name: name.into(),
+            ip: "172.18.0.3".into(),
+            pod_cidr: "10.244.1.0/24".into(),
+            status: "Ready".into(),
+            powered: true,
+            partitioned: false,
+            kubelet: true,
+            runtime: true,
+            proxy: true,
+            pods,
+        }
+    }
+
+    fn pod_view(name: &str, node: &str, status: &str) -> PodView {
+        PodView {
+            namespace: "default".into(),
+            name: name.into(),
+            status: status.into(),
+            phase: if status == "Running" {
+                "Running".into()
+            } else {
+                "Pending".into()
+            },
+            ready: status == "Running",
+            ip: "10.244.1.2".into(),
+            node: node.into(),
+            containers: vec![],
+            terminating: false,
+        }
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_draw_each_node_and_pod_once() {
+        let ns: Vec<NodeView> = (1..=3)
+            .map(|i| {
+                node(
+                    &format!("node-{i}"),
+                    vec![pod_view(
+                        &format!("web-abc-{i}x"),
+                        &format!("node-{i}"),
+                        "Running",
+                    )],
+                )
+            })
+            .collect();
+        let l = layout(3, 1);
+        let svg = nodes(&l, &ns, Lang::En);
+        assert_eq!(svg.matches(r#"data-testid="node""#).count(), 3);
+        assert!(svg.contains("kube-proxy") && svg.contains("172.18.0.3 · 10.244.1.0/24"));
+        let pending = [pod_view("web-abc-zz", "", "Pending")];
+        let p = pods(&l, &ns, &pending, Some("default/web-abc-2x"), Lang::En);
+        assert_eq!(p.matches(r#"data-testid="pod""#).count(), 4);
+        assert_eq!(p.matches(r#"data-class="ready""#).count(), 3);
+        assert_eq!(p.matches(r#"data-class="unscheduled""#).count(), 1);
+        assert_eq!(p.matches("selected").count(), 1);
+        assert!(p.contains(">1x<"), "short names on detailed chips");
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_draw_stopped_components_and_dead_nodes_distinctly() {
+        let cs = [
+            ComponentView {
+                name: "kube-scheduler",
+                running: false,
+            },
+            ComponentView {
+                name: "etcd",
+                running: true,
+            },
+        ];
+        let svg = control_plane(&cs, Lang::Zh);
+        assert!(svg.contains(r#"data-name="kube-scheduler" data-state="stopped""#));
+        assert!(svg.contains(r#"data-name="etcd" data-state="running""#));
+        assert!(svg.contains("已停止"));
+        let mut off = node("node-1", vec![]);
+        off.powered = false;
+        let mut cut = node("node-2", vec![]);
+        cut.partitioned = true;
+        let svg = nodes(&layout(2, 0), &[off, cut], Lang::En);
+        assert!(svg.contains(r#"data-state="off""#) && svg.contains("powered off"));
+        assert!(svg.contains(r#"data-state="partitioned""#));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_scale_to_hundreds_of_nodes() {
+        let ns: Vec<NodeView> = (1..=300)
+            .map(|i| {
+                node(
+                    &format!("node-{i}"),
+                    (0..3)
+                        .map(|j| pod_view(&format!("w-{i}-{j}"), "x", "Running"))
+                        .collect(),
+                )
+            })
+            .collect();
+        let l = layout(300, 3);
+        assert_eq!(
+            nodes(&l, &ns, Lang::En)
+                .matches(r#"data-testid="node""#)
+                .count(),
+            300
+        );
+        assert_eq!(
+            pods(&l, &ns, &[], None, Lang::En)
+                .matches(r#"data-testid="pod""#)
+                .count(),
+            900
+        );
+        let many: Vec<PodView> = (0..500)
+            .map(|i| pod_view(&format!("p-{i}"), "", "Pending"))
+            .collect();
+        let tray = pods(&l, &[], &many, None, Lang::En);
+        assert!(tray.contains(">+"), "the tray says how many more wait");
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_name_actors_for_the_message_log() {
+        let names = vec!["node-1".to_string(), "node-2".to_string()];
+        assert_eq!(actor_name(Actor::Kubelet(1), &names), "kubelet@node-2");
+        assert_eq!(actor_name(Actor::KubeProxy(0), &names), "kube-proxy@node-1");
+        assert_eq!(actor_name(Actor::Terminal(4), &names), "kubectl");
+        assert_eq!(actor_name(Actor::Scheduler, &names), "kube-scheduler");
+        assert_eq!(actor_name(Actor::Runtime(9), &names), "containerd@node#9");
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_escape_names_and_labels() {
+        let evil = node("<script>", vec![pod_view("a\"b", "<script>", "Running")]);
+        let l = layout(1, 1);
+        assert!(!nodes(&l, std::slice::from_ref(&evil), Lang::En).contains("<script>"));
+        assert!(!pods(&l, &[evil], &[], None, Lang::En).contains("a\"b"));
+        let anim = Anim {
+            id: 1,
+            from: Actor::Terminal(1),
+            to: Actor::ApiServer,
+            label: "GET /api/<x>".into(),
+            kind: FlightKind::Request,
+            start: 0.0,
+            duration: 100.0,
+            sent: 0,
+        };
+        let svg = flights(&l, std::iter::once((&anim, 0.5)));
+        assert!(svg.contains("&lt;x&gt;") && svg.contains(r#"class="flight request""#));
+    }
+}

@@ -1,0 +1,101 @@
+//! The browser's side of the page: localStorage, the location hash, the clipboard and
+//! the wall clock for animation. Every call tolerates a browser that says no.
+
+use wasm_bindgen::JsValue;
+
+use crate::i18n::Lang;
+
+const SCENARIO_KEY: &str = "kubeloop.scenario.v1";
+const LANG_KEY: &str = "kubeloop.lang";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// The scenario saved by the last visit.
+pub fn saved_scenario() -> Option<String> {
+    storage()?.get_item(SCENARIO_KEY).ok().flatten()
+}
+
+/// Saves the scenario (YAML) for the next visit.
+pub fn save_scenario(yaml: &str) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(SCENARIO_KEY, yaml);
+    }
+}
+
+/// The language chosen last time, else the browser's.
+pub fn saved_lang() -> Lang {
+    if let Some(code) = storage().and_then(|s| s.get_item(LANG_KEY).ok().flatten()) {
+        return Lang::from_code(&code);
+    }
+    let browser = web_sys::window()
+        .and_then(|w| w.navigator().language())
+        .unwrap_or_default();
+    Lang::from_code(&browser)
+}
+
+/// Remembers the language.
+pub fn save_lang(lang: Lang) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(LANG_KEY, lang.code());
+    }
+    if let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = root.set_attribute("lang", lang.code());
+    }
+}
+
+/// Forgets everything saved (tests start clean with this).
+pub fn clear_saved() {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(SCENARIO_KEY);
+        let _ = s.remove_item(LANG_KEY);
+    }
+}
+
+/// The location's hash (`#s=…`), or "".
+pub fn hash() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+/// Replaces the hash without a reload or a `hashchange` event ("" removes it).
+pub fn replace_hash(fragment: &str) {
+    let Some(w) = web_sys::window() else { return };
+    let loc = w.location();
+    let base = format!(
+        "{}{}",
+        loc.pathname().unwrap_or_default(),
+        loc.search().unwrap_or_default()
+    );
+    if let Ok(h) = w.history() {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{base}{fragment}")));
+    }
+}
+
+/// The page's address as it stands.
+pub fn href() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default()
+}
+
+/// Copies text to the clipboard; false when the browser refused.
+pub async fn copy(text: &str) -> bool {
+    let Some(w) = web_sys::window() else {
+        return false;
+    };
+    let promise = w.navigator().clipboard().write_text(text);
+    wasm_bindgen_futures::JsFuture::from(promise).await.is_ok()
+}
+
+/// Milliseconds of wall-clock time (for animation only; the engine never sees it).
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}

@@ -1,0 +1,180 @@
+//! The cluster diagram: the SVG layers from [`crate::svg`] over the session's read model,
+//! the node count, the legend, and the selected pod's details.
+
+use kubeloop_sim::view::{ComponentView, NodeView, PodClass, PodView};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::use_ui;
+use crate::geometry::{self, WIDTH};
+use crate::i18n::Key;
+use crate::svg;
+
+/// Node counts offered by the picker.
+pub const NODE_COUNTS: [u32; 8] = [1, 3, 5, 8, 20, 50, 100, 300];
+
+/// What the diagram draws, compared to skip redraws when nothing changed.
+#[derive(Clone, Debug, PartialEq, Default)]
+struct Cluster {
+    components: Vec<ComponentView>,
+    nodes: Vec<NodeView>,
+    pending: Vec<PodView>,
+}
+
+fn legend_key(c: PodClass) -> Key {
+    match c {
+        PodClass::Unscheduled => Key::ClassUnscheduled,
+        PodClass::Creating => Key::ClassCreating,
+        PodClass::Ready => Key::ClassReady,
+        PodClass::NotReady => Key::ClassNotReady,
+        PodClass::Failed => Key::ClassFailed,
+        PodClass::Succeeded => Key::ClassSucceeded,
+        PodClass::Terminating => Key::ClassTerminating,
+    }
+}
+
+/// The diagram pane.
+#[component]
+pub fn Diagram() -> impl IntoView {
+    let ui = use_ui();
+    let cluster = Memo::new(move |_| {
+        ui.rev.track();
+        ui.session
+            .try_update_value(|s| {
+                let v = s.view();
+                Cluster {
+                    components: v.components.clone(),
+                    nodes: v.nodes.clone(),
+                    pending: v.pending.clone(),
+                }
+            })
+            .unwrap_or_default()
+    });
+    let layout = Memo::new(move |_| {
+        cluster.with(|c| {
+            geometry::layout(
+                c.nodes.len(),
+                c.nodes.iter().map(|n| n.pods.len()).max().unwrap_or(0),
+            )
+        })
+    });
+    let wires = Memo::new(move |_| layout.with(svg::wires));
+    let control =
+        Memo::new(move |_| cluster.with(|c| svg::control_plane(&c.components, ui.lang.get())));
+    let nodes = Memo::new(move |_| {
+        cluster.with(|c| layout.with(|l| svg::nodes(l, &c.nodes, ui.lang.get())))
+    });
+    let pods = Memo::new(move |_| {
+        let selected = ui.selected.get();
+        cluster.with(|c| {
+            layout.with(|l| svg::pods(l, &c.nodes, &c.pending, selected.as_deref(), ui.lang.get()))
+        })
+    });
+    let flights = move || {
+        ui.frame.track();
+        layout.with(|l| {
+            ui.session
+                .try_with_value(|s| svg::flights(l, s.traffic().dots()))
+                .unwrap_or_default()
+        })
+    };
+    let node_count = move || cluster.with(|c| c.nodes.len());
+    let log = Memo::new(move |_| {
+        ui.rev.track();
+        let names: Vec<String> = cluster.with(|c| c.nodes.iter().map(|n| n.name.clone()).collect());
+        ui.session
+            .try_with_value(|s| {
+                s.traffic()
+                    .log()
+                    .map(|a| {
+                        (
+                            a.id,
+                            a.kind.as_str(),
+                            format!(
+                                "{} → {}",
+                                svg::actor_name(a.from, &names),
+                                svg::actor_name(a.to, &names)
+                            ),
+                            a.label.clone(),
+                            a.sent,
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    });
+    let pick = move |ev: leptos::ev::MouseEvent| {
+        let pod = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("[data-pod]").ok().flatten())
+            .and_then(|e| e.get_attribute("data-pod"));
+        ui.selected.update(|s| {
+            *s = if pod.is_some() && *s == pod {
+                None
+            } else {
+                pod
+            }
+        });
+    };
+    let set_nodes = move |ev: leptos::ev::Event| {
+        if let Ok(n) = event_target_value(&ev).parse::<u32>() {
+            ui.update(|s| s.set_node_count(n));
+            ui.selected.set(None);
+        }
+    };
+    view! {
+        <div class="pane-head">
+            <span class="pane-title">{move || ui.t(Key::Cluster)}</span>
+            <label class="nodes-pick">
+                {move || ui.t(Key::Nodes)}
+                <select class="btn select small" data-testid="node-count" on:change=set_nodes
+                    prop:value=move || node_count().to_string()>
+                    {move || {
+                        let n = node_count() as u32;
+                        let mut counts = NODE_COUNTS.to_vec();
+                        if !counts.contains(&n) {
+                            counts.push(n);
+                            counts.sort_unstable();
+                        }
+                        counts.into_iter().map(|c| view! { <option value=c.to_string() selected=c == n>{c}</option> }).collect_view()
+                    }}
+                </select>
+            </label>
+        </div>
+        <div class="diagram-scroll">
+            <svg
+                data-testid="cluster-diagram"
+                class="cluster-diagram"
+                role="img"
+                aria-label="cluster diagram"
+                viewBox=move || format!("0 0 {WIDTH} {:.0}", layout.get().height)
+                preserveAspectRatio="xMidYMin meet"
+                on:click=pick
+            >
+                <g class="layer-wires" inner_html=move || wires.get()></g>
+                <g class="layer-control" inner_html=move || control.get()></g>
+                <g class="layer-nodes" inner_html=move || nodes.get()></g>
+                <g class="layer-pods" inner_html=move || pods.get()></g>
+                <g class="layer-flights" inner_html=flights></g>
+            </svg>
+            <div class="legend" data-testid="legend">
+                {PodClass::ALL.into_iter().map(|c| view! {
+                    <span class="legend-item"><span class=format!("swatch {}", c.as_str())></span>{move || ui.t(legend_key(c))}</span>
+                }).collect_view()}
+            </div>
+            <div class="msglog" data-testid="message-log" aria-live="off">
+                <div class="msglog-head">{move || ui.t(Key::Messages)}</div>
+                <For each=move || log.get() key=|m| m.0 let:m>
+                    <div class="msg">
+                        <span class=format!("dot {}", m.1)></span>
+                        <span class="msg-t mono">{super::header::clock_text(m.4)}</span>
+                        <span class="msg-route">{m.2}</span>
+                        <span class="msg-label mono">{m.3}</span>
+                    </div>
+                </For>
+            </div>
+        </div>
+        <super::inspector::PodDetails/>
+    }
+}
