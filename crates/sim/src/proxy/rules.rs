@@ -121,7 +121,12 @@ impl Rule {
                 Part::ProtoOnly(p) => {
                     let _ = write!(s, " -p {}", p.lower());
                 }
-                Part::AddrType { .. } | Part::Set { .. } | Part::PhysdevNotIsIn => {
+                Part::AddrType { .. }
+                | Part::Set { .. }
+                | Part::PhysdevNotIsIn
+                | Part::Mark { .. }
+                | Part::Conntrack { .. }
+                | Part::Nfacct(_) => {
                     s.push_str(&match_text(p));
                 }
                 Part::Statistic(p) => {
@@ -136,42 +141,9 @@ impl Rule {
                         " -m recent --name {name} --rcheck --seconds {seconds} --reap"
                     );
                 }
-                Part::Mark { not, mark } => {
-                    let _ = write!(s, " -m mark{} --mark {mark:#x}/{mark:#x}", bang(*not));
-                }
-                Part::Conntrack { not, states } => {
-                    let _ = write!(s, " -m conntrack{} --ctstate {states}", bang(*not));
-                }
-                Part::Nfacct(n) => {
-                    let _ = write!(s, " -m nfacct --nfacct-name {n}");
-                }
             }
         }
-        match &self.target {
-            Target::Jump(c) => {
-                let _ = write!(s, " -j {c}");
-            }
-            Target::Dnat(d) => {
-                let _ = write!(s, " -j DNAT --to-destination {d}");
-            }
-            Target::Reject => s.push_str(" -j REJECT"),
-            Target::Drop => s.push_str(" -j DROP"),
-            Target::Accept => s.push_str(" -j ACCEPT"),
-            Target::Return => s.push_str(" -j RETURN"),
-            Target::MarkOr(m) => {
-                let _ = write!(s, " -j MARK --or-mark {m:#x}");
-            }
-            Target::MarkXor(m) => {
-                let _ = write!(s, " -j MARK --xor-mark {m:#x}");
-            }
-            Target::Masquerade { random_fully } => {
-                s.push_str(" -j MASQUERADE");
-                if *random_fully {
-                    s.push_str(" --random-fully");
-                }
-            }
-            Target::None => {}
-        }
+        s.push_str(&target_text(&self.target, false));
         s
     }
 
@@ -212,7 +184,12 @@ impl Rule {
                     }
                 }
                 Part::Src { .. } | Part::Dst { .. } | Part::DPort(_) | Part::ProtoOnly(_) => {}
-                Part::AddrType { .. } | Part::Set { .. } | Part::PhysdevNotIsIn => {
+                Part::AddrType { .. }
+                | Part::Set { .. }
+                | Part::PhysdevNotIsIn
+                | Part::Mark { .. }
+                | Part::Conntrack { .. }
+                | Part::Nfacct(_) => {
                     s.push_str(&match_text(p));
                 }
                 Part::Statistic(p) => {
@@ -235,43 +212,9 @@ impl Rule {
                          --mask 255.255.255.255 --rsource"
                     );
                 }
-                Part::Mark { not, mark } => {
-                    let _ = write!(s, " -m mark{} --mark {mark:#x}/{mark:#x}", bang(*not));
-                }
-                Part::Conntrack { not, states } => {
-                    let _ = write!(s, " -m conntrack{} --ctstate {states}", bang(*not));
-                }
-                Part::Nfacct(n) => {
-                    let _ = write!(s, " -m nfacct --nfacct-name {n}");
-                }
             }
         }
-        match &self.target {
-            Target::Jump(c) => {
-                let _ = write!(s, " -j {c}");
-            }
-            Target::Dnat(d) => {
-                let _ = write!(s, " -j DNAT --to-destination {d}");
-            }
-            Target::Reject => s.push_str(" -j REJECT --reject-with icmp-port-unreachable"),
-            Target::Drop => s.push_str(" -j DROP"),
-            Target::Accept => s.push_str(" -j ACCEPT"),
-            Target::Return => s.push_str(" -j RETURN"),
-            // The kernel stores MARK as (value, mask) and prints --set-xmark.
-            Target::MarkOr(m) => {
-                let _ = write!(s, " -j MARK --set-xmark {m:#x}/{m:#x}");
-            }
-            Target::MarkXor(m) => {
-                let _ = write!(s, " -j MARK --set-xmark {m:#x}/0x0");
-            }
-            Target::Masquerade { random_fully } => {
-                s.push_str(" -j MASQUERADE");
-                if *random_fully {
-                    s.push_str(" --random-fully");
-                }
-            }
-            Target::None => {}
-        }
+        s.push_str(&target_text(&self.target, true));
         s
     }
 }
@@ -285,6 +228,29 @@ fn bang(not: bool) -> &'static str {
 }
 
 /// Matches printed the same way in restore input and in `iptables-save`.
+/// ` -j …` for a target, as written to iptables-restore or, `saved`, as the kernel
+/// prints it back (REJECT with its default, MARK as `--set-xmark value/mask`).
+fn target_text(t: &Target, saved: bool) -> String {
+    match t {
+        Target::Jump(c) => format!(" -j {c}"),
+        Target::Dnat(d) => format!(" -j DNAT --to-destination {d}"),
+        Target::Reject if saved => " -j REJECT --reject-with icmp-port-unreachable".into(),
+        Target::Reject => " -j REJECT".into(),
+        Target::Drop => " -j DROP".into(),
+        Target::Accept => " -j ACCEPT".into(),
+        Target::Return => " -j RETURN".into(),
+        Target::MarkOr(m) if saved => format!(" -j MARK --set-xmark {m:#x}/{m:#x}"),
+        Target::MarkOr(m) => format!(" -j MARK --or-mark {m:#x}"),
+        Target::MarkXor(m) if saved => format!(" -j MARK --set-xmark {m:#x}/0x0"),
+        Target::MarkXor(m) => format!(" -j MARK --xor-mark {m:#x}"),
+        Target::Masquerade { random_fully: true } => " -j MASQUERADE --random-fully".into(),
+        Target::Masquerade {
+            random_fully: false,
+        } => " -j MASQUERADE".into(),
+        Target::None => String::new(),
+    }
+}
+
 fn match_text(p: &Part) -> String {
     match p {
         Part::AddrType { src, not } => {
@@ -292,6 +258,11 @@ fn match_text(p: &Part) -> String {
         }
         Part::Set { name, not, dims } => format!(" -m set{} --match-set {name} {dims}", bang(*not)),
         Part::PhysdevNotIsIn => " -m physdev ! --physdev-is-in".to_string(),
+        Part::Mark { not, mark } => format!(" -m mark{} --mark {mark:#x}/{mark:#x}", bang(*not)),
+        Part::Conntrack { not, states } => {
+            format!(" -m conntrack{} --ctstate {states}", bang(*not))
+        }
+        Part::Nfacct(n) => format!(" -m nfacct --nfacct-name {n}"),
         _ => String::new(),
     }
 }
