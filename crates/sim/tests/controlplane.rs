@@ -2,72 +2,8 @@
 //! create`, optimistic concurrency, apply's three-way merge, cascading deletion,
 //! namespaces, Service allocation, admission messages, drain, and etcdctl formats.
 
-use std::collections::BTreeMap;
-
-use kubeloop_sim::cluster::ClusterConfig;
-use kubeloop_sim::cmd;
-use kubeloop_sim::process::Output;
-use kubeloop_sim::time::SECOND;
-use kubeloop_sim::World;
-
-const NGINX: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-";
-
-struct T {
-    w: World,
-    files: BTreeMap<String, String>,
-}
-
-impl T {
-    fn new() -> T {
-        let mut t = T {
-            w: World::new(ClusterConfig::default()),
-            files: BTreeMap::new(),
-        };
-        t.file("nginx.yaml", NGINX);
-        t
-    }
-
-    fn file(&mut self, name: &str, text: &str) {
-        self.files.insert(name.to_string(), text.to_string());
-    }
-
-    fn run(&mut self, line: &str) -> Output {
-        cmd::run(&mut self.w, line, &self.files, 300 * SECOND)
-    }
-
-    fn ok(&mut self, line: &str) -> String {
-        let o = self.run(line);
-        assert_eq!(o.exit_code, 0, "{line}: {o:?}");
-        o.stdout
-    }
-
-    fn err(&mut self, line: &str) -> String {
-        let o = self.run(line);
-        assert_ne!(o.exit_code, 0, "{line}: {o:?}");
-        o.stderr
-    }
-
-    fn settle(&mut self, secs: u64) {
-        self.w.run_for(secs * SECOND);
-    }
-}
+mod common;
+use common::{Term as T, NGINX};
 
 fn running(out: &str) -> usize {
     out.lines().filter(|l| l.contains("Running")).count()

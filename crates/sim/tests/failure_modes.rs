@@ -3,11 +3,9 @@
 //! lost), a watch that falls below etcd's compaction point, and the component and
 //! network failures of tests/failures.rs again as scenarios.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use kubeloop_sim::cluster::ClusterConfig;
-use kubeloop_sim::cmd;
 use kubeloop_sim::etcd::{Expect, TxnOp};
 use kubeloop_sim::object::Object;
 use kubeloop_sim::process::Output;
@@ -16,32 +14,11 @@ use kubeloop_sim::scenario::parse_scenario;
 use kubeloop_sim::time::SECOND;
 use kubeloop_sim::World;
 
-const NGINX: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        ports:
-        - containerPort: 80
-";
+mod common;
+use common::nginx_serving;
 
 fn run(w: &mut World, line: &str) -> Output {
-    let files: BTreeMap<String, String> = [("nginx.yaml".to_string(), NGINX.to_string())]
-        .into_iter()
-        .collect();
-    cmd::run(w, line, &files, 120 * SECOND)
+    common::run_with(w, &nginx_serving(), line)
 }
 
 fn ok(w: &mut World, line: &str) -> String {
@@ -318,7 +295,7 @@ spec:
   - at: 1s
     run: kubectl expose deployment nginx --port=80
 {steps}",
-        NGINX
+        nginx_serving()
             .lines()
             .map(|l| format!("      {l}"))
             .collect::<Vec<_>>()

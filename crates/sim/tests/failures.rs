@@ -1,38 +1,16 @@
 //! Each component failure from the seed notes' failure table, through the terminal:
 //! what a user sees, and how the cluster recovers.
 
-use std::collections::BTreeMap;
-
 use kubeloop_sim::cluster::ClusterConfig;
-use kubeloop_sim::cmd;
 use kubeloop_sim::process::Output;
 use kubeloop_sim::time::SECOND;
 use kubeloop_sim::World;
 
-const NGINX: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-";
+mod common;
+use common::NGINX;
 
 fn run(w: &mut World, line: &str) -> Output {
-    let files: BTreeMap<String, String> = [("nginx.yaml".to_string(), NGINX.to_string())]
-        .into_iter()
-        .collect();
-    cmd::run(w, line, &files, 120 * SECOND)
+    common::run_with(w, NGINX, line)
 }
 
 fn running_cluster() -> World {
