@@ -42,6 +42,13 @@ fn run(w: &mut World, files: &BTreeMap<String, String>, line: &str) -> Output {
     cmd::run(w, line, files, 300 * SECOND)
 }
 
+/// The rows of a table (header dropped), sorted.
+fn sorted_rows(table: &str) -> Vec<String> {
+    let mut rows: Vec<String> = table.lines().skip(1).map(str::to_string).collect();
+    rows.sort();
+    rows
+}
+
 /// (active pods, available pods) as etcd holds them.
 fn counts(w: &World) -> (usize, usize) {
     let mut active = 0;
@@ -211,5 +218,123 @@ fn paused_deployment_does_not_roll_until_resumed() {
             .stdout
             .ends_with("deployment \"web\" successfully rolled out\n"),
         "{status:?}"
+    );
+}
+
+/// Regression (property test seeds 5 and 8): one apply that changes the template and
+/// the replicas together. The old ReplicaSet's desired-replicas annotation no longer
+/// matches, so every sync is a scaling event; with `replicas + maxSurge` pods already
+/// asked for, upstream's `scale` still rewrites every active ReplicaSet's annotations,
+/// which ends the scaling event and lets the rollout go on. Without that write the
+/// Deployment stayed at `3/2 ready, 2 updated, 3 total` for ever.
+#[test]
+fn template_and_replicas_changed_together_still_finish_the_rollout() {
+    let mut files: BTreeMap<String, String> =
+        [("web.yaml".to_string(), deployment(1, "25%", "25%"))]
+            .into_iter()
+            .collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f web.yaml");
+    w.run_for(20 * SECOND);
+    assert_eq!(counts(&w), (1, 1));
+    files.insert(
+        "web.yaml".to_string(),
+        deployment(2, "25%", "25%").replace("nginx:1.27", "nginx:1.28"),
+    );
+    run(&mut w, &files, "kubectl apply -f web.yaml");
+    let status = run(
+        &mut w,
+        &files,
+        "kubectl rollout status deployment/web --timeout=120s",
+    );
+    assert!(
+        status
+            .stdout
+            .ends_with("deployment \"web\" successfully rolled out\n"),
+        "{status:?}"
+    );
+    w.run_for(40 * SECOND);
+    assert_eq!(counts(&w), (2, 2));
+    let rs = run(
+        &mut w,
+        &files,
+        "kubectl get rs -o 'custom-columns=IMAGE:.spec.template.spec.containers[0].image,DESIRED:.spec.replicas,ANN:.metadata.annotations.deployment\\.kubernetes\\.io/desired-replicas'",
+    );
+    assert_eq!(
+        sorted_rows(&rs.stdout),
+        ["nginx:1.27   0         2", "nginx:1.28   2         2"],
+        "{}",
+        rs.stdout
+    );
+}
+
+/// Proportional scaling, the example of the Kubernetes documentation ("Proportional
+/// scaling"): 10 replicas, maxSurge 3, maxUnavailable 2, a rollout to an image that
+/// cannot be pulled stops at old 8 / new 5; scaling to 15 spreads the 5 extra replicas
+/// (plus the surge) as old 11 / new 7 — `round(size × 18 / 13)` each.
+#[test]
+fn scaling_mid_rollout_spreads_replicas_proportionally() {
+    let files: BTreeMap<String, String> = [("web.yaml".to_string(), deployment(10, "3", "2"))]
+        .into_iter()
+        .collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f web.yaml");
+    w.run_for(60 * SECOND);
+    assert_eq!(counts(&w), (10, 10));
+    run(
+        &mut w,
+        &files,
+        "kubectl set image deployment/web web=nginx:no-such-tag",
+    );
+    w.run_for(60 * SECOND);
+    let sizes = |w: &mut World| {
+        sorted_rows(
+            &run(
+                w,
+                &files,
+                "kubectl get rs -o 'custom-columns=IMAGE:.spec.template.spec.containers[0].image,DESIRED:.spec.replicas,MAX:.metadata.annotations.deployment\\.kubernetes\\.io/max-replicas'",
+            )
+            .stdout,
+        )
+    };
+    assert_eq!(
+        sizes(&mut w),
+        [
+            "nginx:1.27          8         13",
+            "nginx:no-such-tag   5         13"
+        ]
+    );
+    run(&mut w, &files, "kubectl scale deployment web --replicas=15");
+    w.run_for(30 * SECOND);
+    assert_eq!(
+        sizes(&mut w),
+        [
+            "nginx:1.27          11        18",
+            "nginx:no-such-tag   7         18"
+        ]
+    );
+    // Scaling down spreads the removal the same way: 15 → 5 is 18 → 8, so
+    // round(11 × 8 / 18) = 5 and round(7 × 8 / 18) = 3; then the rollout goes on within
+    // the new bounds (old 5 → 3 once the pods are gone, new 3 → 5) and stops again.
+    run(&mut w, &files, "kubectl scale deployment web --replicas=5");
+    w.run_for(60 * SECOND);
+    let events = run(&mut w, &files, "kubectl describe deployment web").stdout;
+    for (from, to) in [(11, 5), (7, 3), (5, 3), (3, 5)] {
+        let dir = if to > from { "up" } else { "down" };
+        assert!(
+            events.contains(&format!("Scaled {dir} replica set web-")),
+            "{events}"
+        );
+        assert!(
+            events.contains(&format!(" from {from} to {to}\n")),
+            "no scale from {from} to {to}:\n{events}"
+        );
+    }
+    assert_eq!(
+        sizes(&mut w),
+        [
+            "nginx:1.27          3         8",
+            "nginx:no-such-tag   5         8"
+        ]
     );
 }

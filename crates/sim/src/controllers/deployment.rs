@@ -499,6 +499,8 @@ impl Controller for DeploymentController {
         }
 
         // Scaling event: the deployment's replicas changed under an existing rollout.
+        // (`isScalingEvent`: an active ReplicaSet whose desired-replicas annotation differs;
+        // ReplicaSets without the annotation do not count.)
         let is_scaling_event = all.iter().any(|r| {
             du::rs_replicas(r) > 0
                 && r.metadata
@@ -506,9 +508,9 @@ impl Controller for DeploymentController {
                     .as_ref()
                     .and_then(|a| a.get(du::DESIRED_REPLICAS))
                     .and_then(|v| v.parse::<i32>().ok())
-                    != Some(replicas)
+                    .is_some_and(|desired| desired != replicas)
         });
-        if paused || (is_scaling_event && new_rs.is_some()) {
+        if paused || is_scaling_event {
             if self.scale(env, key, &dobj, d, &rs_objs, new_idx) {
                 return Ok(());
             }
@@ -556,6 +558,11 @@ impl Controller for DeploymentController {
                     let avail = du::rs_available(r);
                     if targets[i] == 0 || targets[i] == avail {
                         continue;
+                    }
+                    if targets[i] < avail {
+                        // Upstream: "when cleaning up unhealthy replicas, got invalid request
+                        // to scale down" — an error, and the Deployment is requeued.
+                        return Err(());
                     }
                     let down = max_scaled_down.min(targets[i] - avail);
                     targets[i] -= down;
@@ -606,8 +613,13 @@ impl Controller for DeploymentController {
 }
 
 impl DeploymentController {
-    /// Proportional scaling while a rollout is in progress (or paused). Returns whether
-    /// anything was sent.
+    /// `scale`: a scaling event (or a paused Deployment). With one active ReplicaSet (or
+    /// none: the newest) that one takes `spec.replicas`; with a saturated new ReplicaSet
+    /// the old ones go to zero; otherwise (RollingUpdate) the difference between
+    /// `replicas + maxSurge` and the active ReplicaSets' sum is spread proportionally, and
+    /// every active ReplicaSet is written with the new desired/max annotations even when
+    /// its size does not change (that write is what ends the scaling event). Returns
+    /// whether anything was sent.
     fn scale(
         &mut self,
         env: &mut Env,
@@ -618,62 +630,108 @@ impl DeploymentController {
         new_idx: Option<usize>,
     ) -> bool {
         let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
-        let active: Vec<&Arc<Object>> = rs_objs
-            .iter()
-            .copied()
-            .filter(|r| as_rs(r).is_some_and(|x| du::rs_replicas(x) > 0))
-            .collect();
-        if active.len() <= 1 {
-            let target = new_idx
-                .map(|i| rs_objs[i])
-                .or_else(|| active.first().copied());
-            if let Some(t) = target {
-                return self.scale_rs(env, key, dobj, d, t, replicas);
+        // rs_objs is sorted oldest first; the new ReplicaSet goes last (upstream appends it).
+        let mut order: Vec<usize> = (0..rs_objs.len()).filter(|i| Some(*i) != new_idx).collect();
+        order.extend(new_idx);
+        let size = |i: usize| as_rs(rs_objs[i]).map_or(0, du::rs_replicas);
+        let active: Vec<usize> = order.iter().copied().filter(|i| size(*i) > 0).collect();
+        // FindActiveOrLatest.
+        let active_or_latest = match active.len() {
+            0 => new_idx.or_else(|| rs_objs.len().checked_sub(1)),
+            1 => Some(active[0]),
+            _ => None,
+        };
+        if let Some(i) = active_or_latest {
+            // Upstream returns here without a write when the size already matches; the
+            // annotations are refreshed here too, so a stale desired-replicas annotation
+            // cannot keep the Deployment in a scaling event forever.
+            return self.scale_rs(env, key, dobj, d, rs_objs[i], replicas);
+        }
+        // IsSaturated(newRS): old ReplicaSets are scaled to zero.
+        if let Some(new) = new_idx.and_then(|i| as_rs(rs_objs[i])) {
+            let desired = new
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(du::DESIRED_REPLICAS))
+                .and_then(|v| v.parse::<i32>().ok());
+            if du::rs_replicas(new) == replicas
+                && desired == Some(replicas)
+                && du::rs_available(new) == replicas
+            {
+                let mut sent = false;
+                for &i in active.iter().filter(|i| Some(**i) != new_idx) {
+                    sent |= self.scale_rs_if_resized(env, key, dobj, d, rs_objs[i], 0);
+                }
+                return sent;
             }
+        }
+        if is_recreate(d) {
             return false;
         }
-        let surge = du::max_surge(d);
-        let allowed = replicas + surge;
-        let current: i32 = active
-            .iter()
-            .filter_map(|r| as_rs(r))
-            .map(du::rs_replicas)
-            .sum();
+        let allowed = if replicas > 0 {
+            replicas + du::max_surge(d)
+        } else {
+            0
+        };
+        let current: i32 = active.iter().map(|i| size(*i)).sum();
         let to_add = allowed - current;
-        if to_add == 0 {
-            return false;
+        // Larger ReplicaSets first; among equals newer first when adding
+        // (ReplicaSetsBySizeNewer), older first when removing (ReplicaSetsBySizeOlder).
+        let mut sorted = active.clone();
+        let created = |i: usize| {
+            (
+                rs_objs[i]
+                    .meta()
+                    .creation_timestamp
+                    .as_ref()
+                    .map(from_k8s_time),
+                rs_objs[i].name().to_string(),
+            )
+        };
+        if to_add > 0 {
+            sorted.sort_by(|a, b| size(*b).cmp(&size(*a)).then(created(*b).cmp(&created(*a))));
+        } else if to_add < 0 {
+            sorted.sort_by(|a, b| size(*b).cmp(&size(*a)).then(created(*a).cmp(&created(*b))));
         }
-        // Larger ReplicaSets first (newer first among equals) when adding; the reverse when removing.
-        let mut order: Vec<&Arc<Object>> = active.clone();
-        order.sort_by(|a, b| {
-            let (ra, rb) = (
-                as_rs(a).map_or(0, du::rs_replicas),
-                as_rs(b).map_or(0, du::rs_replicas),
-            );
-            if to_add > 0 {
-                rb.cmp(&ra)
-            } else {
-                ra.cmp(&rb)
-            }
-        });
         let mut added = 0;
-        let mut sizes: Vec<(&Arc<Object>, i32)> = Vec::new();
-        for o in &order {
-            let r = as_rs(o).expect("rs");
-            let size = du::rs_replicas(r);
-            let p = du::proportion(r, size, to_add, added, replicas, surge);
-            added += p;
-            sizes.push((o, size + p));
+        let mut sizes: Vec<(usize, i32)> = Vec::new();
+        for &i in &sorted {
+            let r = as_rs(rs_objs[i]).expect("rs");
+            if to_add != 0 {
+                let p = du::proportion(r, d, to_add, added);
+                added += p;
+                sizes.push((i, size(i) + p));
+            } else {
+                sizes.push((i, size(i)));
+            }
         }
         if let Some(first) = sizes.first_mut() {
-            first.1 += to_add - added;
-            first.1 = first.1.max(0);
+            if to_add != 0 {
+                first.1 = (first.1 + to_add - added).max(0);
+            }
         }
         let mut sent = false;
-        for (o, n) in sizes {
-            sent |= self.scale_rs(env, key, dobj, d, o, n);
+        for (i, n) in sizes {
+            sent |= self.scale_rs(env, key, dobj, d, rs_objs[i], n);
         }
         sent
+    }
+
+    /// `scaleReplicaSetAndRecordEvent`: writes only when the size changes.
+    fn scale_rs_if_resized(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        dobj: &Arc<Object>,
+        d: &Deployment,
+        rs_obj: &Arc<Object>,
+        n: i32,
+    ) -> bool {
+        if as_rs(rs_obj).is_some_and(|r| du::rs_replicas(r) == n) {
+            return false;
+        }
+        self.scale_rs(env, key, dobj, d, rs_obj, n)
     }
 
     #[allow(clippy::too_many_arguments)]
