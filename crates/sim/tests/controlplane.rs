@@ -600,3 +600,80 @@ fn the_apiserver_compacts_etcd_every_five_minutes() {
     // Clients never noticed: the watch cache serves them from memory.
     assert_eq!(running(&t.ok("kubectl get pods")), 3);
 }
+
+#[test]
+fn priority_classes_list_create_describe_and_protect_the_system_ones() {
+    let mut t = T::new();
+    // Both bootstrap classes, with upstream's columns (PREEMPTIONPOLICY after AGE).
+    let want = "NAME                      VALUE        GLOBAL-DEFAULT   AGE   PREEMPTIONPOLICY
+system-cluster-critical   2000000000   false            0s    PreemptLowerPriority
+system-node-critical      2000001000   false            0s    PreemptLowerPriority
+";
+    assert_eq!(t.ok("kubectl get priorityclasses"), want);
+    assert_eq!(t.ok("kubectl get pc"), want);
+    assert_eq!(
+        t.ok("kubectl create priorityclass high-priority --value=1000 --description=\"high priority\""),
+        "priorityclass.scheduling.k8s.io/high-priority created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create pc default-priority --value=10 --global-default=true --preemption-policy=Never"),
+        "priorityclass.scheduling.k8s.io/default-priority created\n"
+    );
+    t.settle(5);
+    assert_eq!(
+        t.ok("kubectl get pc"),
+        "NAME                      VALUE        GLOBAL-DEFAULT   AGE   PREEMPTIONPOLICY
+default-priority          10           true             5s    Never
+high-priority             1000         false            5s    PreemptLowerPriority
+system-cluster-critical   2000000000   false            5s    PreemptLowerPriority
+system-node-critical      2000001000   false            5s    PreemptLowerPriority
+"
+    );
+    assert_eq!(
+        t.ok("kubectl describe pc high-priority"),
+        "Name:              high-priority
+Value:             1000
+GlobalDefault:     false
+PreemptionPolicy:  PreemptLowerPriority
+Description:       high priority
+Annotations:       <none>
+Events:            <none>
+"
+    );
+    assert_eq!(
+        t.ok("kubectl create priorityclass x --value=1 --dry-run=client -o yaml"),
+        "apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: x
+preemptionPolicy: PreemptLowerPriority
+value: 1
+"
+    );
+    // kubectl wraps the server's errors for this generator.
+    assert_eq!(
+        t.err("kubectl create priorityclass high-priority --value=5"),
+        "error: failed to create priorityclass: priorityclasses.scheduling.k8s.io \"high-priority\" already exists\n"
+    );
+    assert_eq!(
+        t.err("kubectl create priorityclass second-default --global-default"),
+        "error: failed to create priorityclass: priorityclasses.scheduling.k8s.io \"second-default\" is forbidden: PriorityClass default-priority is already marked as default. Only one default can exist\n"
+    );
+    assert_eq!(
+        t.err("kubectl create priorityclass huge --value=2000000000"),
+        "error: failed to create priorityclass: PriorityClass.scheduling.k8s.io \"huge\" is invalid: value: Forbidden: maximum allowed value of a user defined priority is 1000000000\n"
+    );
+    assert_eq!(
+        t.err("kubectl create priorityclass bad --value=abc"),
+        "error: invalid argument \"abc\" for \"--value\" flag: strconv.ParseInt: parsing \"abc\": invalid syntax\n"
+    );
+    assert_eq!(
+        t.err("kubectl delete pc system-node-critical"),
+        "Error from server (Forbidden): priorityclasses.scheduling.k8s.io \"system-node-critical\" is forbidden: this is a system priority class and cannot be deleted\n"
+    );
+    assert_eq!(
+        t.ok("kubectl delete pc high-priority"),
+        "priorityclass.scheduling.k8s.io \"high-priority\" deleted\n"
+    );
+    assert_eq!(t.ok("kubectl get pc -o name").lines().count(), 3);
+}
