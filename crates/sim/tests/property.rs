@@ -298,8 +298,7 @@ fn run_seed(seed: u64) {
     r.restore();
     r.w.run_for(30 * SECOND);
     r.check_acknowledged();
-    // Give the cluster up to 15 minutes of virtual time (evictions take 5, a kubelet's
-    // status report after a partition up to 5 more).
+    // Give the cluster up to 15 minutes of virtual time (evictions take 5).
     let mut last = Err(String::new());
     for _ in 0..30 {
         last = r.converged();
