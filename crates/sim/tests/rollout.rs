@@ -338,3 +338,187 @@ fn scaling_mid_rollout_spreads_replicas_proportionally() {
         ]
     );
 }
+
+fn progressing(w: &mut World, files: &BTreeMap<String, String>) -> String {
+    run(
+        w,
+        files,
+        "kubectl get deploy web -o 'jsonpath={range .status.conditions[?(@.type==\"Progressing\")]}{.status}/{.reason}/{.message}{end}'",
+    )
+    .stdout
+}
+
+/// `checkPausedConditions`: pausing sets Progressing to Unknown/DeploymentPaused,
+/// resuming to Unknown/DeploymentResumed, and the rollout then completes as usual.
+#[test]
+fn pause_and_resume_set_the_progressing_condition() {
+    let files: BTreeMap<String, String> = [("web.yaml".to_string(), deployment(2, "1", "0"))]
+        .into_iter()
+        .collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f web.yaml");
+    w.run_for(20 * SECOND);
+    let done = progressing(&mut w, &files);
+    assert!(
+        done.starts_with("True/NewReplicaSetAvailable/ReplicaSet \"web-"),
+        "{done}"
+    );
+    run(&mut w, &files, "kubectl rollout pause deployment/web");
+    w.run_for(2 * SECOND);
+    assert_eq!(
+        progressing(&mut w, &files),
+        "Unknown/DeploymentPaused/Deployment is paused"
+    );
+    run(
+        &mut w,
+        &files,
+        "kubectl set image deployment/web web=nginx:1.28",
+    );
+    w.run_for(10 * SECOND);
+    assert_eq!(
+        progressing(&mut w, &files),
+        "Unknown/DeploymentPaused/Deployment is paused"
+    );
+    let from = w.etcd.store.revision() + 1;
+    run(&mut w, &files, "kubectl rollout resume deployment/web");
+    run(&mut w, &files, "kubectl rollout status deployment/web");
+    // The Progressing condition's states, from etcd's history of the Deployment.
+    let mut reasons: Vec<String> = Vec::new();
+    for e in w
+        .etcd
+        .store
+        .events_since("/registry/deployments/default/web", from)
+        .unwrap()
+    {
+        if let Object::Deployment(d) = &*e.kv.value {
+            let c = d.status.as_ref().and_then(|s| s.conditions.as_ref());
+            if let Some(c) = c.and_then(|c| c.iter().find(|c| c.type_ == "Progressing")) {
+                let r = format!(
+                    "{}/{}/{}",
+                    c.status,
+                    c.reason.as_deref().unwrap_or(""),
+                    c.message.as_deref().unwrap_or("")
+                );
+                if reasons.last() != Some(&r) {
+                    reasons.push(r);
+                }
+            }
+        }
+    }
+    let reasons: Vec<String> = reasons
+        .iter()
+        .map(|r| {
+            // Hide the generated ReplicaSet name.
+            match r.find("\"web-") {
+                Some(i) => format!(
+                    "{}\"web-…{}",
+                    &r[..i],
+                    &r[r[i + 1..].find('"').unwrap() + i + 1..]
+                ),
+                None => r.clone(),
+            }
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            "Unknown/DeploymentPaused/Deployment is paused",
+            "Unknown/DeploymentResumed/Deployment is resumed",
+            "True/NewReplicaSetCreated/Created new replica set \"web-…\"",
+            "True/ReplicaSetUpdated/ReplicaSet \"web-…\" is progressing.",
+            "True/NewReplicaSetAvailable/ReplicaSet \"web-…\" has successfully progressed."
+        ]
+    );
+    let done = progressing(&mut w, &files);
+    assert!(
+        done.starts_with("True/NewReplicaSetAvailable/ReplicaSet \"web-"),
+        "{done}"
+    );
+}
+
+/// progressDeadlineSeconds: a rollout that makes no progress for that long gets
+/// Progressing False/ProgressDeadlineExceeded, and `kubectl rollout status` fails with
+/// kubectl's message.
+#[test]
+fn a_stuck_rollout_exceeds_its_progress_deadline() {
+    let manifest = deployment(2, "1", "0").replace(
+        "spec:\n  replicas: 2\n",
+        "spec:\n  replicas: 2\n  progressDeadlineSeconds: 30\n",
+    );
+    let files: BTreeMap<String, String> =
+        [("web.yaml".to_string(), manifest)].into_iter().collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f web.yaml");
+    w.run_for(20 * SECOND);
+    run(
+        &mut w,
+        &files,
+        "kubectl set image deployment/web web=nginx:no-such-tag",
+    );
+    w.run_for(10 * SECOND);
+    let p = progressing(&mut w, &files);
+    assert!(
+        p.starts_with("True/ReplicaSetUpdated/ReplicaSet \"web-"),
+        "{p}"
+    );
+    assert!(p.ends_with("\" is progressing."), "{p}");
+    w.run_for(30 * SECOND);
+    let p = progressing(&mut w, &files);
+    assert!(
+        p.starts_with("False/ProgressDeadlineExceeded/ReplicaSet \"web-"),
+        "{p}"
+    );
+    assert!(p.ends_with("\" has timed out progressing."), "{p}");
+    let status = run(&mut w, &files, "kubectl rollout status deployment/web");
+    assert_eq!(status.exit_code, 1);
+    assert_eq!(
+        status.stderr,
+        "error: deployment \"web\" exceeded its progress deadline\n"
+    );
+    // The old pods keep serving (maxUnavailable 0).
+    assert_eq!(counts(&w), (3, 2));
+}
+
+/// Recreate: every old pod is gone before the first new pod is created.
+#[test]
+fn recreate_never_runs_old_and_new_pods_together() {
+    let manifest = deployment(3, "1", "0").replace(
+        "  strategy:\n    rollingUpdate:\n      maxSurge: 1\n      maxUnavailable: 0\n",
+        "  strategy:\n    type: Recreate\n",
+    );
+    assert!(manifest.contains("Recreate"));
+    let files: BTreeMap<String, String> =
+        [("web.yaml".to_string(), manifest)].into_iter().collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f web.yaml");
+    w.run_for(30 * SECOND);
+    assert_eq!(counts(&w), (3, 3));
+    run(
+        &mut w,
+        &files,
+        "kubectl set image deployment/web web=nginx:1.28",
+    );
+    let images = |w: &World| {
+        let mut seen = std::collections::BTreeSet::new();
+        for o in stored(w, Kind::Pod) {
+            if let Object::Pod(p) = &*o {
+                if p.metadata.namespace.as_deref() == Some("default") {
+                    let spec = p.spec.as_ref().unwrap();
+                    seen.insert(spec.containers[0].image.clone().unwrap_or_default());
+                }
+            }
+        }
+        seen
+    };
+    for _ in 0..600 {
+        w.run_for(100);
+        let seen = images(&w);
+        assert!(seen.len() <= 1, "old and new pods together: {seen:?}");
+    }
+    assert_eq!(counts(&w), (3, 3));
+    let events = run(&mut w, &files, "kubectl describe deployment web").stdout;
+    assert!(
+        events.contains(" from 3 to 0\n") && events.contains(" from 0 to 3\n"),
+        "{events}"
+    );
+}

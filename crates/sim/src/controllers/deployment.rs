@@ -235,22 +235,27 @@ impl DeploymentController {
         let paused = d.spec.as_ref().and_then(|x| x.paused).unwrap_or(false);
         let cur = d.status.clone().unwrap_or_default();
         let current = du::get_condition(&cur, "Progressing").cloned();
-        let rs_name = new_rs
-            .and_then(|r| r.metadata.name.clone())
-            .unwrap_or_default();
+        // Messages name the new ReplicaSet, or the Deployment when there is none.
+        let subject = match new_rs.and_then(|r| r.metadata.name.clone()) {
+            Some(rs) => format!("ReplicaSet \"{rs}\""),
+            None => format!(
+                "Deployment \"{}\"",
+                d.metadata.name.as_deref().unwrap_or("")
+            ),
+        };
         let complete_already = s.replicas == s.updated_replicas
             && current
                 .as_ref()
                 .is_some_and(|c| c.reason.as_deref() == Some("NewReplicaSetAvailable"));
         if has_progress_deadline(d) && !paused && !complete_already {
             if du::deployment_complete(d, &s) {
-                let msg = format!("ReplicaSet \"{rs_name}\" has successfully progressed.");
+                let msg = format!("{subject} has successfully progressed.");
                 du::set_condition(
                     &mut s,
                     du::condition("Progressing", "True", "NewReplicaSetAvailable", &msg, now),
                 );
             } else if du::deployment_progressing(d, &s) {
-                let msg = format!("ReplicaSet \"{rs_name}\" is progressing.");
+                let msg = format!("{subject} is progressing.");
                 let mut c = du::condition("Progressing", "True", "ReplicaSetUpdated", &msg, now);
                 if let Some(cur) = current.as_ref().filter(|c| c.status == "True") {
                     c.last_transition_time = cur.last_transition_time.clone();
@@ -260,7 +265,7 @@ impl DeploymentController {
                     .retain(|x| x.type_ != "Progressing");
                 s.conditions.get_or_insert_with(Vec::new).push(c);
             } else if timed_out(d, &cur, now) {
-                let msg = format!("ReplicaSet \"{rs_name}\" has timed out progressing.");
+                let msg = format!("{subject} has timed out progressing.");
                 du::set_condition(
                     &mut s,
                     du::condition(
@@ -449,6 +454,28 @@ impl Controller for DeploymentController {
         }
         let paused = spec.paused.unwrap_or(false);
         let replicas = spec.replicas.unwrap_or(1);
+        // checkPausedConditions: Progressing Unknown with DeploymentPaused /
+        // DeploymentResumed (never over a reported ProgressDeadlineExceeded).
+        if has_progress_deadline(d) {
+            let status = d.status.clone().unwrap_or_default();
+            let reason = du::get_condition(&status, "Progressing").and_then(|c| c.reason.clone());
+            let paused_cond = reason.as_deref() == Some("DeploymentPaused");
+            let timed_out = reason.as_deref() == Some("ProgressDeadlineExceeded");
+            let change = match (paused, paused_cond) {
+                (true, false) => Some(("DeploymentPaused", "Deployment is paused")),
+                (false, true) => Some(("DeploymentResumed", "Deployment is resumed")),
+                _ => None,
+            };
+            if let (Some((reason, msg)), false) = (change, timed_out) {
+                let mut status = status;
+                du::set_condition(
+                    &mut status,
+                    du::condition("Progressing", "Unknown", reason, msg, env.now()),
+                );
+                self.update_status(env, key, d, status);
+                return Ok(());
+            }
+        }
         let old: Vec<(&Arc<Object>, &ReplicaSet)> = rs_objs
             .iter()
             .zip(all.iter())
