@@ -677,3 +677,53 @@ value: 1
     );
     assert_eq!(t.ok("kubectl get pc -o name").lines().count(), 3);
 }
+
+/// ReplicaSet slow start against a quota: batches of 1, 2, 4… stop at the first batch
+/// with a failure (1 + 2 created, 4 refused, 3 never tried), and the next attempt waits
+/// for the work queue's exponential backoff instead of retrying at once.
+#[test]
+fn replicaset_creations_slow_start_and_back_off_against_a_quota() {
+    let mut t = T::new();
+    t.file(
+        "q.yaml",
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard:\n    pods: \"3\"\n",
+    );
+    t.file(
+        "rs.yaml",
+        "apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web
+spec:
+  replicas: 10
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+",
+    );
+    t.ok("kubectl apply -f q.yaml");
+    t.settle(1);
+    t.ok("kubectl apply -f rs.yaml");
+    t.settle(30);
+    let events = t.ok("kubectl get events --field-selector involvedObject.name=web");
+    let created = events.matches("SuccessfulCreate").count();
+    let refused = events.matches("FailedCreate").count();
+    assert_eq!(created, 3, "{events}");
+    // First attempt: 4 refused (the third batch); then one per retry (diff 7 restarts at
+    // a batch of 1), retries 5 ms, 10 ms, 20 ms… apart. All at once, 7 per attempt, or
+    // retrying without backoff, this would be far more.
+    assert!((10..=60).contains(&refused), "{refused} refused:\n{events}");
+    assert!(events.contains("Error creating: pods \"web-"));
+    assert!(events.contains(
+        "\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3"
+    ));
+    assert_eq!(running(&t.ok("kubectl get pods")), 3);
+}

@@ -56,7 +56,15 @@ pub struct ReplicaSetController {
     tags: BTreeMap<u64, String>,
     next_tag: u64,
     recorder: Option<Recorder>,
+    /// Consecutive syncs whose creations failed, per ReplicaSet (the work queue's
+    /// per-item backoff; kept here because the sync that sent the creates has already
+    /// returned when they fail).
+    create_failures: BTreeMap<String, u32>,
 }
+
+/// `workqueue.DefaultControllerRateLimiter`'s per-item exponential backoff.
+const RETRY_BASE: Time = 5;
+const RETRY_MAX: Time = 1_000_000;
 
 impl ReplicaSetController {
     fn tag(&mut self, kind: u64, key: &str) -> u64 {
@@ -213,6 +221,7 @@ impl Controller for ReplicaSetController {
         let Some(rs) = inf.replicasets.get(ns, name).cloned() else {
             self.expectations.remove(key);
             self.batches.remove(key);
+            self.create_failures.remove(key);
             return Ok(());
         };
         let Object::ReplicaSet(r) = &*rs else {
@@ -288,8 +297,18 @@ impl Controller for ReplicaSetController {
                         if let Some(e) = self.expectations.get_mut(&key) {
                             e.adds -= b.remaining as i64;
                         }
+                        let failed = b.failed;
                         self.batches.remove(&key);
-                        self.queue.add(key.clone());
+                        if failed {
+                            // syncReplicaSet returned the error: AddRateLimited.
+                            let n = self.create_failures.entry(key.clone()).or_insert(0);
+                            let delay = RETRY_BASE.saturating_mul(1 << (*n).min(30)).min(RETRY_MAX);
+                            *n += 1;
+                            self.queue.add_after(key.clone(), env.now() + delay);
+                        } else {
+                            self.create_failures.remove(&key);
+                            self.queue.add(key.clone());
+                        }
                     } else {
                         let b = self.batches.get_mut(&key).expect("present");
                         b.batch = (b.batch * 2).min(b.remaining);
