@@ -522,3 +522,72 @@ fn recreate_never_runs_old_and_new_pods_together() {
         "{events}"
     );
 }
+
+/// `kubectl rollout status` word for word: while the controller has not observed the
+/// new generation it waits for the spec update (and `--timeout` ends the wait with
+/// kubectl's error); afterwards every line is one of the four rollout_status.go forms.
+#[test]
+fn rollout_status_words_and_timeout() {
+    let files: BTreeMap<String, String> = [("web.yaml".to_string(), deployment(3, "25%", "25%"))]
+        .into_iter()
+        .collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f web.yaml");
+    w.run_for(30 * SECOND);
+    run(&mut w, &files, "sim stop kube-controller-manager");
+    run(
+        &mut w,
+        &files,
+        "kubectl set image deployment/web web=nginx:1.28",
+    );
+    let t0 = w.now();
+    let waiting = run(
+        &mut w,
+        &files,
+        "kubectl rollout status deployment/web --timeout=5s",
+    );
+    assert_eq!(
+        waiting.stdout,
+        "Waiting for deployment spec update to be observed...\n"
+    );
+    assert_eq!(
+        waiting.stderr,
+        "error: timed out waiting for the condition\n"
+    );
+    assert_eq!(waiting.exit_code, 1);
+    assert!(w.now() - t0 >= 5 * SECOND && w.now() - t0 < 6 * SECOND);
+    assert_eq!(
+        run(
+            &mut w,
+            &files,
+            "kubectl rollout status deployment/web --timeout=x"
+        )
+        .stderr,
+        "error: invalid argument \"x\" for \"--timeout\" flag: time: invalid duration \"x\"\n"
+    );
+    run(&mut w, &files, "sim start kube-controller-manager");
+    let status = run(&mut w, &files, "kubectl rollout status deployment/web");
+    assert_eq!(status.exit_code, 0);
+    let lines: Vec<&str> = status.stdout.lines().collect();
+    assert_eq!(
+        lines.last(),
+        Some(&"deployment \"web\" successfully rolled out")
+    );
+    let num = |s: &str| s.parse::<u32>().is_ok();
+    for l in &lines[..lines.len() - 1] {
+        if *l == "Waiting for deployment spec update to be observed..." {
+            continue;
+        }
+        let rest = l
+            .strip_prefix("Waiting for deployment \"web\" rollout to finish: ")
+            .unwrap_or_else(|| panic!("unexpected line {l:?}"));
+        let words: Vec<&str> = rest.split(' ').collect();
+        let ok = match words.as_slice() {
+            [u, "out", "of", "3", "new", "replicas", "have", "been", "updated..."] => num(u),
+            [n, "old", "replicas", "are", "pending", "termination..."] => num(n),
+            [a, "of", u, "updated", "replicas", "are", "available..."] => num(a) && num(u),
+            _ => false,
+        };
+        assert!(ok, "unexpected line {l:?}");
+    }
+}
