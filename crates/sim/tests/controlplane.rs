@@ -727,3 +727,23 @@ spec:
     ));
     assert_eq!(running(&t.ok("kubectl get pods")), 3);
 }
+
+/// Regression (property test seed 28): the garbage collector asked once to delete the
+/// ReplicaSet of a deleted Deployment, etcd was stopped at that moment, and the
+/// collector never asked again, so the ReplicaSet and its pods lived on. It retries.
+#[test]
+fn garbage_collection_retries_a_delete_that_failed() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(30);
+    t.ok("kubectl delete deployment nginx --wait=false");
+    t.ok("sim stop etcd");
+    t.settle(20);
+    t.ok("sim start etcd");
+    t.settle(90);
+    assert_eq!(
+        t.run("kubectl get rs").stderr,
+        "No resources found in default namespace.\n"
+    );
+    assert_eq!(running(&t.ok("kubectl get pods")), 0);
+}
