@@ -747,3 +747,55 @@ fn garbage_collection_retries_a_delete_that_failed() {
     );
     assert_eq!(running(&t.ok("kubectl get pods")), 0);
 }
+
+/// ReplicaSet slow start and burst, from the apiserver's audit log: a ReplicaSet of 600
+/// creates at most 500 pods per sync (`BurstReplicas`), in batches of 1, 2, 4, … each
+/// sent when the previous one has answered; the next sync creates the other 100 the
+/// same way.
+#[test]
+fn replicaset_creates_in_slow_start_batches_of_at_most_500_per_sync() {
+    let mut t = T::new();
+    t.file(
+        "rs.yaml",
+        "apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: many
+spec:
+  replicas: 600
+  selector:
+    matchLabels:
+      app: many
+  template:
+    metadata:
+      labels:
+        app: many
+    spec:
+      schedulerName: nobody
+      containers:
+      - name: c
+        image: nginx:1.27
+",
+    );
+    t.ok("kubectl apply -f rs.yaml");
+    t.settle(10);
+    let api = t.w.apiserver.as_ref().unwrap();
+    let mut batches: Vec<(u64, usize)> = Vec::new();
+    for e in api.audit() {
+        if e.verb == kubeloop_sim::api::Verb::Create
+            && e.path == "/api/v1/namespaces/default/pods"
+            && e.user == "system:kube-controller-manager"
+        {
+            match batches.last_mut() {
+                Some((at, n)) if *at == e.received => *n += 1,
+                _ => batches.push((e.received, 1)),
+            }
+        }
+    }
+    let sizes: Vec<usize> = batches.iter().map(|b| b.1).collect();
+    assert_eq!(
+        sizes,
+        [1, 2, 4, 8, 16, 32, 64, 128, 245, 1, 2, 4, 8, 16, 32, 37],
+        "{batches:?}"
+    );
+}
