@@ -591,3 +591,43 @@ fn rollout_status_words_and_timeout() {
         assert!(ok, "unexpected line {l:?}");
     }
 }
+
+/// revisionHistoryLimit: old ReplicaSets beyond the limit are deleted, lowest revision
+/// first, once they are scaled to zero; the history shows what is left.
+#[test]
+fn revision_history_limit_keeps_that_many_old_replicasets() {
+    let manifest = deployment(2, "1", "0").replace(
+        "spec:\n  replicas: 2\n",
+        "spec:\n  replicas: 2\n  revisionHistoryLimit: 1\n",
+    );
+    let files: BTreeMap<String, String> =
+        [("web.yaml".to_string(), manifest)].into_iter().collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f web.yaml");
+    run(&mut w, &files, "kubectl rollout status deployment/web");
+    for tag in ["1.28", "1.29"] {
+        run(
+            &mut w,
+            &files,
+            &format!("kubectl set image deployment/web web=nginx:{tag}"),
+        );
+        run(&mut w, &files, "kubectl rollout status deployment/web");
+    }
+    w.run_for(10 * SECOND);
+    let rs = run(
+        &mut w,
+        &files,
+        "kubectl get rs -o 'custom-columns=IMAGE:.spec.template.spec.containers[0].image,DESIRED:.spec.replicas,REVISION:.metadata.annotations.deployment\\.kubernetes\\.io/revision'",
+    );
+    assert_eq!(
+        sorted_rows(&rs.stdout),
+        ["nginx:1.28   0         2", "nginx:1.29   2         3"],
+        "{}",
+        rs.stdout
+    );
+    let history = run(&mut w, &files, "kubectl rollout history deployment/web");
+    assert_eq!(
+        history.stdout,
+        "deployment.apps/web \nREVISION  CHANGE-CAUSE\n2         <none>\n3         <none>\n\n"
+    );
+}

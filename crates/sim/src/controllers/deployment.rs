@@ -541,6 +541,9 @@ impl Controller for DeploymentController {
             if self.scale(env, key, &dobj, d, &rs_objs, new_idx) {
                 return Ok(());
             }
+            if paused {
+                self.cleanup(env, key, spec.revision_history_limit.unwrap_or(10), &old);
+            }
             self.sync_status(env, key, d, &all, new_rs);
             return Ok(());
         }
@@ -811,7 +814,9 @@ impl DeploymentController {
         Ok(())
     }
 
-    /// Deletes old ReplicaSets beyond revisionHistoryLimit (scaled to zero, oldest revision first).
+    /// `cleanupDeployment`: of the old ReplicaSets not being deleted, the
+    /// `count − revisionHistoryLimit` lowest revisions are deleted, each only if it is
+    /// scaled to zero with no pods left and its status is current (otherwise skipped).
     fn cleanup(
         &mut self,
         env: &mut Env,
@@ -819,20 +824,24 @@ impl DeploymentController {
         limit: i32,
         old: &[(&Arc<Object>, &ReplicaSet)],
     ) {
-        let mut idle: Vec<&(&Arc<Object>, &ReplicaSet)> = old
+        let mut alive: Vec<&(&Arc<Object>, &ReplicaSet)> = old
             .iter()
-            .filter(|(o, r)| {
-                du::rs_replicas(r) == 0
-                    && r.status.as_ref().map_or(0, |s| s.replicas) == 0
-                    && o.meta().deletion_timestamp.is_none()
-            })
+            .filter(|(o, _)| o.meta().deletion_timestamp.is_none())
             .collect();
-        let excess = idle.len() as i32 - limit.max(0);
+        let excess = alive.len() as i32 - limit.max(0);
         if excess <= 0 {
             return;
         }
-        idle.sort_by_key(|(_, r)| du::revision_of(r.metadata.annotations.as_ref()));
-        for (o, _) in idle.into_iter().take(excess as usize) {
+        alive.sort_by_key(|(_, r)| du::revision_of(r.metadata.annotations.as_ref()));
+        for (o, r) in alive.into_iter().take(excess as usize) {
+            let status = r.status.as_ref();
+            if status.map_or(0, |s| s.replicas) != 0
+                || du::rs_replicas(r) != 0
+                || r.metadata.generation.unwrap_or(0)
+                    > status.and_then(|s| s.observed_generation).unwrap_or(0)
+            {
+                continue;
+            }
             let req = ApiRequest::new(Verb::Delete, Kind::ReplicaSet, o.namespace(), o.name());
             self.send(env, key, req);
         }
