@@ -799,3 +799,44 @@ spec:
         "{batches:?}"
     );
 }
+
+/// A ReplicaSet whose creations fail gets upstream's ReplicaFailure condition
+/// (FailedCreate, the first error of the round as message); its Deployment copies it;
+/// both lose it once creations succeed again.
+#[test]
+fn failed_creations_set_the_replica_failure_condition() {
+    let mut t = T::new();
+    t.file(
+        "q.yaml",
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard:\n    pods: \"3\"\n",
+    );
+    t.ok("kubectl apply -f q.yaml");
+    t.settle(1);
+    t.ok("kubectl apply -f nginx.yaml");
+    t.ok("kubectl scale deployment nginx --replicas=6");
+    t.settle(20);
+    let cond = t.ok(
+        "kubectl get rs -o 'jsonpath={.items[0].status.conditions[?(@.type==\"ReplicaFailure\")].reason}: {.items[0].status.conditions[0].message}'",
+    );
+    assert!(cond.starts_with("FailedCreate: pods \"nginx-"), "{cond}");
+    assert!(
+        cond.ends_with(
+            "\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3"
+        ),
+        "{cond}"
+    );
+    let d = t.ok("kubectl describe deployment nginx");
+    assert!(
+        d.contains("  ReplicaFailure   True    FailedCreate\n"),
+        "{d}"
+    );
+    t.ok("kubectl delete resourcequota q");
+    t.settle(40);
+    let d = t.ok("kubectl describe deployment nginx");
+    assert!(!d.contains("ReplicaFailure"), "{d}");
+    assert_eq!(running(&t.ok("kubectl get pods")), 6);
+    assert_eq!(
+        t.ok("kubectl get rs -o jsonpath={.items[0].status.conditions}"),
+        ""
+    );
+}

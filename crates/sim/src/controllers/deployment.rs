@@ -278,6 +278,32 @@ impl DeploymentController {
                 );
             }
         }
+        // getReplicaFailures: the new ReplicaSet's ReplicaFailure condition, else any
+        // other ReplicaSet's, becomes the Deployment's; none removes it.
+        let failure = new_rs
+            .into_iter()
+            .chain(all.iter().copied())
+            .flat_map(|r| r.status.iter().flat_map(|s| s.conditions.iter().flatten()))
+            .find(|c| c.type_ == "ReplicaFailure")
+            .cloned();
+        match failure {
+            Some(c) => du::set_condition(
+                &mut s,
+                k8s_openapi::api::apps::v1::DeploymentCondition {
+                    type_: c.type_,
+                    status: c.status,
+                    reason: c.reason,
+                    message: c.message,
+                    last_update_time: c.last_transition_time.clone(),
+                    last_transition_time: c.last_transition_time,
+                },
+            ),
+            None => {
+                if let Some(c) = s.conditions.as_mut() {
+                    c.retain(|c| c.type_ != "ReplicaFailure");
+                }
+            }
+        }
         // Requeue to notice a missed deadline.
         if let (Some(c), Some(secs)) = (du::get_condition(&s, "Progressing"), progress_deadline(d))
         {

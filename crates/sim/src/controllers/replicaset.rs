@@ -39,6 +39,8 @@ struct Batches {
     batch: usize,
     outstanding: usize,
     failed: bool,
+    /// The first error of this round (`manageReplicasErr`).
+    first_error: Option<String>,
     pod: Pod,
     rs: Arc<Object>,
 }
@@ -60,6 +62,9 @@ pub struct ReplicaSetController {
     /// per-item backoff; kept here because the sync that sent the creates has already
     /// returned when they fail).
     create_failures: BTreeMap<String, u32>,
+    /// The error of the last creation round that failed, until a round succeeds: the
+    /// ReplicaSet's `ReplicaFailure` condition (`FailedCreate`).
+    replica_failure: BTreeMap<String, String>,
 }
 
 /// `workqueue.DefaultControllerRateLimiter`'s per-item exponential backoff.
@@ -143,12 +148,16 @@ impl ReplicaSetController {
                     batch: 1,
                     outstanding: 0,
                     failed: false,
+                    first_error: None,
                     pod,
                     rs: rs.clone(),
                 },
             );
             self.send_batch(key, env);
+        } else if have == want {
+            self.replica_failure.remove(key);
         } else if have > want {
+            self.replica_failure.remove(key);
             let n = (have - want).min(BURST_REPLICAS);
             let victims = pods_to_delete(pods, related, n, now);
             let dels: BTreeSet<String> = victims.iter().map(|p| key_of(p)).collect();
@@ -222,6 +231,7 @@ impl Controller for ReplicaSetController {
             self.expectations.remove(key);
             self.batches.remove(key);
             self.create_failures.remove(key);
+            self.replica_failure.remove(key);
             return Ok(());
         };
         let Object::ReplicaSet(r) = &*rs else {
@@ -255,7 +265,8 @@ impl Controller for ReplicaSetController {
             .as_ref()
             .and_then(|s| s.min_ready_seconds)
             .unwrap_or(0);
-        let status = compute_status(r, &owned, &active, min_ready, now);
+        let mut status = compute_status(r, &owned, &active, min_ready, now);
+        set_replica_failure(&mut status, self.replica_failure.get(key), now);
         if r.status.as_ref() != Some(&status) {
             let mut updated = r.clone();
             updated.status = Some(status.clone());
@@ -286,6 +297,7 @@ impl Controller for ReplicaSetController {
                 b.outstanding = b.outstanding.saturating_sub(1);
                 if let Err(s) = &resp.result {
                     b.failed = true;
+                    b.first_error.get_or_insert_with(|| s.message.clone());
                     failure = Some((b.rs.clone(), s.message.clone()));
                     if let Some(e) = self.expectations.get_mut(&key) {
                         e.adds -= 1;
@@ -298,7 +310,16 @@ impl Controller for ReplicaSetController {
                             e.adds -= b.remaining as i64;
                         }
                         let failed = b.failed;
+                        let error = b.first_error.clone();
                         self.batches.remove(&key);
+                        match error {
+                            Some(e) => {
+                                self.replica_failure.insert(key.clone(), e);
+                            }
+                            None => {
+                                self.replica_failure.remove(&key);
+                            }
+                        }
                         if failed {
                             // syncReplicaSet returned the error: AddRateLimited.
                             let n = self.create_failures.entry(key.clone()).or_insert(0);
@@ -436,6 +457,38 @@ fn compute_status(
         terminating_replicas: None,
         observed_generation: r.metadata.generation,
         conditions: old.conditions,
+    }
+}
+
+/// `calculateStatus`'s ReplicaFailure handling: added (reason FailedCreate, the
+/// error as message) when the last creation round failed and the condition is absent,
+/// removed once a round succeeds.
+fn set_replica_failure(status: &mut ReplicaSetStatus, error: Option<&String>, now: Time) {
+    let has = status
+        .conditions
+        .as_ref()
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "ReplicaFailure"));
+    match error {
+        Some(msg) if !has => {
+            status.conditions.get_or_insert_with(Vec::new).push(
+                k8s_openapi::api::apps::v1::ReplicaSetCondition {
+                    type_: "ReplicaFailure".into(),
+                    status: "True".into(),
+                    reason: Some("FailedCreate".into()),
+                    message: Some(msg.clone()),
+                    last_transition_time: Some(crate::time::k8s_time(now)),
+                },
+            );
+        }
+        None if has => {
+            if let Some(c) = status.conditions.as_mut() {
+                c.retain(|c| c.type_ != "ReplicaFailure");
+            }
+            if status.conditions.as_ref().is_some_and(Vec::is_empty) {
+                status.conditions = None;
+            }
+        }
+        _ => {}
     }
 }
 
