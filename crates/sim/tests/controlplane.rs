@@ -830,6 +830,12 @@ fn failed_creations_set_the_replica_failure_condition() {
         d.contains("  ReplicaFailure   True    FailedCreate\n"),
         "{d}"
     );
+    let rs = t.ok("kubectl describe rs");
+    assert!(
+        rs.lines()
+            .any(|l| l.starts_with("  ReplicaFailure") && l.ends_with("True    FailedCreate")),
+        "{rs}"
+    );
     t.ok("kubectl delete resourcequota q");
     t.settle(40);
     let d = t.ok("kubectl describe deployment nginx");
