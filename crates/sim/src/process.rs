@@ -122,6 +122,32 @@ impl Sys {
         .await
     }
 
+    /// The next event of a watch (None when the connection broke), or `Err(())` once
+    /// `ms` of virtual time have passed without one.
+    pub async fn next_event_within(
+        &self,
+        watch_id: ReqId,
+        ms: Time,
+    ) -> Result<Option<WatchEvent>, ()> {
+        let timer = self.next_id();
+        self.io
+            .borrow_mut()
+            .outbox
+            .push((ms, Actor::Terminal(0), Payload::Timer(timer)));
+        let io = self.io.clone();
+        poll_until(move || {
+            let mut io = io.borrow_mut();
+            if let Some(i) = io.watch_events.iter().position(|e| e.watch_id == watch_id) {
+                return Some(Ok(io.watch_events.remove(i)));
+            }
+            if io.connection_lost {
+                return Some(Ok(None));
+            }
+            io.fired.remove(&timer).then_some(Err(()))
+        })
+        .await
+    }
+
     /// Sends a request to etcd and waits for the response.
     pub async fn etcd(&self, op: EtcdOp) -> Result<EtcdResult, String> {
         let id = self.next_id();

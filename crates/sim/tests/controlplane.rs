@@ -536,3 +536,249 @@ fn the_apiserver_compacts_etcd_every_five_minutes() {
     // Clients never noticed: the watch cache serves them from memory.
     assert_eq!(running(&t.ok("kubectl get pods")), 3);
 }
+
+#[test]
+fn priority_classes_list_create_describe_and_protect_the_system_ones() {
+    let mut t = T::new();
+    // Both bootstrap classes, with upstream's columns (PREEMPTIONPOLICY after AGE).
+    let want = "NAME                      VALUE        GLOBAL-DEFAULT   AGE   PREEMPTIONPOLICY
+system-cluster-critical   2000000000   false            0s    PreemptLowerPriority
+system-node-critical      2000001000   false            0s    PreemptLowerPriority
+";
+    assert_eq!(t.ok("kubectl get priorityclasses"), want);
+    assert_eq!(t.ok("kubectl get pc"), want);
+    assert_eq!(
+        t.ok("kubectl create priorityclass high-priority --value=1000 --description=\"high priority\""),
+        "priorityclass.scheduling.k8s.io/high-priority created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl create pc default-priority --value=10 --global-default=true --preemption-policy=Never"),
+        "priorityclass.scheduling.k8s.io/default-priority created\n"
+    );
+    t.settle(5);
+    assert_eq!(
+        t.ok("kubectl get pc"),
+        "NAME                      VALUE        GLOBAL-DEFAULT   AGE   PREEMPTIONPOLICY
+default-priority          10           true             5s    Never
+high-priority             1000         false            5s    PreemptLowerPriority
+system-cluster-critical   2000000000   false            5s    PreemptLowerPriority
+system-node-critical      2000001000   false            5s    PreemptLowerPriority
+"
+    );
+    assert_eq!(
+        t.ok("kubectl describe pc high-priority"),
+        "Name:              high-priority
+Value:             1000
+GlobalDefault:     false
+PreemptionPolicy:  PreemptLowerPriority
+Description:       high priority
+Annotations:       <none>
+Events:            <none>
+"
+    );
+    assert_eq!(
+        t.ok("kubectl create priorityclass x --value=1 --dry-run=client -o yaml"),
+        "apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: x
+preemptionPolicy: PreemptLowerPriority
+value: 1
+"
+    );
+    // kubectl wraps the server's errors for this generator.
+    assert_eq!(
+        t.err("kubectl create priorityclass high-priority --value=5"),
+        "error: failed to create priorityclass: priorityclasses.scheduling.k8s.io \"high-priority\" already exists\n"
+    );
+    assert_eq!(
+        t.err("kubectl create priorityclass second-default --global-default"),
+        "error: failed to create priorityclass: priorityclasses.scheduling.k8s.io \"second-default\" is forbidden: PriorityClass default-priority is already marked as default. Only one default can exist\n"
+    );
+    assert_eq!(
+        t.err("kubectl create priorityclass huge --value=2000000000"),
+        "error: failed to create priorityclass: PriorityClass.scheduling.k8s.io \"huge\" is invalid: value: Forbidden: maximum allowed value of a user defined priority is 1000000000\n"
+    );
+    assert_eq!(
+        t.err("kubectl create priorityclass bad --value=abc"),
+        "error: invalid argument \"abc\" for \"--value\" flag: strconv.ParseInt: parsing \"abc\": invalid syntax\n"
+    );
+    assert_eq!(
+        t.err("kubectl delete pc system-node-critical"),
+        "Error from server (Forbidden): priorityclasses.scheduling.k8s.io \"system-node-critical\" is forbidden: this is a system priority class and cannot be deleted\n"
+    );
+    assert_eq!(
+        t.ok("kubectl delete pc high-priority"),
+        "priorityclass.scheduling.k8s.io \"high-priority\" deleted\n"
+    );
+    assert_eq!(t.ok("kubectl get pc -o name").lines().count(), 3);
+}
+
+/// ReplicaSet slow start against a quota: batches of 1, 2, 4… stop at the first batch
+/// with a failure (1 + 2 created, 4 refused, 3 never tried), and the next attempt waits
+/// for the work queue's exponential backoff instead of retrying at once.
+#[test]
+fn replicaset_creations_slow_start_and_back_off_against_a_quota() {
+    let mut t = T::new();
+    t.file(
+        "q.yaml",
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard:\n    pods: \"3\"\n",
+    );
+    t.file(
+        "rs.yaml",
+        "apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web
+spec:
+  replicas: 10
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+",
+    );
+    t.ok("kubectl apply -f q.yaml");
+    t.settle(1);
+    t.ok("kubectl apply -f rs.yaml");
+    t.settle(30);
+    let events = t.ok("kubectl get events --field-selector involvedObject.name=web");
+    let created = events.matches("SuccessfulCreate").count();
+    let refused = events.matches("FailedCreate").count();
+    assert_eq!(created, 3, "{events}");
+    // First attempt: 4 refused (the third batch); then one per retry (diff 7 restarts at
+    // a batch of 1), retries 5 ms, 10 ms, 20 ms… apart. All at once, 7 per attempt, or
+    // retrying without backoff, this would be far more.
+    assert!((10..=60).contains(&refused), "{refused} refused:\n{events}");
+    assert!(events.contains("Error creating: pods \"web-"));
+    assert!(events.contains(
+        "\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3"
+    ));
+    assert_eq!(running(&t.ok("kubectl get pods")), 3);
+}
+
+/// Regression (property test seed 28): the garbage collector asked once to delete the
+/// ReplicaSet of a deleted Deployment, etcd was stopped at that moment, and the
+/// collector never asked again, so the ReplicaSet and its pods lived on. It retries.
+#[test]
+fn garbage_collection_retries_a_delete_that_failed() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(30);
+    t.ok("kubectl delete deployment nginx --wait=false");
+    t.ok("sim stop etcd");
+    t.settle(20);
+    t.ok("sim start etcd");
+    t.settle(90);
+    assert_eq!(
+        t.run("kubectl get rs").stderr,
+        "No resources found in default namespace.\n"
+    );
+    assert_eq!(running(&t.ok("kubectl get pods")), 0);
+}
+
+/// ReplicaSet slow start and burst, from the apiserver's audit log: a ReplicaSet of 600
+/// creates at most 500 pods per sync (`BurstReplicas`), in batches of 1, 2, 4, … each
+/// sent when the previous one has answered; the next sync creates the other 100 the
+/// same way.
+#[test]
+fn replicaset_creates_in_slow_start_batches_of_at_most_500_per_sync() {
+    let mut t = T::new();
+    t.file(
+        "rs.yaml",
+        "apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: many
+spec:
+  replicas: 600
+  selector:
+    matchLabels:
+      app: many
+  template:
+    metadata:
+      labels:
+        app: many
+    spec:
+      schedulerName: nobody
+      containers:
+      - name: c
+        image: nginx:1.27
+",
+    );
+    t.ok("kubectl apply -f rs.yaml");
+    t.settle(10);
+    let api = t.w.apiserver.as_ref().unwrap();
+    let mut batches: Vec<(u64, usize)> = Vec::new();
+    for e in api.audit() {
+        if e.verb == kubeloop_sim::api::Verb::Create
+            && e.path == "/api/v1/namespaces/default/pods"
+            && e.user == "system:kube-controller-manager"
+        {
+            match batches.last_mut() {
+                Some((at, n)) if *at == e.received => *n += 1,
+                _ => batches.push((e.received, 1)),
+            }
+        }
+    }
+    let sizes: Vec<usize> = batches.iter().map(|b| b.1).collect();
+    assert_eq!(
+        sizes,
+        [1, 2, 4, 8, 16, 32, 64, 128, 245, 1, 2, 4, 8, 16, 32, 37],
+        "{batches:?}"
+    );
+}
+
+/// A ReplicaSet whose creations fail gets upstream's ReplicaFailure condition
+/// (FailedCreate, the first error of the round as message); its Deployment copies it;
+/// both lose it once creations succeed again.
+#[test]
+fn failed_creations_set_the_replica_failure_condition() {
+    let mut t = T::new();
+    t.file(
+        "q.yaml",
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard:\n    pods: \"3\"\n",
+    );
+    t.ok("kubectl apply -f q.yaml");
+    t.settle(1);
+    t.ok("kubectl apply -f nginx.yaml");
+    t.ok("kubectl scale deployment nginx --replicas=6");
+    t.settle(20);
+    let cond = t.ok(
+        "kubectl get rs -o 'jsonpath={.items[0].status.conditions[?(@.type==\"ReplicaFailure\")].reason}: {.items[0].status.conditions[0].message}'",
+    );
+    assert!(cond.starts_with("FailedCreate: pods \"nginx-"), "{cond}");
+    assert!(
+        cond.ends_with(
+            "\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3"
+        ),
+        "{cond}"
+    );
+    let d = t.ok("kubectl describe deployment nginx");
+    assert!(
+        d.contains("  ReplicaFailure   True    FailedCreate\n"),
+        "{d}"
+    );
+    let rs = t.ok("kubectl describe rs");
+    assert!(
+        rs.lines()
+            .any(|l| l.starts_with("  ReplicaFailure") && l.ends_with("True    FailedCreate")),
+        "{rs}"
+    );
+    t.ok("kubectl delete resourcequota q");
+    t.settle(40);
+    let d = t.ok("kubectl describe deployment nginx");
+    assert!(!d.contains("ReplicaFailure"), "{d}");
+    assert_eq!(running(&t.ok("kubectl get pods")), 6);
+    assert_eq!(
+        t.ok("kubectl get rs -o jsonpath={.items[0].status.conditions}"),
+        ""
+    );
+}

@@ -345,6 +345,65 @@ fn scenario_kubelet_down() {
     assert_eq!(elsewhere, 3, "{}", pods.stdout);
 }
 
+/// The kubelet compares the Node the apiserver has with the status it would report
+/// (upstream `tryUpdateNodeStatus`): after the node lifecycle controller marked the node
+/// Unknown, a kubelet that comes back posts Ready at its next 10 s status update, not
+/// at the 5-minute `nodeStatusReportFrequency`. Both ways back: a restarted kubelet
+/// and a healed partition.
+#[test]
+fn scenario_kubelet_back_reports_ready_at_once() {
+    let r = scenario(
+        "  - at: 20s
+    run: ssh node-1 systemctl stop kubelet
+  - at: 21s
+    run: sim partition node-2
+  - at: 90s
+    run: kubectl get nodes
+  - at: 91s
+    run: kubectl get node node-2 -o jsonpath={.status.conditions[?(@.type==\"Ready\")].reason}
+  - at: 100s
+    run: ssh node-1 systemctl start kubelet
+  - at: 101s
+    run: sim heal node-2
+  - at: 125s
+    run: kubectl get nodes
+  - at: 126s
+    run: kubectl get node node-2 -o jsonpath={.status.conditions[?(@.type==\"Ready\")].lastTransitionTime}
+",
+        "126s",
+    );
+    let n = &step(&r, "kubectl get nodes", 90).stdout;
+    assert!(
+        n.contains("node-1   NotReady") && n.contains("node-2   NotReady"),
+        "{n}"
+    );
+    assert_eq!(
+        step(
+            &r,
+            "kubectl get node node-2 -o jsonpath={.status.conditions[?(@.type==\"Ready\")].reason}",
+            91
+        )
+        .stdout,
+        "NodeStatusUnknown"
+    );
+    let n = &step(&r, "kubectl get nodes", 125).stdout;
+    assert!(
+        n.contains("node-1   Ready") && n.contains("node-2   Ready"),
+        "{n}"
+    );
+    // The Ready condition changed status, so it carries a new transition time.
+    let t = &step(
+        &r,
+        "kubectl get node node-2 -o jsonpath={.status.conditions[?(@.type==\"Ready\")].lastTransitionTime}",
+        126,
+    )
+    .stdout;
+    assert!(
+        t.as_str() > "2026-01-01T00:01:41Z" && t.as_str() < "2026-01-01T00:02:05Z",
+        "{t}"
+    );
+}
+
 #[test]
 fn scenario_node_poweroff_and_partition() {
     let r = scenario(
@@ -358,10 +417,10 @@ fn scenario_node_poweroff_and_partition() {
     run: sim poweron node-2
   - at: 101s
     run: sim heal node-3
-  - at: 420s
+  - at: 125s
     run: kubectl get nodes
 ",
-        "420s",
+        "125s",
     );
     assert_eq!(
         step(&r, "sim poweroff node-2", 20).stdout,
@@ -376,9 +435,9 @@ fn scenario_node_poweroff_and_partition() {
         n.contains("node-2   NotReady") && n.contains("node-3   NotReady"),
         "{n}"
     );
-    // The kubelet re-reports a node status the controller marked Unknown only at its
-    // 5-minute nodeStatusReportFrequency (see docs/controlplane.md, known gaps).
-    let n = &step(&r, "kubectl get nodes", 420).stdout;
+    // Back within a heartbeat or two: a rebooted kubelet reports at start, a healed one
+    // sees its Node marked Unknown and reports at once (not at the 5-minute report).
+    let n = &step(&r, "kubectl get nodes", 125).stdout;
     assert_eq!(n.matches("   Ready ").count(), 3, "{n}");
 }
 

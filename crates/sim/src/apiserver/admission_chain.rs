@@ -93,14 +93,27 @@ pub fn mutate_create(s: &mut ApiServer, o: &mut Object) -> Result<(), Status> {
             defaulttolerationseconds::admit(pod);
         }
         Object::Service(svc) => allocate_service(s, svc)?,
+        Object::PriorityClass(pc) => admit_priority_class(s, Operation::Create, pc)?,
         _ => {}
     }
     Ok(())
 }
 
+/// `Priority` admission of a PriorityClass: at most one global default.
+fn admit_priority_class(s: &ApiServer, op: Operation, pc: &PriorityClass) -> Result<(), Status> {
+    let classes: Vec<PriorityClass> = typed(&s.cache, Kind::PriorityClass, "", |o| match o {
+        Object::PriorityClass(x) => Some(x),
+        _ => None,
+    });
+    priority::admit_priority_class(op, pc, &classes).map_err(admission_status)
+}
+
 /// Mutating admission for an update.
-pub fn mutate_update(_s: &mut ApiServer, o: &mut Object, old: &Object) -> Result<(), Status> {
+pub fn mutate_update(s: &mut ApiServer, o: &mut Object, old: &Object) -> Result<(), Status> {
     defaults::set_defaults(o);
+    if let Object::PriorityClass(pc) = &*o {
+        admit_priority_class(s, Operation::Update, pc)?;
+    }
     if let (Object::Pod(new), Object::Pod(old)) = (&mut *o, old) {
         priority::admit_pod(Operation::Update, new, Some(old), &[]).map_err(admission_status)?;
     }

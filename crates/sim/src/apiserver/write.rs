@@ -170,6 +170,24 @@ pub(crate) fn compute(
         (Verb::Delete, _) if req.kind == Kind::Namespace => {
             namespace::delete_namespace(req, current, now)
         }
+        // The priorityclasses REST storage refuses to delete the system classes.
+        (Verb::Delete, _)
+            if req.kind == Kind::PriorityClass
+                && matches!(
+                    req.name.as_str(),
+                    "system-node-critical" | "system-cluster-critical"
+                ) =>
+        {
+            Err(Status::new(
+                403,
+                StatusReason::Forbidden,
+                crate::apiserver::field_error::forbidden_message(
+                    "priorityclasses.scheduling.k8s.io",
+                    &req.name,
+                    "this is a system priority class and cannot be deleted",
+                ),
+            ))
+        }
         (Verb::Delete, _) => delete(req, current, now),
         _ => Err(Status::new(
             405,

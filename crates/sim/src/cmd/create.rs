@@ -1,6 +1,7 @@
 //! `kubectl create TYPE NAME [flags]`: the imperative generators (namespace,
 //! serviceaccount, configmap, secret generic, deployment, service, role, clusterrole,
-//! rolebinding, clusterrolebinding) with kubectl's objects, messages and output.
+//! rolebinding, clusterrolebinding, priorityclass) with kubectl's objects, messages and
+//! output.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -30,6 +31,8 @@ pub const GENERATORS: &[&str] = &[
     "clusterrole",
     "rolebinding",
     "clusterrolebinding",
+    "priorityclass",
+    "pc",
 ];
 
 /// Verbs `kubectl create role` accepts without a warning (`validResourceVerbs`).
@@ -108,6 +111,7 @@ pub async fn create(k: Kubectl) -> i32 {
         "service" | "svc" => service(&k, &rest),
         "role" | "clusterrole" => role(&k, &sub, &rest),
         "rolebinding" | "clusterrolebinding" => binding(&k, &sub, &rest, &ns),
+        "priorityclass" | "pc" => priority_class(&k, &rest),
         _ => Err(k.error(&format!("unknown resource type \"{sub}\" for create"))),
     };
     let (kind, mut value) = match built {
@@ -162,6 +166,11 @@ pub async fn create(k: Kubectl) -> i32 {
             match k.sys.api(req).await {
                 Ok(ApiResult::Object(o)) => o,
                 Ok(_) => return 1,
+                // `create priorityclass` wraps the server's error (CheckErr then prints
+                // it as a plain error, not as "Error from server").
+                Err(s) if kind == Kind::PriorityClass => {
+                    return k.error(&format!("failed to create priorityclass: {}", s.message))
+                }
                 Err(s) => return k.status_error(&s),
             }
         }
@@ -187,6 +196,47 @@ pub async fn create(k: Kubectl) -> i32 {
             .out(&format!("{} created{suffix}\n", kind_name(kind, &name))),
     }
     0
+}
+
+/// `kubectl create priorityclass NAME --value=VALUE [--global-default]
+/// [--description=D] [--preemption-policy=P]` (value 0 and PreemptLowerPriority by default).
+fn priority_class(k: &Kubectl, args: &[String]) -> Result<(Kind, Value), i32> {
+    let name = one_name(k, "priorityclass", args)?;
+    let value = match k.flags.get("value") {
+        None => 0,
+        Some(v) => v.parse::<i32>().map_err(|_| {
+            let why = if v.parse::<i64>().is_ok() {
+                "value out of range"
+            } else {
+                "invalid syntax"
+            };
+            k.error(&format!(
+                "invalid argument \"{v}\" for \"--value\" flag: strconv.ParseInt: parsing \"{v}\": {why}"
+            ))
+        })?,
+    };
+    let global_default = match k.flags.get("global-default") {
+        None => false,
+        Some("" | "true" | "1" | "t" | "T" | "TRUE" | "True") => true,
+        Some("false" | "0" | "f" | "F" | "FALSE" | "False") => false,
+        Some(v) => {
+            return Err(k.error(&format!(
+                "invalid argument \"{v}\" for \"--global-default\" flag: strconv.ParseBool: parsing \"{v}\": invalid syntax"
+            )))
+        }
+    };
+    let mut pc = json!({
+        "metadata": {"name": name},
+        "value": value,
+        "preemptionPolicy": k.flags.get("preemption-policy").unwrap_or("PreemptLowerPriority"),
+    });
+    if global_default {
+        pc["globalDefault"] = json!(true);
+    }
+    if let Some(d) = k.flags.get("description").filter(|d| !d.is_empty()) {
+        pc["description"] = json!(d);
+    }
+    Ok((Kind::PriorityClass, pc))
 }
 
 fn configmap(k: &Kubectl, args: &[String], secret: bool) -> Result<(Kind, Value), i32> {
@@ -438,7 +488,7 @@ fn binding(k: &Kubectl, sub: &str, args: &[String], ns: &str) -> Result<(Kind, V
     }
     for sa in k.flags.all("serviceaccount") {
         let Some((sa_ns, sa_name)) = sa.split_once(':') else {
-            return Err(k.error(&format!("serviceaccount must be <namespace>:<name>")));
+            return Err(k.error("serviceaccount must be <namespace>:<name>"));
         };
         subjects.push(json!({"kind": "ServiceAccount", "name": sa_name, "namespace": sa_ns}));
     }

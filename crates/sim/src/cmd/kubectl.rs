@@ -267,6 +267,10 @@ const CREATE_FLAGS: &[Flag] = &[
     flag("clusterrole", None, true),
     flag("group", None, true),
     flag("serviceaccount", None, true),
+    flag("value", None, true),
+    flag("global-default", None, false),
+    flag("description", None, true),
+    flag("preemption-policy", None, true),
 ];
 const AUTH_FLAGS: &[Flag] = &[
     flag("all-namespaces", Some('A'), false),

@@ -106,6 +106,19 @@ async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
     let ns = k.namespace();
     let revision = k.flags.get("revision").and_then(|r| r.parse().ok());
     let watch = k.flags.get("watch").is_none_or(|w| w != "false");
+    // --timeout: how long to watch; 0 (the default) waits for ever.
+    let timeout = match k.flags.get("timeout") {
+        None => 0,
+        Some(t) => match crate::time::parse_duration(t) {
+            Ok(ms) => ms,
+            Err(e) => {
+                return k.error(&format!(
+                    "invalid argument \"{t}\" for \"--timeout\" flag: {e}"
+                ))
+            }
+        },
+    };
+    let deadline = k.sys.now() + timeout;
     let obj = match k.sys.api(ApiRequest::new(Verb::Get, kind, &ns, name)).await {
         Ok(ApiResult::Object(o)) => o,
         Ok(_) => return 1,
@@ -128,7 +141,17 @@ async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
         Ok(id) => id,
         Err(s) => return k.status_error(&s),
     };
-    while let Some(ev) = k.sys.next_event(id).await {
+    loop {
+        let ev = if timeout == 0 {
+            k.sys.next_event(id).await
+        } else {
+            let left = deadline.saturating_sub(k.sys.now());
+            match k.sys.next_event_within(id, left.max(1)).await {
+                Ok(ev) => ev,
+                Err(()) => return k.error("timed out waiting for the condition"),
+            }
+        };
+        let Some(ev) = ev else { break };
         let Ok((_, o)) = ev.event else { break };
         let Object::Deployment(d) = &*o else { continue };
         match deployment_status(d, name, revision) {
@@ -195,7 +218,7 @@ async fn history(k: &Kubectl, name: &str) -> i32 {
     let revs = revisions(k, &d).await;
     if let Some(want) = k.flags.get("revision").and_then(|r| r.parse::<i64>().ok()) {
         let Some((_, rs)) = revs.iter().find(|(r, _)| *r == want) else {
-            return k.error(&format!("unable to find the specified revision"));
+            return k.error("unable to find the specified revision");
         };
         let Object::ReplicaSet(r) = &**rs else {
             return 1;

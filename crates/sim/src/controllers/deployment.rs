@@ -235,22 +235,27 @@ impl DeploymentController {
         let paused = d.spec.as_ref().and_then(|x| x.paused).unwrap_or(false);
         let cur = d.status.clone().unwrap_or_default();
         let current = du::get_condition(&cur, "Progressing").cloned();
-        let rs_name = new_rs
-            .and_then(|r| r.metadata.name.clone())
-            .unwrap_or_default();
+        // Messages name the new ReplicaSet, or the Deployment when there is none.
+        let subject = match new_rs.and_then(|r| r.metadata.name.clone()) {
+            Some(rs) => format!("ReplicaSet \"{rs}\""),
+            None => format!(
+                "Deployment \"{}\"",
+                d.metadata.name.as_deref().unwrap_or("")
+            ),
+        };
         let complete_already = s.replicas == s.updated_replicas
             && current
                 .as_ref()
                 .is_some_and(|c| c.reason.as_deref() == Some("NewReplicaSetAvailable"));
         if has_progress_deadline(d) && !paused && !complete_already {
             if du::deployment_complete(d, &s) {
-                let msg = format!("ReplicaSet \"{rs_name}\" has successfully progressed.");
+                let msg = format!("{subject} has successfully progressed.");
                 du::set_condition(
                     &mut s,
                     du::condition("Progressing", "True", "NewReplicaSetAvailable", &msg, now),
                 );
             } else if du::deployment_progressing(d, &s) {
-                let msg = format!("ReplicaSet \"{rs_name}\" is progressing.");
+                let msg = format!("{subject} is progressing.");
                 let mut c = du::condition("Progressing", "True", "ReplicaSetUpdated", &msg, now);
                 if let Some(cur) = current.as_ref().filter(|c| c.status == "True") {
                     c.last_transition_time = cur.last_transition_time.clone();
@@ -260,7 +265,7 @@ impl DeploymentController {
                     .retain(|x| x.type_ != "Progressing");
                 s.conditions.get_or_insert_with(Vec::new).push(c);
             } else if timed_out(d, &cur, now) {
-                let msg = format!("ReplicaSet \"{rs_name}\" has timed out progressing.");
+                let msg = format!("{subject} has timed out progressing.");
                 du::set_condition(
                     &mut s,
                     du::condition(
@@ -271,6 +276,32 @@ impl DeploymentController {
                         now,
                     ),
                 );
+            }
+        }
+        // getReplicaFailures: the new ReplicaSet's ReplicaFailure condition, else any
+        // other ReplicaSet's, becomes the Deployment's; none removes it.
+        let failure = new_rs
+            .into_iter()
+            .chain(all.iter().copied())
+            .flat_map(|r| r.status.iter().flat_map(|s| s.conditions.iter().flatten()))
+            .find(|c| c.type_ == "ReplicaFailure")
+            .cloned();
+        match failure {
+            Some(c) => du::set_condition(
+                &mut s,
+                k8s_openapi::api::apps::v1::DeploymentCondition {
+                    type_: c.type_,
+                    status: c.status,
+                    reason: c.reason,
+                    message: c.message,
+                    last_update_time: c.last_transition_time.clone(),
+                    last_transition_time: c.last_transition_time,
+                },
+            ),
+            None => {
+                if let Some(c) = s.conditions.as_mut() {
+                    c.retain(|c| c.type_ != "ReplicaFailure");
+                }
             }
         }
         // Requeue to notice a missed deadline.
@@ -449,6 +480,28 @@ impl Controller for DeploymentController {
         }
         let paused = spec.paused.unwrap_or(false);
         let replicas = spec.replicas.unwrap_or(1);
+        // checkPausedConditions: Progressing Unknown with DeploymentPaused /
+        // DeploymentResumed (never over a reported ProgressDeadlineExceeded).
+        if has_progress_deadline(d) {
+            let status = d.status.clone().unwrap_or_default();
+            let reason = du::get_condition(&status, "Progressing").and_then(|c| c.reason.clone());
+            let paused_cond = reason.as_deref() == Some("DeploymentPaused");
+            let timed_out = reason.as_deref() == Some("ProgressDeadlineExceeded");
+            let change = match (paused, paused_cond) {
+                (true, false) => Some(("DeploymentPaused", "Deployment is paused")),
+                (false, true) => Some(("DeploymentResumed", "Deployment is resumed")),
+                _ => None,
+            };
+            if let (Some((reason, msg)), false) = (change, timed_out) {
+                let mut status = status;
+                du::set_condition(
+                    &mut status,
+                    du::condition("Progressing", "Unknown", reason, msg, env.now()),
+                );
+                self.update_status(env, key, d, status);
+                return Ok(());
+            }
+        }
         let old: Vec<(&Arc<Object>, &ReplicaSet)> = rs_objs
             .iter()
             .zip(all.iter())
@@ -499,6 +552,8 @@ impl Controller for DeploymentController {
         }
 
         // Scaling event: the deployment's replicas changed under an existing rollout.
+        // (`isScalingEvent`: an active ReplicaSet whose desired-replicas annotation differs;
+        // ReplicaSets without the annotation do not count.)
         let is_scaling_event = all.iter().any(|r| {
             du::rs_replicas(r) > 0
                 && r.metadata
@@ -506,11 +561,14 @@ impl Controller for DeploymentController {
                     .as_ref()
                     .and_then(|a| a.get(du::DESIRED_REPLICAS))
                     .and_then(|v| v.parse::<i32>().ok())
-                    != Some(replicas)
+                    .is_some_and(|desired| desired != replicas)
         });
-        if paused || (is_scaling_event && new_rs.is_some()) {
+        if paused || is_scaling_event {
             if self.scale(env, key, &dobj, d, &rs_objs, new_idx) {
                 return Ok(());
+            }
+            if paused {
+                self.cleanup(env, key, spec.revision_history_limit.unwrap_or(10), &old);
             }
             self.sync_status(env, key, d, &all, new_rs);
             return Ok(());
@@ -556,6 +614,11 @@ impl Controller for DeploymentController {
                     let avail = du::rs_available(r);
                     if targets[i] == 0 || targets[i] == avail {
                         continue;
+                    }
+                    if targets[i] < avail {
+                        // Upstream: "when cleaning up unhealthy replicas, got invalid request
+                        // to scale down" — an error, and the Deployment is requeued.
+                        return Err(());
                     }
                     let down = max_scaled_down.min(targets[i] - avail);
                     targets[i] -= down;
@@ -606,8 +669,13 @@ impl Controller for DeploymentController {
 }
 
 impl DeploymentController {
-    /// Proportional scaling while a rollout is in progress (or paused). Returns whether
-    /// anything was sent.
+    /// `scale`: a scaling event (or a paused Deployment). With one active ReplicaSet (or
+    /// none: the newest) that one takes `spec.replicas`; with a saturated new ReplicaSet
+    /// the old ones go to zero; otherwise (RollingUpdate) the difference between
+    /// `replicas + maxSurge` and the active ReplicaSets' sum is spread proportionally, and
+    /// every active ReplicaSet is written with the new desired/max annotations even when
+    /// its size does not change (that write is what ends the scaling event). Returns
+    /// whether anything was sent.
     fn scale(
         &mut self,
         env: &mut Env,
@@ -618,62 +686,108 @@ impl DeploymentController {
         new_idx: Option<usize>,
     ) -> bool {
         let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
-        let active: Vec<&Arc<Object>> = rs_objs
-            .iter()
-            .copied()
-            .filter(|r| as_rs(r).is_some_and(|x| du::rs_replicas(x) > 0))
-            .collect();
-        if active.len() <= 1 {
-            let target = new_idx
-                .map(|i| rs_objs[i])
-                .or_else(|| active.first().copied());
-            if let Some(t) = target {
-                return self.scale_rs(env, key, dobj, d, t, replicas);
+        // rs_objs is sorted oldest first; the new ReplicaSet goes last (upstream appends it).
+        let mut order: Vec<usize> = (0..rs_objs.len()).filter(|i| Some(*i) != new_idx).collect();
+        order.extend(new_idx);
+        let size = |i: usize| as_rs(rs_objs[i]).map_or(0, du::rs_replicas);
+        let active: Vec<usize> = order.iter().copied().filter(|i| size(*i) > 0).collect();
+        // FindActiveOrLatest.
+        let active_or_latest = match active.len() {
+            0 => new_idx.or_else(|| rs_objs.len().checked_sub(1)),
+            1 => Some(active[0]),
+            _ => None,
+        };
+        if let Some(i) = active_or_latest {
+            // Upstream returns here without a write when the size already matches; the
+            // annotations are refreshed here too, so a stale desired-replicas annotation
+            // cannot keep the Deployment in a scaling event forever.
+            return self.scale_rs(env, key, dobj, d, rs_objs[i], replicas);
+        }
+        // IsSaturated(newRS): old ReplicaSets are scaled to zero.
+        if let Some(new) = new_idx.and_then(|i| as_rs(rs_objs[i])) {
+            let desired = new
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(du::DESIRED_REPLICAS))
+                .and_then(|v| v.parse::<i32>().ok());
+            if du::rs_replicas(new) == replicas
+                && desired == Some(replicas)
+                && du::rs_available(new) == replicas
+            {
+                let mut sent = false;
+                for &i in active.iter().filter(|i| Some(**i) != new_idx) {
+                    sent |= self.scale_rs_if_resized(env, key, dobj, d, rs_objs[i], 0);
+                }
+                return sent;
             }
+        }
+        if is_recreate(d) {
             return false;
         }
-        let surge = du::max_surge(d);
-        let allowed = replicas + surge;
-        let current: i32 = active
-            .iter()
-            .filter_map(|r| as_rs(r))
-            .map(du::rs_replicas)
-            .sum();
+        let allowed = if replicas > 0 {
+            replicas + du::max_surge(d)
+        } else {
+            0
+        };
+        let current: i32 = active.iter().map(|i| size(*i)).sum();
         let to_add = allowed - current;
-        if to_add == 0 {
-            return false;
+        // Larger ReplicaSets first; among equals newer first when adding
+        // (ReplicaSetsBySizeNewer), older first when removing (ReplicaSetsBySizeOlder).
+        let mut sorted = active.clone();
+        let created = |i: usize| {
+            (
+                rs_objs[i]
+                    .meta()
+                    .creation_timestamp
+                    .as_ref()
+                    .map(from_k8s_time),
+                rs_objs[i].name().to_string(),
+            )
+        };
+        if to_add > 0 {
+            sorted.sort_by(|a, b| size(*b).cmp(&size(*a)).then(created(*b).cmp(&created(*a))));
+        } else if to_add < 0 {
+            sorted.sort_by(|a, b| size(*b).cmp(&size(*a)).then(created(*a).cmp(&created(*b))));
         }
-        // Larger ReplicaSets first (newer first among equals) when adding; the reverse when removing.
-        let mut order: Vec<&Arc<Object>> = active.clone();
-        order.sort_by(|a, b| {
-            let (ra, rb) = (
-                as_rs(a).map_or(0, du::rs_replicas),
-                as_rs(b).map_or(0, du::rs_replicas),
-            );
-            if to_add > 0 {
-                rb.cmp(&ra)
-            } else {
-                ra.cmp(&rb)
-            }
-        });
         let mut added = 0;
-        let mut sizes: Vec<(&Arc<Object>, i32)> = Vec::new();
-        for o in &order {
-            let r = as_rs(o).expect("rs");
-            let size = du::rs_replicas(r);
-            let p = du::proportion(r, size, to_add, added, replicas, surge);
-            added += p;
-            sizes.push((o, size + p));
+        let mut sizes: Vec<(usize, i32)> = Vec::new();
+        for &i in &sorted {
+            let r = as_rs(rs_objs[i]).expect("rs");
+            if to_add != 0 {
+                let p = du::proportion(r, d, to_add, added);
+                added += p;
+                sizes.push((i, size(i) + p));
+            } else {
+                sizes.push((i, size(i)));
+            }
         }
         if let Some(first) = sizes.first_mut() {
-            first.1 += to_add - added;
-            first.1 = first.1.max(0);
+            if to_add != 0 {
+                first.1 = (first.1 + to_add - added).max(0);
+            }
         }
         let mut sent = false;
-        for (o, n) in sizes {
-            sent |= self.scale_rs(env, key, dobj, d, o, n);
+        for (i, n) in sizes {
+            sent |= self.scale_rs(env, key, dobj, d, rs_objs[i], n);
         }
         sent
+    }
+
+    /// `scaleReplicaSetAndRecordEvent`: writes only when the size changes.
+    fn scale_rs_if_resized(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        dobj: &Arc<Object>,
+        d: &Deployment,
+        rs_obj: &Arc<Object>,
+        n: i32,
+    ) -> bool {
+        if as_rs(rs_obj).is_some_and(|r| du::rs_replicas(r) == n) {
+            return false;
+        }
+        self.scale_rs(env, key, dobj, d, rs_obj, n)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -726,7 +840,9 @@ impl DeploymentController {
         Ok(())
     }
 
-    /// Deletes old ReplicaSets beyond revisionHistoryLimit (scaled to zero, oldest revision first).
+    /// `cleanupDeployment`: of the old ReplicaSets not being deleted, the
+    /// `count − revisionHistoryLimit` lowest revisions are deleted, each only if it is
+    /// scaled to zero with no pods left and its status is current (otherwise skipped).
     fn cleanup(
         &mut self,
         env: &mut Env,
@@ -734,20 +850,24 @@ impl DeploymentController {
         limit: i32,
         old: &[(&Arc<Object>, &ReplicaSet)],
     ) {
-        let mut idle: Vec<&(&Arc<Object>, &ReplicaSet)> = old
+        let mut alive: Vec<&(&Arc<Object>, &ReplicaSet)> = old
             .iter()
-            .filter(|(o, r)| {
-                du::rs_replicas(r) == 0
-                    && r.status.as_ref().map_or(0, |s| s.replicas) == 0
-                    && o.meta().deletion_timestamp.is_none()
-            })
+            .filter(|(o, _)| o.meta().deletion_timestamp.is_none())
             .collect();
-        let excess = idle.len() as i32 - limit.max(0);
+        let excess = alive.len() as i32 - limit.max(0);
         if excess <= 0 {
             return;
         }
-        idle.sort_by_key(|(_, r)| du::revision_of(r.metadata.annotations.as_ref()));
-        for (o, _) in idle.into_iter().take(excess as usize) {
+        alive.sort_by_key(|(_, r)| du::revision_of(r.metadata.annotations.as_ref()));
+        for (o, r) in alive.into_iter().take(excess as usize) {
+            let status = r.status.as_ref();
+            if status.map_or(0, |s| s.replicas) != 0
+                || du::rs_replicas(r) != 0
+                || r.metadata.generation.unwrap_or(0)
+                    > status.and_then(|s| s.observed_generation).unwrap_or(0)
+            {
+                continue;
+            }
             let req = ApiRequest::new(Verb::Delete, Kind::ReplicaSet, o.namespace(), o.name());
             self.send(env, key, req);
         }

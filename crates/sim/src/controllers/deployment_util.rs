@@ -21,9 +21,10 @@ pub fn scaled_value(v: &IntOrString, total: i32, round_up: bool) -> Result<i32, 
         IntOrString::Int(i) => Ok(*i),
         IntOrString::String(s) => {
             let Some(p) = s.strip_suffix('%') else {
-                return Err(format!(
+                return Err(
                     "invalid value for IntOrString: invalid type: string is not a percentage"
-                ));
+                        .to_string(),
+                );
             };
             let pct: i64 = p.parse().map_err(|_| {
                 format!("invalid value \"{s}\": strconv.Atoi: parsing \"{p}\": invalid syntax")
@@ -205,39 +206,46 @@ pub fn get_condition<'a>(s: &'a DeploymentStatus, t: &str) -> Option<&'a Deploym
     s.conditions.as_ref()?.iter().find(|c| c.type_ == t)
 }
 
-/// `GetProportion`: how much of `to_scale` this RS takes during proportional scaling.
-pub fn proportion(
-    rs: &ReplicaSet,
-    rs_size: i32,
-    fraction_to_add: i32,
-    fraction_added: i32,
-    d_replicas: i32,
-    max_surge: i32,
-) -> i32 {
-    if fraction_to_add == 0 {
+/// `GetProportion`: how much of `to_add` this ReplicaSet takes during proportional
+/// scaling (negative when removing), bounded by what is still left to add.
+pub fn proportion(rs: &ReplicaSet, d: &Deployment, to_add: i32, added: i32) -> i32 {
+    if rs_replicas(rs) == 0 || to_add == 0 || to_add == added {
         return 0;
     }
-    let allowed = fraction_to_add - fraction_added;
-    // getReplicaSetFraction: rs.replicas * deployment.replicas / annotated desired replicas.
-    let annotated = rs
+    let fraction = replica_set_fraction(rs, d);
+    let allowed = to_add - added;
+    if to_add > 0 {
+        fraction.min(allowed)
+    } else {
+        fraction.max(allowed)
+    }
+}
+
+/// `getReplicaSetFraction`: the ReplicaSet's size scaled by the Deployment's new
+/// `replicas + maxSurge` over the one it was last scaled for, minus its size.
+fn replica_set_fraction(rs: &ReplicaSet, d: &Deployment) -> i32 {
+    let size = rs_replicas(rs);
+    if replicas(d) == 0 {
+        return -size;
+    }
+    let max_now = replicas(d) + max_surge(d);
+    let mut max_before = rs
         .metadata
         .annotations
         .as_ref()
         .and_then(|a| a.get(MAX_REPLICAS))
-        .and_then(|v| v.parse::<i32>().ok());
-    let new_size = match annotated {
-        Some(max_replicas) if max_replicas > 0 => {
-            let desired = d_replicas + max_surge;
-            (f64::from(rs_size) * f64::from(desired) / f64::from(max_replicas)).round() as i32
-                - rs_size
+        .and_then(|v| v.parse::<i32>().ok())
+        .unwrap_or(0);
+    if max_before == 0 {
+        // No (or a zero) annotation: fall back to the Deployment's status, then to the
+        // ReplicaSet's own size.
+        max_before = d.status.as_ref().map_or(0, |s| s.replicas.unwrap_or(0));
+        if max_before == 0 {
+            max_before = size;
         }
-        _ => 0,
-    };
-    if fraction_to_add > 0 {
-        new_size.min(allowed)
-    } else {
-        new_size.max(allowed)
     }
+    let new_size = f64::from(size) * f64::from(max_now) / f64::from(max_before);
+    new_size.round() as i32 - size
 }
 
 #[cfg(test)]
@@ -265,11 +273,13 @@ mod tests {
 
     #[test]
     fn new_rs_grows_only_within_surge() {
-        let mut d = Deployment::default();
-        d.spec = Some(k8s_openapi::api::apps::v1::DeploymentSpec {
-            replicas: Some(10),
+        let mut d = Deployment {
+            spec: Some(k8s_openapi::api::apps::v1::DeploymentSpec {
+                replicas: Some(10),
+                ..Default::default()
+            }),
             ..Default::default()
-        });
+        };
         let old = ReplicaSet {
             spec: Some(k8s_openapi::api::apps::v1::ReplicaSetSpec {
                 replicas: Some(10),
@@ -285,11 +295,73 @@ mod tests {
             rolling_update: Some(k8s_openapi::api::apps::v1::RollingUpdateDeployment {
                 max_surge: Some(IntOrString::String("25%".into())),
                 max_unavailable: Some(IntOrString::String("25%".into())),
-                ..Default::default()
             }),
         });
         // surge = ceil(10*25/100) = 3 ⇒ max total 13 ⇒ new RS may take 3.
         assert_eq!(new_rs_new_replicas(&d, &[&old, &new], 0).unwrap(), 3);
         assert_eq!(max_unavailable(&d), 2);
+    }
+
+    fn rs(replicas: i32, max_annotation: Option<&str>) -> ReplicaSet {
+        ReplicaSet {
+            metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                annotations: max_annotation
+                    .map(|m| [(MAX_REPLICAS.to_string(), m.to_string())].into()),
+                ..Default::default()
+            },
+            spec: Some(k8s_openapi::api::apps::v1::ReplicaSetSpec {
+                replicas: Some(replicas),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn deployment(replicas: i32, surge: i32, unavailable: i32, status_replicas: i32) -> Deployment {
+        Deployment {
+            spec: Some(k8s_openapi::api::apps::v1::DeploymentSpec {
+                replicas: Some(replicas),
+                strategy: Some(k8s_openapi::api::apps::v1::DeploymentStrategy {
+                    type_: Some("RollingUpdate".into()),
+                    rolling_update: Some(k8s_openapi::api::apps::v1::RollingUpdateDeployment {
+                        max_surge: Some(IntOrString::Int(surge)),
+                        max_unavailable: Some(IntOrString::Int(unavailable)),
+                    }),
+                }),
+                ..Default::default()
+            }),
+            status: Some(DeploymentStatus {
+                replicas: Some(status_replicas),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// `GetProportion` / `getReplicaSetFraction` as upstream's table tests read them.
+    #[test]
+    fn proportion_follows_upstream() {
+        // The documentation's example: 10 → 15 replicas, surge 3: 13 → 18 max.
+        let d = deployment(15, 3, 2, 13);
+        assert_eq!(proportion(&rs(8, Some("13")), &d, 5, 0), 3); // round(8×18/13)=11
+        assert_eq!(proportion(&rs(5, Some("13")), &d, 5, 3), 2); // round(5×18/13)=7, capped
+                                                                 // Capped by what is left to add.
+        assert_eq!(proportion(&rs(8, Some("13")), &d, 2, 0), 2);
+        // Nothing for an empty ReplicaSet, nothing to add, or everything added.
+        assert_eq!(proportion(&rs(0, Some("13")), &d, 5, 0), 0);
+        assert_eq!(proportion(&rs(8, Some("13")), &d, 0, 0), 0);
+        assert_eq!(proportion(&rs(8, Some("13")), &d, 5, 5), 0);
+        // Scaling down: bounded below by what is left to remove.
+        let d = deployment(5, 3, 2, 18);
+        assert_eq!(proportion(&rs(11, Some("18")), &d, -10, 0), -6); // round(11×8/18)=5
+        assert_eq!(proportion(&rs(11, Some("18")), &d, -3, 0), -3);
+        // Scaling to zero removes the whole ReplicaSet.
+        let d = deployment(0, 3, 2, 18);
+        assert_eq!(proportion(&rs(11, Some("18")), &d, -18, 0), -11);
+        // No annotation: the Deployment's status.replicas, then the ReplicaSet's size.
+        let d = deployment(15, 3, 2, 13);
+        assert_eq!(proportion(&rs(8, None), &d, 5, 0), 3);
+        let d = deployment(15, 3, 2, 0);
+        assert_eq!(proportion(&rs(8, None), &d, 20, 0), 10); // 8×18/8 = 18
     }
 }

@@ -2,7 +2,7 @@
 //! propagation), deletes dependents of owners in foreground deletion then releases the
 //! owner, and orphans dependents of owners deleted with propagationPolicy=Orphan.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::api::{ApiRequest, ApiResponse, Body, PatchType, Propagation, Verb};
@@ -19,8 +19,10 @@ const RESCAN: Time = 30 * SECOND;
 pub struct GarbageCollector {
     queue: WorkQueue<String>,
     last_scan: Time,
-    /// Dependents already asked to be deleted.
-    asked: BTreeSet<String>,
+    /// Dependents already asked to be deleted, and when. A request that failed (etcd or
+    /// the apiserver down) is asked again after `RESCAN`, as upstream's attemptToDelete
+    /// queue retries with backoff.
+    asked: BTreeMap<String, Time>,
 }
 
 /// The owner kinds whose existence the collector can check.
@@ -46,7 +48,12 @@ fn id(o: &Object) -> String {
 }
 
 impl GarbageCollector {
+    fn recently_asked(&self, key: &str, now: Time) -> bool {
+        self.asked.get(key).is_some_and(|t| now < t + RESCAN)
+    }
+
     fn scan(&mut self, env: &mut Env, inf: &Informers) {
+        let now = env.now();
         let uids: BTreeMap<String, &Arc<Object>> = all_objects(inf)
             .filter_map(|o| o.meta().uid.clone().map(|u| (u, o)))
             .collect();
@@ -67,8 +74,9 @@ impl GarbageCollector {
                 .iter()
                 .all(|r| TRACKED.contains(&r.kind.as_str()) && !uids.contains_key(&r.uid));
             let key = id(o);
-            if all_gone && o.meta().deletion_timestamp.is_none() && !self.asked.contains(&key) {
-                self.asked.insert(key);
+            if all_gone && o.meta().deletion_timestamp.is_none() && !self.recently_asked(&key, now)
+            {
+                self.asked.insert(key, now);
                 let mut req = ApiRequest::new(Verb::Delete, o.kind(), o.namespace(), o.name());
                 req.options.propagation = Some(Propagation::Background);
                 env.fire(req);
@@ -82,9 +90,9 @@ impl GarbageCollector {
                 }
                 if fins.iter().any(|f| f == "foregroundDeletion")
                     && o.meta().deletion_timestamp.is_none()
-                    && !self.asked.contains(&key)
+                    && !self.recently_asked(&key, now)
                 {
-                    self.asked.insert(key.clone());
+                    self.asked.insert(key.clone(), now);
                     let mut req = ApiRequest::new(Verb::Delete, o.kind(), o.namespace(), o.name());
                     req.options.propagation = Some(Propagation::Foreground);
                     env.fire(req);

@@ -139,3 +139,179 @@ pub fn compare_for_deletion(
     }
     Ordering::Equal
 }
+
+#[cfg(test)]
+mod tests {
+    //! `ActivePodsWithRanks.Less`, one rule at a time: each pair differs in the rule's
+    //! attribute only (and in later rules' attributes, pointing the other way).
+    use super::*;
+    use crate::time::{k8s_time, MINUTE, SECOND};
+    use serde_json::json;
+
+    const NOW: Time = 100 * MINUTE;
+
+    struct P {
+        name: &'static str,
+        node: &'static str,
+        phase: &'static str,
+        ready_at: Option<Time>,
+        cost: Option<i64>,
+        restarts: i32,
+        created: Time,
+    }
+
+    impl P {
+        fn new(name: &'static str) -> P {
+            P {
+                name,
+                node: "node-1",
+                phase: "Running",
+                ready_at: Some(10 * MINUTE),
+                cost: None,
+                restarts: 0,
+                created: 5 * MINUTE,
+            }
+        }
+
+        fn build(&self) -> Arc<Object> {
+            let mut annotations = serde_json::Map::new();
+            if let Some(c) = self.cost {
+                annotations.insert(
+                    "controller.kubernetes.io/pod-deletion-cost".into(),
+                    json!(c.to_string()),
+                );
+            }
+            let ready = match self.ready_at {
+                Some(t) => {
+                    json!({"type": "Ready", "status": "True", "lastTransitionTime": k8s_time(t)})
+                }
+                None => {
+                    json!({"type": "Ready", "status": "False", "lastTransitionTime": k8s_time(0)})
+                }
+            };
+            let pod: Pod = serde_json::from_value(json!({
+                "metadata": {"name": self.name, "uid": format!("uid-{}", self.name),
+                    "creationTimestamp": k8s_time(self.created), "annotations": annotations},
+                "spec": {"nodeName": self.node, "containers": [{"name": "c", "image": "nginx"}]},
+                "status": {"phase": self.phase, "conditions": [ready],
+                    "containerStatuses": [{"name": "c", "image": "nginx", "imageID": "", "ready": self.ready_at.is_some(),
+                        "restartCount": self.restarts}]},
+            }))
+            .unwrap();
+            Arc::new(Object::Pod(pod))
+        }
+    }
+
+    /// `first` is deleted before `second`, and not the other way round.
+    fn before(first: &P, second: &P, per_node: &BTreeMap<String, i32>) {
+        let (a, b) = (first.build(), second.build());
+        assert_eq!(
+            compare_for_deletion(&a, &b, per_node, NOW),
+            Ordering::Less,
+            "{} before {}",
+            first.name,
+            second.name
+        );
+        assert_eq!(
+            compare_for_deletion(&b, &a, per_node, NOW),
+            Ordering::Greater
+        );
+    }
+
+    #[test]
+    fn each_rule_decides_in_upstream_order() {
+        let none = BTreeMap::new();
+        // 1. Unassigned before assigned (even if Running and ready beats Pending).
+        let mut a = P::new("unassigned");
+        a.node = "";
+        a.phase = "Running";
+        let mut b = P::new("assigned");
+        b.phase = "Pending";
+        b.ready_at = None;
+        before(&a, &b, &none);
+        // 2. Pending < Unknown < Running.
+        let mut a = P::new("pending");
+        a.phase = "Pending";
+        a.cost = Some(100);
+        let mut b = P::new("unknown");
+        b.phase = "Unknown";
+        before(&a, &b, &none);
+        let mut c = P::new("running");
+        c.phase = "Running";
+        before(&b, &c, &none);
+        // 3. Not ready before ready.
+        let mut a = P::new("not-ready");
+        a.ready_at = None;
+        a.cost = Some(100);
+        before(&a, &P::new("ready"), &none);
+        // 4. Lower pod-deletion-cost first (missing = 0).
+        let mut a = P::new("cheap");
+        a.cost = Some(-5);
+        let mut b = P::new("default-cost");
+        b.restarts = 9;
+        before(&a, &b, &none);
+        let mut c = P::new("dear");
+        c.cost = Some(5);
+        before(&b, &c, &none);
+        // 5. More pods of the same owner on the node first.
+        let ranks: BTreeMap<String, i32> = [("node-1".into(), 3), ("node-2".into(), 1)].into();
+        let crowded = P::new("crowded");
+        let mut alone = P::new("alone");
+        alone.node = "node-2";
+        alone.ready_at = Some(90 * MINUTE);
+        before(&crowded, &alone, &ranks);
+        // 6. Ready more recently first, by log2 buckets of the time since.
+        let mut recent = P::new("recent");
+        recent.ready_at = Some(NOW - 10 * SECOND);
+        let mut old = P::new("old");
+        old.ready_at = Some(NOW - 10 * MINUTE);
+        old.restarts = 9;
+        before(&recent, &old, &none);
+        // …within one bucket the UID decides, not the exact time.
+        let mut x = P::new("x");
+        x.ready_at = Some(NOW - 40 * SECOND);
+        let mut y = P::new("y");
+        y.ready_at = Some(NOW - 35 * SECOND);
+        before(&x, &y, &none);
+        // 7. More restarts first.
+        let mut a = P::new("restarting");
+        a.restarts = 3;
+        let mut b = P::new("steady");
+        b.created = 50 * MINUTE;
+        before(&a, &b, &none);
+        // 8. Newer first, by log2 buckets, then UID.
+        let mut newer = P::new("newer");
+        newer.created = NOW - MINUTE;
+        before(&newer, &P::new("older"), &none);
+        let mut p = P::new("p");
+        p.created = NOW - 50 * SECOND;
+        let mut q = P::new("q");
+        q.created = NOW - 45 * SECOND;
+        before(&p, &q, &none);
+    }
+
+    #[test]
+    fn pods_to_delete_takes_the_first_in_rank_order() {
+        let mut pending = P::new("pending");
+        pending.phase = "Pending";
+        pending.ready_at = None;
+        let mut not_ready = P::new("not-ready");
+        not_ready.ready_at = None;
+        let mut spread = P::new("spread");
+        spread.node = "node-2";
+        let pods: Vec<Arc<Object>> = [&P::new("crowded"), &spread, &not_ready, &pending]
+            .iter()
+            .map(|p| p.build())
+            .collect();
+        let refs: Vec<&Arc<Object>> = pods.iter().collect();
+        let names = |v: Vec<&Arc<Object>>| -> Vec<String> {
+            v.iter().map(|o| o.name().to_string()).collect()
+        };
+        // Related pods: three on node-1, one on node-2.
+        let got = crate::controllers::replicaset::pods_to_delete(&refs, &refs, 3, NOW);
+        assert_eq!(names(got), ["pending", "not-ready", "crowded"]);
+        // Deleting everything skips the sort.
+        let got = crate::controllers::replicaset::pods_to_delete(&refs, &refs, 4, NOW);
+        assert_eq!(got.len(), 4);
+    }
+}

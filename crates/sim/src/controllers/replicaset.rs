@@ -39,6 +39,8 @@ struct Batches {
     batch: usize,
     outstanding: usize,
     failed: bool,
+    /// The first error of this round (`manageReplicasErr`).
+    first_error: Option<String>,
     pod: Pod,
     rs: Arc<Object>,
 }
@@ -56,7 +58,18 @@ pub struct ReplicaSetController {
     tags: BTreeMap<u64, String>,
     next_tag: u64,
     recorder: Option<Recorder>,
+    /// Consecutive syncs whose creations failed, per ReplicaSet (the work queue's
+    /// per-item backoff; kept here because the sync that sent the creates has already
+    /// returned when they fail).
+    create_failures: BTreeMap<String, u32>,
+    /// The error of the last creation round that failed, until a round succeeds: the
+    /// ReplicaSet's `ReplicaFailure` condition (`FailedCreate`).
+    replica_failure: BTreeMap<String, String>,
 }
+
+/// `workqueue.DefaultControllerRateLimiter`'s per-item exponential backoff.
+const RETRY_BASE: Time = 5;
+const RETRY_MAX: Time = 1_000_000;
 
 impl ReplicaSetController {
     fn tag(&mut self, kind: u64, key: &str) -> u64 {
@@ -135,12 +148,16 @@ impl ReplicaSetController {
                     batch: 1,
                     outstanding: 0,
                     failed: false,
+                    first_error: None,
                     pod,
                     rs: rs.clone(),
                 },
             );
             self.send_batch(key, env);
+        } else if have == want {
+            self.replica_failure.remove(key);
         } else if have > want {
+            self.replica_failure.remove(key);
             let n = (have - want).min(BURST_REPLICAS);
             let victims = pods_to_delete(pods, related, n, now);
             let dels: BTreeSet<String> = victims.iter().map(|p| key_of(p)).collect();
@@ -213,6 +230,8 @@ impl Controller for ReplicaSetController {
         let Some(rs) = inf.replicasets.get(ns, name).cloned() else {
             self.expectations.remove(key);
             self.batches.remove(key);
+            self.create_failures.remove(key);
+            self.replica_failure.remove(key);
             return Ok(());
         };
         let Object::ReplicaSet(r) = &*rs else {
@@ -246,7 +265,8 @@ impl Controller for ReplicaSetController {
             .as_ref()
             .and_then(|s| s.min_ready_seconds)
             .unwrap_or(0);
-        let status = compute_status(r, &owned, &active, min_ready, now);
+        let mut status = compute_status(r, &owned, &active, min_ready, now);
+        set_replica_failure(&mut status, self.replica_failure.get(key), now);
         if r.status.as_ref() != Some(&status) {
             let mut updated = r.clone();
             updated.status = Some(status.clone());
@@ -277,6 +297,7 @@ impl Controller for ReplicaSetController {
                 b.outstanding = b.outstanding.saturating_sub(1);
                 if let Err(s) = &resp.result {
                     b.failed = true;
+                    b.first_error.get_or_insert_with(|| s.message.clone());
                     failure = Some((b.rs.clone(), s.message.clone()));
                     if let Some(e) = self.expectations.get_mut(&key) {
                         e.adds -= 1;
@@ -288,8 +309,27 @@ impl Controller for ReplicaSetController {
                         if let Some(e) = self.expectations.get_mut(&key) {
                             e.adds -= b.remaining as i64;
                         }
+                        let failed = b.failed;
+                        let error = b.first_error.clone();
                         self.batches.remove(&key);
-                        self.queue.add(key.clone());
+                        match error {
+                            Some(e) => {
+                                self.replica_failure.insert(key.clone(), e);
+                            }
+                            None => {
+                                self.replica_failure.remove(&key);
+                            }
+                        }
+                        if failed {
+                            // syncReplicaSet returned the error: AddRateLimited.
+                            let n = self.create_failures.entry(key.clone()).or_insert(0);
+                            let delay = RETRY_BASE.saturating_mul(1 << (*n).min(30)).min(RETRY_MAX);
+                            *n += 1;
+                            self.queue.add_after(key.clone(), env.now() + delay);
+                        } else {
+                            self.create_failures.remove(&key);
+                            self.queue.add(key.clone());
+                        }
                     } else {
                         let b = self.batches.get_mut(&key).expect("present");
                         b.batch = (b.batch * 2).min(b.remaining);
@@ -417,6 +457,38 @@ fn compute_status(
         terminating_replicas: None,
         observed_generation: r.metadata.generation,
         conditions: old.conditions,
+    }
+}
+
+/// `calculateStatus`'s ReplicaFailure handling: added (reason FailedCreate, the
+/// error as message) when the last creation round failed and the condition is absent,
+/// removed once a round succeeds.
+fn set_replica_failure(status: &mut ReplicaSetStatus, error: Option<&String>, now: Time) {
+    let has = status
+        .conditions
+        .as_ref()
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "ReplicaFailure"));
+    match error {
+        Some(msg) if !has => {
+            status.conditions.get_or_insert_with(Vec::new).push(
+                k8s_openapi::api::apps::v1::ReplicaSetCondition {
+                    type_: "ReplicaFailure".into(),
+                    status: "True".into(),
+                    reason: Some("FailedCreate".into()),
+                    message: Some(msg.clone()),
+                    last_transition_time: Some(crate::time::k8s_time(now)),
+                },
+            );
+        }
+        None if has => {
+            if let Some(c) = status.conditions.as_mut() {
+                c.retain(|c| c.type_ != "ReplicaFailure");
+            }
+            if status.conditions.as_ref().is_some_and(Vec::is_empty) {
+                status.conditions = None;
+            }
+        }
+        _ => {}
     }
 }
 

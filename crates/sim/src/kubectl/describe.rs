@@ -37,6 +37,7 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::ReplicaSet(rs) => workloads::describe_replica_set(&mut w, rs, related),
         Object::Service(s) => workloads::describe_service(&mut w, s, related),
         Object::Node(n) => workloads::describe_node(&mut w, n, related, now),
+        Object::PriorityClass(pc) => describe_priority_class(&mut w, pc),
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));
@@ -52,6 +53,39 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
     }
     describe_events(&mut w, obj, &related.events, now);
     w.finish()
+}
+
+/// `describePriorityClass`: annotations on one line (`labels.FormatLabels`).
+fn describe_priority_class(w: &mut Writer, pc: &k8s_openapi::api::scheduling::v1::PriorityClass) {
+    w.line(
+        0,
+        &format!("Name:\t{}", pc.metadata.name.as_deref().unwrap_or("")),
+    );
+    w.line(0, &format!("Value:\t{}", pc.value));
+    w.line(
+        0,
+        &format!("GlobalDefault:\t{}", pc.global_default.unwrap_or(false)),
+    );
+    w.line(
+        0,
+        &format!(
+            "PreemptionPolicy:\t{}",
+            pc.preemption_policy.as_deref().unwrap_or("")
+        ),
+    );
+    w.line(
+        0,
+        &format!("Description:\t{}", pc.description.as_deref().unwrap_or("")),
+    );
+    let annotations = match pc.metadata.annotations.as_ref().filter(|a| !a.is_empty()) {
+        None => "<none>".to_string(),
+        Some(a) => a
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(","),
+    };
+    w.line(0, &format!("Annotations:\t{annotations}"));
 }
 
 /// kubectl's `PrefixWriter` over a describe tabwriter.

@@ -244,9 +244,12 @@ fn parse_path(p: &str) -> Result<Vec<Step>, String> {
 fn field(b: &[char], mut i: usize, steps: &mut Vec<Step>) -> usize {
     let start = i;
     while i < b.len() && b[i] != '.' && b[i] != '[' {
-        i += 1;
+        // A backslash escapes the next character (`deployment\.kubernetes\.io/revision`);
+        // client-go's parser then drops every backslash from the field name.
+        i += if b[i] == '\\' { 2 } else { 1 };
     }
-    let name: String = b[start..i].iter().collect();
+    let i = i.min(b.len());
+    let name: String = b[start..i].iter().filter(|c| **c != '\\').collect();
     match name.as_str() {
         "" => {}
         "*" => steps.push(Step::Wildcard),

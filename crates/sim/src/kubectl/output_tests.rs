@@ -96,6 +96,14 @@ fn jsonpath_prints_like_kubectl() {
     );
     assert_eq!(run("{.nope}", true), "");
     assert_eq!(run("x={.spec.replicas}", true), "x=3");
+    // `\.` keeps a dot inside a field name (annotation and label keys).
+    assert_eq!(
+        run(
+            "{.metadata.annotations.deployment\\.kubernetes\\.io/revision}",
+            true
+        ),
+        "1"
+    );
     assert_eq!(
         OutputFormat::parse("jsonpath={.metadata.name").unwrap_err(),
         "error parsing jsonpath {.metadata.name, unclosed action"

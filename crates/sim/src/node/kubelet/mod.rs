@@ -51,6 +51,7 @@ enum ApiPurpose {
     Status(String),
     FinalDelete(String),
     NodeStatus,
+    NodeGet,
     Lease,
     Register,
     LeaseCreate,
@@ -480,7 +481,13 @@ impl Kubelet {
                 }
                 self.pod_timer(ctx, SECOND, &uid);
             }
-            (p @ (ApiPurpose::NodeStatus | ApiPurpose::Lease | ApiPurpose::Register), r) => {
+            (
+                p @ (ApiPurpose::NodeStatus
+                | ApiPurpose::NodeGet
+                | ApiPurpose::Lease
+                | ApiPurpose::Register),
+                r,
+            ) => {
                 self.on_node_response(ctx, p, r);
             }
             _ => {}

@@ -34,6 +34,13 @@ impl Kubelet {
         match (p, r) {
             (ApiPurpose::NodeStatus, Err(s)) if s.is_not_found() => self.register(ctx),
             (ApiPurpose::NodeStatus, Err(_)) => self.last_node_report = None,
+            (ApiPurpose::NodeGet, Ok(ApiResult::Object(node))) => {
+                if let crate::object::Object::Node(n) = &**node {
+                    let n = n.clone();
+                    self.patch_node_status(ctx, &n);
+                }
+            }
+            (ApiPurpose::NodeGet, Err(s)) if s.is_not_found() => self.register(ctx),
             (ApiPurpose::Lease, Err(s)) if s.is_not_found() => {
                 let mut rng = crate::rng::Rng::stream(u64::from(self.node), "kubelet-lease");
                 let lease = crate::cluster::node_lease(&self.name, ctx.now, &mut rng);
@@ -73,22 +80,64 @@ impl Kubelet {
         }
     }
 
+    /// `updateNodeStatus` (every `nodeStatusUpdateFrequency`, and after registering):
+    /// read the Node back from the apiserver, then patch its status if it differs from
+    /// what the kubelet would report, or if `nodeStatusReportFrequency` has passed.
     pub(super) fn report_node_status(&mut self, ctx: &mut Ctx) {
+        if self
+            .api_inflight
+            .values()
+            .any(|p| matches!(p, ApiPurpose::NodeGet))
+        {
+            return;
+        }
+        let req = ApiRequest::new(Verb::Get, Kind::Node, "", &self.name);
+        self.api(ctx, req, ApiPurpose::NodeGet);
+    }
+
+    /// `tryUpdateNodeStatus` with the Node as the apiserver has it: the status changed
+    /// (conditions compared without their heartbeat times, e.g. Ready set to Unknown by
+    /// the node lifecycle controller), the images changed, or the report is due.
+    fn patch_node_status(&mut self, ctx: &mut Ctx, server: &k8s_openapi::api::core::v1::Node) {
         let ready = self.runtime_ok;
+        let desired = crate::cluster::node_conditions(ctx.now, ready);
+        let current = server
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.clone())
+            .unwrap_or_default();
+        let key = |c: &k8s_openapi::api::core::v1::NodeCondition| {
+            (
+                c.type_.clone(),
+                c.status.clone(),
+                c.reason.clone(),
+                c.message.clone(),
+            )
+        };
+        let mut have: Vec<_> = current.iter().map(key).collect();
+        let mut want: Vec<_> = desired.iter().map(key).collect();
+        have.sort();
+        want.sort();
+        let changed = have != want;
         let due = self.images_dirty
+            || changed
             || match self.last_node_report {
                 None => true,
-                Some((t, r)) => r != ready || ctx.now >= t + STATUS_REPORT,
+                Some((t, _)) => ctx.now >= t + STATUS_REPORT,
             };
         if !due {
             return;
         }
         self.last_node_report = Some((ctx.now, ready));
-        let conditions: Vec<serde_json::Value> = crate::cluster::node_conditions(ctx.now, ready)
+        let conditions: Vec<serde_json::Value> = desired
             .into_iter()
             .map(|c| {
+                // A condition keeps its transition time unless its status changes.
+                let same = current
+                    .iter()
+                    .any(|x| x.type_ == c.type_ && x.status == c.status);
                 let mut v = serde_json::to_value(&c).unwrap_or_default();
-                if let Some(m) = v.as_object_mut() {
+                if let Some(m) = v.as_object_mut().filter(|_| same) {
                     m.remove("lastTransitionTime");
                 }
                 v
