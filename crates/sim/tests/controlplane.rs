@@ -782,3 +782,27 @@ fn failed_creations_set_the_replica_failure_condition() {
         ""
     );
 }
+
+/// Parallel creates cannot share the last unit of a quota: ResourceQuota admission charges
+/// a create before it is stored (upstream updates `status.used` first), so the second
+/// pod of the ReplicaSet's second batch is refused even though the first has not reached
+/// the watch cache yet.
+#[test]
+fn parallel_creates_do_not_exceed_a_quota() {
+    let mut t = T::new();
+    t.file(
+        "q.yaml",
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\nspec:\n  hard:\n    pods: \"2\"\n",
+    );
+    t.ok("kubectl apply -f q.yaml");
+    t.settle(1);
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(30);
+    let pods = t.ok("kubectl get pods");
+    assert_eq!(running(&pods), 2, "{pods}");
+    let events = t.ok("kubectl get events --field-selector reason=FailedCreate");
+    assert!(
+        events.contains("exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2"),
+        "{events}"
+    );
+}

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{LimitRange, ResourceQuota, ResourceQuotaStatus, ServiceAccount};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
@@ -18,6 +19,7 @@ use crate::apiserver::server::ApiServer;
 use crate::apiserver::watch::WatchCache;
 use crate::apiserver::{defaults, validation};
 use crate::object::{Kind, Object};
+use crate::time::{Time, SECOND};
 
 fn admission_status(e: AdmissionError) -> Status {
     let reason = if e.code() == 404 {
@@ -145,7 +147,7 @@ fn invalid(o: &Object, errs: &[FieldError]) -> Status {
 }
 
 /// Validation and validating admission for a create: LimitRanger, then ResourceQuota.
-pub fn validate_create(s: &ApiServer, o: &Object) -> Result<(), Status> {
+pub fn validate_create(s: &mut ApiServer, o: &Object, now: Time) -> Result<(), Status> {
     let errs = validation::validate_create(o);
     if !errs.is_empty() {
         return Err(invalid(o, &errs));
@@ -154,13 +156,38 @@ pub fn validate_create(s: &ApiServer, o: &Object) -> Result<(), Status> {
         limitranger::validate_pod(p, &limit_ranges(&s.cache, o.namespace()))
             .map_err(admission_status)?;
     }
-    quota(&s.cache, Operation::Create, o, None)
+    forget_stored_charges(s, now);
+    quota(&s.cache, &s.quota_charges, Operation::Create, o, None)
+}
+
+/// How long a charge waits for its object to reach the watch cache: past the request
+/// timeout the write has failed or been abandoned.
+const CHARGE_TTL: Time = 10 * SECOND;
+
+/// Drops the charges whose objects the cache now holds, or that are too old to land.
+fn forget_stored_charges(s: &mut ApiServer, now: Time) {
+    let cache = &s.cache;
+    s.quota_charges.retain(|(at, o)| {
+        now.saturating_sub(*at) < CHARGE_TTL
+            && cache
+                .get(o.kind(), o.namespace(), o.name())
+                .is_none_or(|c| c.meta().uid != o.meta().uid)
+    });
+}
+
+/// Records an admitted create in a namespace with quotas until the cache sees it.
+pub fn charge_quota(s: &mut ApiServer, o: &Arc<Object>, now: Time) {
+    let ns = o.namespace();
+    if !ns.is_empty() && !s.cache.list(Kind::ResourceQuota, ns).is_empty() {
+        s.quota_charges.push((now, o.clone()));
+    }
 }
 
 /// `ResourceQuota`: charges the object against the namespace's quotas, whose usage is
 /// recomputed from the cache (there is no quota controller keeping `status.used`).
 fn quota(
     cache: &WatchCache,
+    charges: &[(Time, Arc<Object>)],
     op: Operation,
     o: &Object,
     old: Option<&Object>,
@@ -192,6 +219,10 @@ fn quota(
         });
         q.status = Some(ResourceQuotaStatus { hard, used });
     }
+    let in_flight = charges
+        .iter()
+        .filter(|(_, c)| c.namespace() == ns)
+        .map(|(_, c)| c.clone());
     for kind in [
         Kind::Pod,
         Kind::Service,
@@ -201,7 +232,9 @@ fn quota(
         Kind::Deployment,
         Kind::ReplicaSet,
     ] {
-        for existing in cache.list(kind, ns) {
+        let stored = cache.list(kind, ns);
+        let pending = in_flight.clone().filter(|c| c.kind() == kind);
+        for existing in stored.into_iter().chain(pending) {
             if existing.name() == o.name() && existing.kind() == o.kind() {
                 continue;
             }

@@ -99,6 +99,10 @@ pub struct ApiServer {
     served: u64,
     compact_candidate: u64,
     relists: u64,
+    /// Creates that ResourceQuota admission charged and the watch cache has not seen yet
+    /// (upstream charges `status.used` before the object is stored, so parallel creates
+    /// cannot both take the last unit of a quota).
+    pub(crate) quota_charges: Vec<(Time, Arc<Object>)>,
 }
 
 impl ApiServer {
@@ -118,6 +122,7 @@ impl ApiServer {
             served: 0,
             compact_candidate: 0,
             relists: 0,
+            quota_charges: Vec::new(),
         }
     }
 

@@ -291,12 +291,11 @@ fn create(s: &mut ApiServer, req: &ApiRequest, now: Time) -> Result<WriteOp, Sta
     }
     strategy::prepare_for_create(&mut obj);
     admission_chain::mutate_create(s, &mut obj)?;
-    admission_chain::validate_create(s, &obj)?;
+    admission_chain::validate_create(s, &obj, now)?;
     let key = obj.key().etcd_key();
-    Ok(WriteOp::Create {
-        key,
-        obj: Arc::new(obj),
-    })
+    let obj = Arc::new(obj);
+    admission_chain::charge_quota(s, &obj, now);
+    Ok(WriteOp::Create { key, obj })
 }
 
 fn update(
