@@ -157,8 +157,8 @@ impl KubeScheduler {
 
     /// Pods waiting: (active + backoff + unschedulable, binding).
     pub fn pending(&self) -> (usize, usize) {
-        let (a, b, u) = self.queue.pending_pods();
-        (a.len() + b.len() + u.len(), self.bindings.len())
+        let (a, b, u) = self.queue.pending_counts();
+        (a + b + u, self.bindings.len())
     }
 
     fn informer(&self, kind: Kind) -> &Informer {
@@ -464,8 +464,8 @@ impl KubeScheduler {
         if self.cycle_scheduled || self.snapshot.is_none() {
             return;
         }
-        let (active, backoff, _) = self.queue.pending_pods();
-        if !active.is_empty() || !backoff.is_empty() {
+        let (active, backoff, _) = self.queue.pending_counts();
+        if active > 0 || backoff > 0 {
             self.cycle_scheduled = true;
             ctx.timer(0, TIMER_CYCLE);
         }

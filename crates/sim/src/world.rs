@@ -287,7 +287,8 @@ pub struct World {
     now: Time,
     seq: u64,
     queue: BinaryHeap<Reverse<(Time, u64)>>,
-    pending: BTreeMap<u64, Envelope>,
+    /// The messages by sequence number, boxed: the map moves entries as it rebalances.
+    pending: BTreeMap<u64, Box<Envelope>>,
     /// Cluster-wide settings.
     pub config: ClusterConfig,
     /// etcd (always present: its data is on disk).
@@ -380,7 +381,7 @@ impl World {
         keys.sort();
         keys.reverse();
         keys.into_iter()
-            .filter_map(|Reverse((_, s))| self.pending.get(s))
+            .filter_map(|Reverse((_, s))| self.pending.get(s).map(|e| &**e))
     }
 
     /// The time of the next event, if any.
@@ -397,7 +398,7 @@ impl World {
             return true;
         };
         self.now = self.now.max(at);
-        self.deliver(env);
+        self.deliver(*env);
         true
     }
 
@@ -467,14 +468,14 @@ impl World {
         self.queue.push(Reverse((at, seq)));
         self.pending.insert(
             seq,
-            Envelope {
+            Box::new(Envelope {
                 sent: self.now,
                 at,
                 from,
                 to,
                 payload,
                 local: false,
-            },
+            }),
         );
     }
 
@@ -653,7 +654,7 @@ impl World {
                 payload: reply,
                 local: true,
             };
-            self.pending.insert(seq, env);
+            self.pending.insert(seq, Box::new(env));
         }
     }
 }
@@ -839,14 +840,14 @@ impl World {
         self.queue.push(Reverse((self.now, seq)));
         self.pending.insert(
             seq,
-            Envelope {
+            Box::new(Envelope {
                 sent: self.now,
                 at: self.now,
                 from,
                 to,
                 payload,
                 local: true,
-            },
+            }),
         );
     }
 

@@ -4,8 +4,8 @@
 pub mod apply;
 pub mod auth;
 pub mod create;
-pub mod drain;
 pub mod crictl;
+pub mod drain;
 pub mod edit;
 pub mod etcdctl;
 pub mod expose;
