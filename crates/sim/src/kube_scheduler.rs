@@ -14,6 +14,7 @@ use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::scheduler::algorithm::{scheduled_message, truncate_message};
 use crate::scheduler::plugins::volumebinding::pod_volumes;
+use crate::scheduler::podinfo::SharedPod;
 use crate::scheduler::{
     build_frameworks, in_tree_registry, parse_config, schedule_one, ClusterEvent, Framework,
     PodInfo, QueuedPodInfo, SchedulerState, SchedulingQueue, Snapshot,
@@ -77,11 +78,8 @@ fn pod_key(o: &Object) -> String {
     format!("{}/{}", o.namespace(), o.name())
 }
 
-fn as_pod(o: &Arc<Object>) -> Option<Arc<k8s_openapi::api::core::v1::Pod>> {
-    match &**o {
-        Object::Pod(p) => Some(Arc::new(p.clone())),
-        _ => None,
-    }
+fn as_pod(o: &Arc<Object>) -> Option<SharedPod> {
+    SharedPod::from_object(o)
 }
 
 fn assigned(o: &Object) -> bool {
