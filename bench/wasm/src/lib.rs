@@ -1,5 +1,8 @@
-//! The engine's list benchmark in wasm32: node instantiates this module, gives it a
-//! clock (`env.now_ms`, `performance.now`) and calls `bench_list`.
+//! The engine's benchmarks in wasm32: node instantiates this module, gives it a clock
+//! (`env.now_ms`, `performance.now`) and calls `bench_list`, `bench_writes` or
+//! `bench_scheduling`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use kubeloop_sim::bench;
 
@@ -45,4 +48,44 @@ pub extern "C" fn bench_writes(total: u32, clients: u32, watchers: u32) -> f64 {
     let t = now();
     let r = bench::run_writes(&mut w, total as usize, clients as usize, 0);
     r.acknowledged as f64 * 1000.0 / (now() - t)
+}
+
+/// The placements hash of the last `bench_scheduling` run (equal ⇒ same decisions).
+static LAST_PLACEMENTS: AtomicU64 = AtomicU64::new(0);
+
+/// Runs the scheduler_perf SchedulingBasic workload (`nodes` nodes, `initial` pods
+/// scheduled first, then `pods` measured); returns measured pods per second, or a
+/// negative number if not every pod was bound. `scheduling_placements` gives the hash.
+#[no_mangle]
+pub extern "C" fn bench_scheduling(nodes: u32, initial: u32, pods: u32) -> f64 {
+    let b = bench::SchedulingBasic {
+        nodes: nodes as usize,
+        initial_pods: initial as usize,
+        measured_pods: pods as usize,
+    };
+    let mut clock = || now() / 1000.0;
+    let r = b.run(&mut clock);
+    LAST_PLACEMENTS.store(r.placements, Ordering::Relaxed);
+    if r.bound != (initial + pods) as usize {
+        return -1.0;
+    }
+    r.pods_per_second
+}
+
+/// The placements hash of the last `bench_scheduling` run (a BigInt in JavaScript).
+#[no_mangle]
+pub extern "C" fn scheduling_placements() -> u64 {
+    LAST_PLACEMENTS.load(Ordering::Relaxed)
+}
+
+/// Grows the heap to at least `mib` MiB up front and hands it back to the allocator, so
+/// a run does not pay for thousands of small `memory.grow` calls (dlmalloc grows wasm
+/// memory 64 KiB at a time, and each grow is a runtime call in V8). A page could do the
+/// same at startup; run.mjs reports whether it was used.
+#[no_mangle]
+pub extern "C" fn reserve_heap(mib: u32) {
+    // Blocks small enough to come from dlmalloc's heap (not its direct "mmap" path), so
+    // that once freed they coalesce into free space it reuses.
+    let blocks: Vec<Vec<u8>> = (0..mib * 16).map(|_| Vec::with_capacity(60 * 1024)).collect();
+    drop(blocks);
 }
