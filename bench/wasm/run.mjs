@@ -3,7 +3,6 @@
 //        node bench/wasm/run.mjs scheduling [nodes] [initial] [pods]
 //                                                       scheduler_perf SchedulingBasic,
 //                                                       one JSON line like the native CLI's
-// RESERVE_HEAP_MIB=N grows the wasm heap by N MiB before the run (see reserve_heap).
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
@@ -16,15 +15,14 @@ if (process.argv[2] === "scheduling") {
   const nodes = Number(process.argv[3] ?? 5000);
   const initial = Number(process.argv[4] ?? 1000);
   const pods = Number(process.argv[5] ?? 10000);
-  const reserve = Number(process.env.RESERVE_HEAP_MIB ?? 0);
-  if (reserve > 0) bench.reserve_heap(reserve);
   const t = performance.now();
   const rate = bench.bench_scheduling(nodes, initial, pods);
   const total = (performance.now() - t) / 1000;
   const placements = BigInt.asUintN(64, bench.scheduling_placements()).toString(16).padStart(16, "0");
   console.log(JSON.stringify({
     benchmark: "SchedulingBasic", build: "wasm32", nodes, initial_pods: initial, measured_pods: pods,
-    reserved_heap_mib: reserve, all_bound: rate >= 0, pods_per_second: Math.round(rate), total_seconds: Number(total.toFixed(3)), placements,
+    all_bound: rate >= 0, pods_per_second: Math.round(rate), total_seconds: Number(total.toFixed(3)), placements,
+    memory_mib: bench.memory_mib(),
   }));
   process.exit(rate >= 0 ? 0 : 1);
 }
