@@ -64,8 +64,9 @@ impl Actor {
 /// A message body.
 #[derive(Debug)]
 pub enum Payload {
-    /// Client → apiserver.
-    Api(ApiRequest),
+    /// Client → apiserver (boxed: a request with its body is kilobytes, and every
+    /// message is moved through the queue several times).
+    Api(Box<ApiRequest>),
     /// Apiserver → client.
     ApiResp(ApiResponse),
     /// Apiserver → client watch stream.
@@ -830,7 +831,12 @@ impl World {
                 .map(|g| g.to_string())
                 .collect();
         }
-        self.enqueue(0, Actor::Terminal(0), Actor::ApiServer, Payload::Api(req));
+        self.enqueue(
+            0,
+            Actor::Terminal(0),
+            Actor::ApiServer,
+            Payload::Api(Box::new(req)),
+        );
     }
 
     /// Queues a locally-noticed message (needs no working link).
