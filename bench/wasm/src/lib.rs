@@ -112,7 +112,8 @@ pub extern "C" fn bench_list(pods: u32, runs: u32) -> f64 {
         let t = now();
         let n = bench::list_pods(&mut w);
         let dt = now() - t;
-        if n != pods as usize {
+        // The control plane's own pods (CoreDNS …) come on top of the loaded ones.
+        if n < pods as usize {
             return -1.0;
         }
         times.push(dt);
