@@ -161,7 +161,6 @@ pub extern "C" fn scheduling_placements() -> u64 {
     LAST_PLACEMENTS.load(Ordering::Relaxed)
 }
 
-
 /// Wasm memory size in MiB (how much the heap grew to).
 #[no_mangle]
 pub extern "C" fn memory_mib() -> u32 {
