@@ -14,6 +14,7 @@ use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::scheduler::algorithm::{scheduled_message, truncate_message};
 use crate::scheduler::plugins::volumebinding::pod_volumes;
+use crate::scheduler::podinfo::SharedPod;
 use crate::scheduler::{
     build_frameworks, in_tree_registry, parse_config, schedule_one, ClusterEvent, Framework,
     PodInfo, QueuedPodInfo, SchedulerState, SchedulingQueue, Snapshot,
@@ -77,11 +78,8 @@ fn pod_key(o: &Object) -> String {
     format!("{}/{}", o.namespace(), o.name())
 }
 
-fn as_pod(o: &Arc<Object>) -> Option<Arc<k8s_openapi::api::core::v1::Pod>> {
-    match &**o {
-        Object::Pod(p) => Some(Arc::new(p.clone())),
-        _ => None,
-    }
+fn as_pod(o: &Arc<Object>) -> Option<SharedPod> {
+    SharedPod::from_object(o)
 }
 
 fn assigned(o: &Object) -> bool {
@@ -157,8 +155,8 @@ impl KubeScheduler {
 
     /// Pods waiting: (active + backoff + unschedulable, binding).
     pub fn pending(&self) -> (usize, usize) {
-        let (a, b, u) = self.queue.pending_pods();
-        (a.len() + b.len() + u.len(), self.bindings.len())
+        let (a, b, u) = self.queue.pending_counts();
+        (a + b + u, self.bindings.len())
     }
 
     fn informer(&self, kind: Kind) -> &Informer {
@@ -464,8 +462,8 @@ impl KubeScheduler {
         if self.cycle_scheduled || self.snapshot.is_none() {
             return;
         }
-        let (active, backoff, _) = self.queue.pending_pods();
-        if !active.is_empty() || !backoff.is_empty() {
+        let (active, backoff, _) = self.queue.pending_counts();
+        if active > 0 || backoff > 0 {
             self.cycle_scheduled = true;
             ctx.timer(0, TIMER_CYCLE);
         }

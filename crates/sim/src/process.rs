@@ -97,7 +97,7 @@ impl Sys {
         self.io
             .borrow_mut()
             .outbox
-            .push((0, Actor::ApiServer, Payload::Api(req)));
+            .push((0, Actor::ApiServer, Payload::Api(Box::new(req))));
         let io = self.io.clone();
         let resp = poll_until(move || io.borrow_mut().responses.remove(&id)).await;
         resp.result

@@ -64,8 +64,9 @@ impl Actor {
 /// A message body.
 #[derive(Debug)]
 pub enum Payload {
-    /// Client → apiserver.
-    Api(ApiRequest),
+    /// Client → apiserver (boxed: a request with its body is kilobytes, and every
+    /// message is moved through the queue several times).
+    Api(Box<ApiRequest>),
     /// Apiserver → client.
     ApiResp(ApiResponse),
     /// Apiserver → client watch stream.
@@ -287,7 +288,8 @@ pub struct World {
     now: Time,
     seq: u64,
     queue: BinaryHeap<Reverse<(Time, u64)>>,
-    pending: BTreeMap<u64, Envelope>,
+    /// The messages by sequence number, boxed: the map moves entries as it rebalances.
+    pending: BTreeMap<u64, Box<Envelope>>,
     /// Cluster-wide settings.
     pub config: ClusterConfig,
     /// etcd (always present: its data is on disk).
@@ -380,7 +382,7 @@ impl World {
         keys.sort();
         keys.reverse();
         keys.into_iter()
-            .filter_map(|Reverse((_, s))| self.pending.get(s))
+            .filter_map(|Reverse((_, s))| self.pending.get(s).map(|e| &**e))
     }
 
     /// The time of the next event, if any.
@@ -397,7 +399,7 @@ impl World {
             return true;
         };
         self.now = self.now.max(at);
-        self.deliver(env);
+        self.deliver(*env);
         true
     }
 
@@ -467,14 +469,14 @@ impl World {
         self.queue.push(Reverse((at, seq)));
         self.pending.insert(
             seq,
-            Envelope {
+            Box::new(Envelope {
                 sent: self.now,
                 at,
                 from,
                 to,
                 payload,
                 local: false,
-            },
+            }),
         );
     }
 
@@ -653,7 +655,7 @@ impl World {
                 payload: reply,
                 local: true,
             };
-            self.pending.insert(seq, env);
+            self.pending.insert(seq, Box::new(env));
         }
     }
 }
@@ -829,7 +831,12 @@ impl World {
                 .map(|g| g.to_string())
                 .collect();
         }
-        self.enqueue(0, Actor::Terminal(0), Actor::ApiServer, Payload::Api(req));
+        self.enqueue(
+            0,
+            Actor::Terminal(0),
+            Actor::ApiServer,
+            Payload::Api(Box::new(req)),
+        );
     }
 
     /// Queues a locally-noticed message (needs no working link).
@@ -839,14 +846,14 @@ impl World {
         self.queue.push(Reverse((self.now, seq)));
         self.pending.insert(
             seq,
-            Envelope {
+            Box::new(Envelope {
                 sent: self.now,
                 at: self.now,
                 from,
                 to,
                 payload,
                 local: true,
-            },
+            }),
         );
     }
 

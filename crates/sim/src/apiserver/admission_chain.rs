@@ -56,18 +56,11 @@ pub fn namespace_lifecycle(cache: &WatchCache, op: Operation, o: &Object) -> Res
     let ns_obj = cache
         .get(Kind::Namespace, "", o.namespace())
         .and_then(|n| match &**n {
-            Object::Namespace(n) => Some(n.clone()),
+            Object::Namespace(n) => Some(n),
             _ => None,
         });
-    namespacelifecycle::admit(
-        op,
-        o.kind(),
-        o.name(),
-        o.namespace(),
-        Some(o),
-        ns_obj.as_ref(),
-    )
-    .map_err(admission_status)
+    namespacelifecycle::admit(op, o.kind(), o.name(), o.namespace(), Some(o), ns_obj)
+        .map_err(admission_status)
 }
 
 /// Mutating admission for a create, in upstream order: LimitRanger, ServiceAccount,

@@ -112,7 +112,11 @@ pub fn authorize(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> boo
         "Group" => user.groups.contains(&s.name),
         "ServiceAccount" => {
             let ns = s.namespace.as_deref().unwrap_or(binding_ns);
-            user.name == format!("system:serviceaccount:{ns}:{}", s.name)
+            user.name
+                .strip_prefix("system:serviceaccount:")
+                .and_then(|rest| rest.strip_prefix(ns))
+                .and_then(|rest| rest.strip_prefix(':'))
+                == Some(s.name.as_str())
         }
         _ => false,
     };
@@ -146,32 +150,42 @@ pub fn authorize(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> boo
 }
 
 fn role_allows(r: &RoleRef, ns: &str, attrs: &Attributes, cache: &WatchCache) -> bool {
-    let rules = match r.kind.as_str() {
-        "ClusterRole" => match cache
-            .get(Kind::ClusterRole, "", &r.name)
-            .map(|o| (**o).clone())
-        {
-            Some(Object::ClusterRole(c)) => c.rules.unwrap_or_default(),
-            _ => return false,
-        },
-        "Role" => match cache.get(Kind::Role, ns, &r.name).map(|o| (**o).clone()) {
-            Some(Object::Role(c)) => c.rules.unwrap_or_default(),
-            _ => return false,
-        },
+    // The role is read in place from the cache: no copy of its rules per request.
+    let role = match r.kind.as_str() {
+        "ClusterRole" => cache.get(Kind::ClusterRole, "", &r.name),
+        "Role" => cache.get(Kind::Role, ns, &r.name),
         _ => return false,
     };
-    rules.iter().any(|rule| rule_allows(rule, attrs))
+    let rules = match role.map(|o| &**o) {
+        Some(Object::ClusterRole(c)) if r.kind == "ClusterRole" => c.rules.as_deref(),
+        Some(Object::Role(c)) if r.kind == "Role" => c.rules.as_deref(),
+        _ => return false,
+    };
+    let res = attrs.resource_path();
+    rules
+        .unwrap_or_default()
+        .iter()
+        .any(|rule| rule_allows_resource(rule, attrs, &res))
 }
 
 /// Whether one PolicyRule covers the request.
 pub fn rule_allows(rule: &PolicyRule, a: &Attributes) -> bool {
+    rule_allows_resource(rule, a, &a.resource_path())
+}
+
+/// [`rule_allows`] with the request's `resource[/subresource]` already built.
+fn rule_allows_resource(rule: &PolicyRule, a: &Attributes, res: &str) -> bool {
     let has =
         |list: &Option<Vec<String>>, v: &str| list.iter().flatten().any(|x| x == "*" || x == v);
+    let has_any_subresource = |list: &Option<Vec<String>>| {
+        list.iter()
+            .flatten()
+            .any(|x| x.strip_prefix("*/") == Some(a.subresource.as_str()))
+    };
     let verb_ok = rule.verbs.iter().any(|v| v == "*" || *v == a.verb);
     let group_ok = has(&rule.api_groups, &a.group);
-    let res = a.resource_path();
-    let resource_ok = has(&rule.resources, &res)
-        || (!a.subresource.is_empty() && has(&rule.resources, &format!("*/{}", a.subresource)));
+    let resource_ok = has(&rule.resources, res)
+        || (!a.subresource.is_empty() && has_any_subresource(&rule.resources));
     let name_ok = rule
         .resource_names
         .as_ref()

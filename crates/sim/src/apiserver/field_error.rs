@@ -160,19 +160,31 @@ impl Path {
     /// `parent.name`.
     pub fn child(&self, name: &str) -> Path {
         if name.is_empty() {
-            return Path(format!("{}[]", self.0));
+            return self.join(&["[]"]);
         }
-        Path(format!("{}.{}", self.0, name))
+        self.join(&[".", name])
     }
 
     /// `parent[i]`.
     pub fn index(&self, i: usize) -> Path {
-        Path(format!("{}[{}]", self.0, i))
+        self.join(&["[", &i.to_string(), "]"])
     }
 
     /// `parent[key]` (unquoted, as upstream).
     pub fn key(&self, key: &str) -> Path {
-        Path(format!("{}[{}]", self.0, key))
+        self.join(&["[", key, "]"])
+    }
+
+    /// This path with `parts` appended: one allocation, no formatting (validation builds a
+    /// path for every field it visits, error or not).
+    fn join(&self, parts: &[&str]) -> Path {
+        let len = self.0.len() + parts.iter().map(|p| p.len()).sum::<usize>();
+        let mut s = String::with_capacity(len);
+        s.push_str(&self.0);
+        for p in parts {
+            s.push_str(p);
+        }
+        Path(s)
     }
 
     /// The rendered path.

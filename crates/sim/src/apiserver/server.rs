@@ -201,9 +201,9 @@ impl ApiServer {
         match payload {
             Payload::Api(req) => {
                 if self.ready {
-                    self.serve(ctx, from, req);
+                    self.serve(ctx, from, *req);
                 } else {
-                    self.not_ready_queue.push((from, req, ctx.now));
+                    self.not_ready_queue.push((from, *req, ctx.now));
                 }
             }
             Payload::EtcdResp(resp) => self.on_etcd(ctx, resp),

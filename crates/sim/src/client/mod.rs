@@ -37,7 +37,7 @@ impl Client {
         req.id = id;
         req.user = Some(self.user.clone());
         req.groups = self.groups.clone();
-        ctx.send(Actor::ApiServer, Payload::Api(req));
+        ctx.send(Actor::ApiServer, Payload::Api(Box::new(req)));
         id
     }
 

@@ -9,6 +9,7 @@ use crate::scheduler::config::{parse, KubeSchedulerConfiguration};
 use crate::scheduler::plugins::helper::fixtures::*;
 use crate::scheduler::plugins::in_tree_registry;
 use crate::scheduler::runtime::build_frameworks;
+use crate::scheduler::SharedPod;
 use serde_json::json;
 
 pub(crate) fn default_fw() -> Framework {
@@ -349,7 +350,7 @@ fn scale_10k_pods_on_5k_nodes() {
         .map(|i| {
             let mut p = (*template).clone();
             p.metadata.name = Some(format!("web-{i}"));
-            Arc::new(PodInfo::new(Arc::new(p)))
+            Arc::new(PodInfo::new(SharedPod::from(p)))
         })
         .collect();
     let start = std::time::Instant::now();

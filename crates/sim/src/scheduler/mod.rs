@@ -22,10 +22,11 @@
 //!
 //! // Queue → pop → schedule → assume.
 //! let mut queue = SchedulingQueue::new(cfg.pod_initial_backoff_seconds, cfg.pod_max_backoff_seconds);
-//! let pod = Arc::new(serde_json::from_value(json!({
+//! let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
 //!     "metadata": {"name": "web", "namespace": "default"},
 //!     "spec": {"containers": [{"name": "c", "image": "nginx",
-//!              "resources": {"requests": {"cpu": "500m"}}}]}})).unwrap());
+//!              "resources": {"requests": {"cpu": "500m"}}}]}})).unwrap();
+//! let pod = SharedPod::from(pod);
 //! queue.add(fw, Arc::new(PodInfo::new(pod)), 0);
 //! let q = queue.pop(0).unwrap();
 //! let mut st = SchedulerState { next_start_node_index: 0,
@@ -66,6 +67,6 @@ pub use config::{parse as parse_config, KubeSchedulerConfiguration};
 pub use framework::{Code, CycleState, Status};
 pub use nodeinfo::{NodeInfo, Snapshot};
 pub use plugins::in_tree_registry;
-pub use podinfo::PodInfo;
+pub use podinfo::{PodInfo, SharedPod};
 pub use queue::{ClusterEvent, QueuedPodInfo, SchedulingQueue};
 pub use runtime::{build_frameworks, Framework};

@@ -5,13 +5,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::{ReplicaSet, StatefulSet};
-use k8s_openapi::api::core::v1::{
-    Node, PersistentVolume, PersistentVolumeClaim, Pod, Service, Taint,
-};
+use k8s_openapi::api::core::v1::{Node, PersistentVolume, PersistentVolumeClaim, Service, Taint};
 use k8s_openapi::api::storage::v1::StorageClass;
 
 use super::domaincache::{DomainCache, KeyIndex};
-use super::podinfo::{HostPort, PodInfo};
+use super::podinfo::{HostPort, PodInfo, SharedPod};
 use super::resource::Resource;
 use super::selector::Labels;
 use super::selector::Selector;
@@ -210,7 +208,7 @@ pub struct Snapshot {
 impl Snapshot {
     /// Builds a snapshot from nodes (in the order they were added to the cluster) and pods;
     /// pods that are unassigned or finished are ignored, as the scheduler cache does.
-    pub fn new(nodes: &[Arc<Node>], pods: &[Arc<Pod>]) -> Snapshot {
+    pub fn new(nodes: &[Arc<Node>], pods: &[SharedPod]) -> Snapshot {
         let mut s = Snapshot::default();
         for n in nodes {
             s.insert_node_no_reorder(n.clone());
@@ -455,7 +453,7 @@ impl Snapshot {
     /// Adds an assigned pod (by `spec.nodeName`), replacing an assumed entry of the same
     /// pod (the bound object confirms the assumption). Unassigned, Succeeded or Failed pods
     /// and pods on unknown nodes are ignored.
-    pub fn add_pod(&mut self, pod: Arc<Pod>) {
+    pub fn add_pod(&mut self, pod: SharedPod) {
         let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
         if matches!(phase, Some("Succeeded") | Some("Failed")) {
             return;
@@ -495,7 +493,7 @@ impl Snapshot {
 
     /// Replaces a pod's object (e.g. its labels changed); a pod that moved to a terminal
     /// phase is removed.
-    pub fn update_pod(&mut self, pod: Arc<Pod>) {
+    pub fn update_pod(&mut self, pod: SharedPod) {
         // Unassigned objects are not the cache's business (an assumed pod stays assumed
         // until its bound object arrives).
         let assigned = pod

@@ -41,8 +41,8 @@ fn node_tree_interleaves_zones_round_robin() {
 
 #[test]
 fn pods_are_accounted_on_their_nodes() {
-    let pod: Arc<Pod> = Arc::new(
-        serde_json::from_value(serde_json::json!({
+    let pod = SharedPod::from(
+        serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(serde_json::json!({
             "metadata": {"name": "p", "namespace": "default"},
             "spec": {"nodeName": "n1", "containers": [
                 {"name": "c", "resources": {"requests": {"cpu": "250m"}},
@@ -100,9 +100,9 @@ fn node_updates_move_zones_and_recount_images() {
 #[test]
 fn bound_objects_replace_assumed_pods_and_terminal_pods_leave() {
     let mut s = Snapshot::new(&[node("n1", None)], &[]);
-    let mk = |node: &str, phase: &str| -> Arc<Pod> {
-        Arc::new(
-            serde_json::from_value(serde_json::json!({
+    let mk = |node: &str, phase: &str| -> SharedPod {
+        SharedPod::from(
+            serde_json::from_value::<k8s_openapi::api::core::v1::Pod>(serde_json::json!({
                 "metadata": {"name": "p", "namespace": "default"},
                 "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
                 "status": {"phase": phase}

@@ -7,7 +7,36 @@ use k8s_openapi::api::core::v1::{Pod, PodAffinityTerm, WeightedPodAffinityTerm};
 
 use super::resource::{pod_requests, Resource};
 use super::selector::{Labels, Selector};
+use crate::object::Object;
 use crate::time::{from_k8s_time, Time};
+
+/// A pod object shared with the informer's cache, the watch event and etcd (no copy per
+/// event, as client-go's informers share pointers); it derefs to the `Pod`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedPod(Arc<Object>);
+
+impl SharedPod {
+    /// The pod inside a shared object; None for another kind.
+    pub fn from_object(o: &Arc<Object>) -> Option<SharedPod> {
+        matches!(**o, Object::Pod(_)).then(|| SharedPod(o.clone()))
+    }
+}
+
+impl From<Pod> for SharedPod {
+    fn from(p: Pod) -> SharedPod {
+        SharedPod(Arc::new(Object::Pod(p)))
+    }
+}
+
+impl std::ops::Deref for SharedPod {
+    type Target = Pod;
+    fn deref(&self) -> &Pod {
+        match &*self.0 {
+            Object::Pod(p) => p,
+            _ => unreachable!("a SharedPod is built only from a pod"),
+        }
+    }
+}
 
 /// A host port a container asks for (`hostIP`, protocol, `hostPort`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -78,7 +107,7 @@ pub struct WeightedAffinityTerm {
 #[derive(Clone, Debug)]
 pub struct PodInfo {
     /// The pod object.
-    pub pod: Arc<Pod>,
+    pub pod: SharedPod,
     /// Namespace.
     pub namespace: String,
     /// Name.
@@ -125,7 +154,7 @@ fn weighted(ns: &str, v: Option<&Vec<WeightedPodAffinityTerm>>) -> Vec<WeightedA
 
 impl PodInfo {
     /// Derives a PodInfo from a pod.
-    pub fn new(pod: Arc<Pod>) -> PodInfo {
+    pub fn new(pod: SharedPod) -> PodInfo {
         let namespace = pod.metadata.namespace.clone().unwrap_or_default();
         let name = pod.metadata.name.clone().unwrap_or_default();
         let key = format!("{namespace}/{name}");

@@ -132,6 +132,8 @@ pub struct SchedulingQueue {
     pods: BTreeMap<String, (QueuedPodInfo, Where)>,
     active: BTreeSet<(Reverse<i32>, Time, u64, String)>,
     backoff: BTreeSet<(Time, u64, String)>,
+    /// Keys of the pods in unschedulablePods (an index into `pods`, in key order).
+    unschedulable: BTreeSet<String>,
     seq: u64,
     scheduling_cycle: u64,
     move_request_cycle: u64,
@@ -151,6 +153,7 @@ impl SchedulingQueue {
             pods: BTreeMap::new(),
             active: BTreeSet::new(),
             backoff: BTreeSet::new(),
+            unschedulable: BTreeSet::new(),
             seq: 0,
             scheduling_cycle: 0,
             move_request_cycle: 0,
@@ -199,7 +202,10 @@ impl SchedulingQueue {
                 self.backoff
                     .insert((self.backoff_expiry(&q), q.seq, key.clone()));
             }
-            Where::Unschedulable | Where::InFlight => {}
+            Where::Unschedulable => {
+                self.unschedulable.insert(key.clone());
+            }
+            Where::InFlight => {}
         }
         self.pods.insert(key, (q, w));
     }
@@ -219,7 +225,10 @@ impl SchedulingQueue {
                 self.backoff
                     .remove(&(self.backoff_expiry(&q), q.seq, key.to_string()));
             }
-            _ => {}
+            Where::Unschedulable => {
+                self.unschedulable.remove(key);
+            }
+            Where::InFlight => {}
         }
         Some((q, w))
     }
@@ -375,17 +384,15 @@ impl SchedulingQueue {
     /// cares about `event` move to backoffQ (still backing off) or activeQ.
     pub fn move_all_to_active_or_backoff(&mut self, event: ClusterEvent, now: Time) {
         let keys: Vec<String> = self
-            .pods
-            .iter()
-            .filter(|(_, (q, w))| {
-                *w == Where::Unschedulable
-                    && q.gating_plugin.is_none()
+            .unschedulable_pods()
+            .filter(|q| {
+                q.gating_plugin.is_none()
                     && (q.unschedulable_plugins.is_empty()
                         || q.unschedulable_plugins
                             .iter()
                             .any(|p| plugin_cares(p, event)))
             })
-            .map(|(k, _)| k.clone())
+            .map(|q| q.pod_info.key.clone())
             .collect();
         for k in keys {
             if let Some((q, _)) = self.remove_index(&k) {
@@ -415,14 +422,12 @@ impl SchedulingQueue {
     /// `flushUnschedulablePodsLeftover`: pods unschedulable for longer than 5 minutes move.
     pub fn flush_unschedulable_leftover(&mut self, now: Time) {
         let keys: Vec<String> = self
-            .pods
-            .iter()
-            .filter(|(_, (q, w))| {
-                *w == Where::Unschedulable
-                    && q.gating_plugin.is_none()
+            .unschedulable_pods()
+            .filter(|q| {
+                q.gating_plugin.is_none()
                     && now.saturating_sub(q.timestamp) > POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
             })
-            .map(|(k, _)| k.clone())
+            .map(|q| q.pod_info.key.clone())
             .collect();
         for k in keys {
             if let Some((q, _)) = self.remove_index(&k) {
@@ -452,13 +457,24 @@ impl SchedulingQueue {
         let get = |k: &String| self.pods.get(k).map(|(q, _)| q);
         let active = self.active.iter().filter_map(|e| get(&e.3)).collect();
         let backoff = self.backoff.iter().filter_map(|e| get(&e.2)).collect();
-        let unsched = self
-            .pods
-            .values()
-            .filter(|(_, w)| *w == Where::Unschedulable)
-            .map(|(q, _)| q)
-            .collect();
+        let unsched = self.unschedulable_pods().collect();
         (active, backoff, unsched)
+    }
+
+    /// The pods in unschedulablePods, in key order.
+    fn unschedulable_pods(&self) -> impl Iterator<Item = &QueuedPodInfo> + '_ {
+        self.unschedulable
+            .iter()
+            .filter_map(|k| self.pods.get(k).map(|(q, _)| q))
+    }
+
+    /// How many pods wait in (activeQ, backoffQ, unschedulablePods).
+    pub fn pending_counts(&self) -> (usize, usize, usize) {
+        (
+            self.active.len(),
+            self.backoff.len(),
+            self.unschedulable.len(),
+        )
     }
 
     /// Records that a pod is nominated to a node (after preemption).

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Container, LimitRange, PersistentVolumeClaim, Pod};
+use k8s_openapi::api::core::v1::{Container, LimitRange, PersistentVolumeClaim, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 
 use super::resourcequota::{pod_limits, pod_requests};
@@ -204,7 +204,11 @@ fn check(
 /// constraints. Errors name the pod (`pods "x" is forbidden: maximum cpu usage per
 /// Container is 1, but limit is 2`), several as `[a, b]`.
 pub fn validate_pod(pod: &Pod, ranges: &[LimitRange]) -> Result<(), AdmissionError> {
-    let spec = pod.spec.clone().unwrap_or_default();
+    if ranges.is_empty() {
+        return Ok(());
+    }
+    let no_spec = PodSpec::default();
+    let spec = pod.spec.as_ref().unwrap_or(&no_spec);
     for lr in sorted(ranges) {
         let mut errs = Vec::new();
         for item in lr.spec.iter().flat_map(|s| s.limits.iter()) {
@@ -215,12 +219,12 @@ pub fn validate_pod(pod: &Pod, ranges: &[LimitRange]) -> Result<(), AdmissionErr
                         .iter()
                         .chain(spec.init_containers.iter().flatten())
                     {
-                        let res = c.resources.clone().unwrap_or_default();
+                        let res = c.resources.as_ref();
                         check(
                             "Container",
                             item,
-                            &parsed(res.requests.as_ref()),
-                            &parsed(res.limits.as_ref()),
+                            &parsed(res.and_then(|r| r.requests.as_ref())),
+                            &parsed(res.and_then(|r| r.limits.as_ref())),
                             &mut errs,
                         );
                     }

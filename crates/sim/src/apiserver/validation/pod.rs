@@ -325,14 +325,15 @@ pub fn validate_pod_template(t: &PodTemplateSpec, path: &Path) -> Vec<FieldError
 fn validate_pod_metadata_and_spec(pod: &Pod) -> Vec<FieldError> {
     let meta_path = Path::new("metadata");
     let spec_path = Path::new("spec");
-    let spec = pod.spec.clone().unwrap_or_default();
+    let no_spec = PodSpec::default();
+    let spec = pod.spec.as_ref().unwrap_or(&no_spec);
     let mut errs = validate_object_meta(&pod.metadata, true, name_is_dns_subdomain, &meta_path);
     errs.extend(validate_pod_annotations(
         &pod.metadata,
-        &spec,
+        spec,
         &meta_path.child("annotations"),
     ));
-    errs.extend(validate_pod_spec(&spec, Some(&pod.metadata), &spec_path));
+    errs.extend(validate_pod_spec(spec, Some(&pod.metadata), &spec_path));
     if spec
         .service_account_name
         .as_deref()
@@ -363,9 +364,9 @@ fn validate_pod_metadata_and_spec(pod: &Pod) -> Vec<FieldError> {
         }
     }
     for (list, name) in [
-        (&spec.containers, "containers"),
+        (&spec.containers[..], "containers"),
         (
-            &spec.init_containers.clone().unwrap_or_default(),
+            spec.init_containers.as_deref().unwrap_or_default(),
             "initContainers",
         ),
     ] {
@@ -386,7 +387,8 @@ fn validate_pod_metadata_and_spec(pod: &Pod) -> Vec<FieldError> {
 /// `ValidatePodCreate`.
 pub fn validate_pod_create(pod: &Pod) -> Vec<FieldError> {
     let mut errs = validate_pod_metadata_and_spec(pod);
-    let spec = pod.spec.clone().unwrap_or_default();
+    let no_spec = PodSpec::default();
+    let spec = pod.spec.as_ref().unwrap_or(&no_spec);
     if spec
         .ephemeral_containers
         .as_ref()

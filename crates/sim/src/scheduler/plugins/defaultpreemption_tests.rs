@@ -17,7 +17,7 @@ fn fw() -> Framework {
         .unwrap()
 }
 
-fn prio_pod(name: &str, node: &str, cpu: &str, prio: i32) -> Arc<k8s_openapi::api::core::v1::Pod> {
+fn prio_pod(name: &str, node: &str, cpu: &str, prio: i32) -> crate::scheduler::SharedPod {
     let mut spec = json!({"priority": prio, "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]});
     if !node.is_empty() {
         spec["nodeName"] = node.into();
@@ -81,7 +81,7 @@ fn ineligible_pods_and_unhelpful_preemption_say_why() {
     let snap = Snapshot::new(&[node("n1", json!({}))], &[prio_pod("low", "n1", "3", 0)]);
     let mut p = (*prio_pod("p", "", "2", 10)).clone();
     p.spec.as_mut().unwrap().preemption_policy = Some("Never".into());
-    let (_, msg) = preempt(&snap, &info(Arc::new(p)));
+    let (_, msg) = preempt(&snap, &info(crate::scheduler::SharedPod::from(p)));
     assert_eq!(msg, "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.");
     let (r, msg) = preempt(&snap, &info(prio_pod("p", "", "5", 10)));
     assert_eq!(r.unwrap().nominated_node_name, "");

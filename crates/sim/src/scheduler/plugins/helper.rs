@@ -71,7 +71,7 @@ pub(crate) mod fixtures {
     use k8s_openapi::api::core::v1::{Node, Pod};
     use serde_json::{json, Value};
 
-    use crate::scheduler::podinfo::PodInfo;
+    use crate::scheduler::podinfo::{PodInfo, SharedPod};
 
     /// A node from a JSON literal merged into defaults (4 cpu, 8Gi, 110 pods).
     pub fn node(name: &str, extra: Value) -> Arc<Node> {
@@ -84,17 +84,17 @@ pub(crate) mod fixtures {
     }
 
     /// A pod from a JSON literal merged into defaults (namespace default, one container).
-    pub fn pod(name: &str, extra: Value) -> Arc<Pod> {
+    pub fn pod(name: &str, extra: Value) -> SharedPod {
         let mut v = json!({
             "metadata": {"name": name, "namespace": "default"},
             "spec": {"containers": [{"name": "c", "image": "nginx"}]}
         });
         merge(&mut v, extra);
-        Arc::new(serde_json::from_value(v).unwrap())
+        SharedPod::from(serde_json::from_value::<Pod>(v).unwrap())
     }
 
     /// A pod with cpu/memory requests on a node ("" = unassigned).
-    pub fn req_pod(name: &str, node: &str, cpu: &str, mem: &str) -> Arc<Pod> {
+    pub fn req_pod(name: &str, node: &str, cpu: &str, mem: &str) -> SharedPod {
         let mut requests = serde_json::Map::new();
         if !cpu.is_empty() {
             requests.insert("cpu".into(), cpu.into());
@@ -111,7 +111,7 @@ pub(crate) mod fixtures {
     }
 
     /// PodInfo of a pod.
-    pub fn info(p: Arc<Pod>) -> PodInfo {
+    pub fn info(p: SharedPod) -> PodInfo {
         PodInfo::new(p)
     }
 

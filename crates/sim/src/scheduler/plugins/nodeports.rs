@@ -63,7 +63,6 @@ mod tests {
     use super::*;
     use crate::scheduler::plugins::helper::fixtures::*;
     use serde_json::json;
-    use std::sync::Arc;
 
     fn port_pod(
         name: &str,
@@ -71,7 +70,7 @@ mod tests {
         ip: &str,
         proto: &str,
         port: i32,
-    ) -> Arc<k8s_openapi::api::core::v1::Pod> {
+    ) -> crate::scheduler::SharedPod {
         pod(
             name,
             json!({"spec": {"nodeName": node, "containers": [{"name": "c", "ports": [

@@ -15,7 +15,7 @@ fn znode(name: &str, zone: Option<&str>) -> Arc<k8s_openapi::api::core::v1::Node
     }
 }
 
-fn lpod(name: &str, node: &str, labels: Value) -> Arc<k8s_openapi::api::core::v1::Pod> {
+fn lpod(name: &str, node: &str, labels: Value) -> crate::scheduler::SharedPod {
     pod(
         name,
         json!({"metadata": {"labels": labels}, "spec": {"nodeName": node}}),
