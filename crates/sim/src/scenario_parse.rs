@@ -381,7 +381,16 @@ impl Checker {
         }
         match m.get("schedulerConfiguration") {
             None | Some(Value::Null) => {}
-            Some(v @ Value::Object(_)) => spec.scheduler_configuration = Some(v.clone()),
+            Some(v @ Value::Object(_)) => {
+                // kube-scheduler refuses to start with an invalid configuration; so does
+                // the scenario.
+                if let Err(errs) = crate::kube_scheduler::validate_config(v) {
+                    for e in errs {
+                        self.push("spec.schedulerConfiguration", Target::Key, e);
+                    }
+                }
+                spec.scheduler_configuration = Some(v.clone());
+            }
             Some(other) => self.wrong_type("spec.schedulerConfiguration", other, "a mapping"),
         }
         if let Some(files) = m.get("files").and_then(|v| self.object(v, "spec.files")) {

@@ -340,3 +340,45 @@ fn quantities_parse_like_kubernetes() {
     assert!(parse_quantity_milli("99999999999999999999999999999999999999999E").is_err());
     assert!(parse_quantity_milli("1e99999").is_err());
 }
+
+/// kube-scheduler refuses to start with an invalid KubeSchedulerConfiguration, with its
+/// own messages; a scenario carrying one is refused at the field, before anything runs.
+#[test]
+fn invalid_scheduler_configurations_are_refused_with_kube_schedulers_errors() {
+    let cfg = |body: &str| {
+        errors(&format!(
+            "{HEAD}spec:\n  schedulerConfiguration:\n    apiVersion: kubescheduler.config.k8s.io/v1\n    kind: KubeSchedulerConfiguration\n    {body}\n"
+        ))
+    };
+    let prefix =
+        "4:3: initializing profiles: creating profile for scheduler name default-scheduler: ";
+    assert_eq!(
+        cfg("profiles: [{plugins: {score: {enabled: [{name: NoSuchPlugin}]}}}]"),
+        vec![format!(
+            "{prefix}ScorePlugin \"NoSuchPlugin\" does not exist"
+        )]
+    );
+    assert_eq!(
+        cfg("profiles: [{plugins: {bind: {disabled: [{name: \"*\"}]}}}]"),
+        vec![format!("{prefix}at least one bind plugin is needed for profile with scheduler name \"default-scheduler\"")]
+    );
+    assert_eq!(
+        cfg("profiles: [{pluginConfig: [{name: NodeResourcesFit, args: {scoringStrategy: {type: LeastAllocated, resources: [{name: cpu, weight: 101}]}}}]}]"),
+        vec![format!("{prefix}initializing plugin \"NodeResourcesFit\": scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid range (0, 100]")]
+    );
+    assert_eq!(
+        cfg("percentageOfNodesToScore: 120"),
+        vec!["4:3: percentageOfNodesToScore: Invalid value: 120: not in valid range [0-100]"]
+    );
+    // A negative Score weight makes Go's overflow check wrap and fail; never a panic.
+    assert_eq!(
+        cfg("profiles: [{plugins: {score: {enabled: [{name: TaintToleration, weight: -1}]}}}]"),
+        vec![format!(
+            "{prefix}total score of Score plugins could overflow"
+        )]
+    );
+    assert!(parse_scenario(&format!(
+        "{HEAD}spec:\n  schedulerConfiguration:\n    profiles: [{{plugins: {{score: {{disabled: [{{name: ImageLocality}}]}}}}}}]\n"
+    ))
+    .is_ok());
+}

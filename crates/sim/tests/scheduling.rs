@@ -207,3 +207,41 @@ fn a_node_added_later_takes_pending_pods() {
     let pods = run(&mut w, &files, "kubectl get pods");
     assert_eq!(pods.stdout.matches("Running").count(), 5, "{}", pods.stdout);
 }
+
+/// Nodes a PreFilter plugin left out (NodeAffinity's matchFields on metadata.name) are
+/// counted under that plugin's name in the FitError, as upstream does.
+#[test]
+fn nodes_left_out_by_a_prefilter_name_the_plugin() {
+    let pinned = "apiVersion: v1
+kind: Pod
+metadata:
+  name: pinned
+spec:
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchFields:
+          - {key: metadata.name, operator: In, values: [node-1]}
+  containers:
+  - name: app
+    image: nginx:1.27
+";
+    let files: BTreeMap<String, String> = [("p.yaml".to_string(), pinned.to_string())]
+        .into_iter()
+        .collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl cordon node-1");
+    run(&mut w, &files, "kubectl apply -f p.yaml");
+    w.run_for(5 * SECOND);
+    let ev = run(
+        &mut w,
+        &files,
+        "kubectl get events --field-selector reason=FailedScheduling",
+    )
+    .stdout;
+    assert!(
+        ev.contains("0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."),
+        "{ev}"
+    );
+}

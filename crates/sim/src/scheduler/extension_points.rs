@@ -24,7 +24,7 @@ impl Framework {
     }
 
     /// Runs PreFilter plugins. Returns the merged node restriction, the status, and the
-    /// plugins that rejected the pod.
+    /// plugins that rejected the pod or narrowed the nodes it may go to.
     pub fn run_pre_filter(
         &self,
         state: &mut CycleState,
@@ -79,6 +79,9 @@ impl Framework {
                 );
             }
         }
+        // Upstream returns the plugins that narrowed the nodes even on success: the nodes
+        // they left out "didn't satisfy plugin(s) [...]".
+        rejected.extend(with_nodes);
         (result, Status::success(), rejected)
     }
 

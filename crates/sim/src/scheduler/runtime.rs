@@ -207,10 +207,12 @@ impl Framework {
             } else {
                 i64::from(e.weight)
             };
-            if w.saturating_mul(MAX_NODE_SCORE) > MAX_TOTAL_SCORE - total {
+            // Go's int64 arithmetic wraps: after a negative weight the next plugin's
+            // check overflows and fails, as it does in kube-scheduler.
+            if w * MAX_NODE_SCORE > MAX_TOTAL_SCORE.wrapping_sub(total) {
                 return Err("total score of Score plugins could overflow".into());
             }
-            total += w * MAX_NODE_SCORE;
+            total = total.wrapping_add(w * MAX_NODE_SCORE);
             fw.weights.insert(p.name(), w);
         }
         for &i in fw.list(Ext::Score) {
