@@ -8,6 +8,9 @@ use kubeloop_sim::process::Output;
 use kubeloop_sim::time::SECOND;
 use kubeloop_sim::World;
 
+mod common;
+use common::NGINX as GOOD;
+
 fn apply(text: &str) -> (Output, World) {
     let mut w = World::new(ClusterConfig::default());
     let files: BTreeMap<String, String> = [("bad.yaml".to_string(), text.to_string())]
@@ -21,25 +24,6 @@ fn nothing_created(w: &mut World) {
     let out = cmd::run(w, "kubectl get deployments", &BTreeMap::new(), 10 * SECOND);
     assert_eq!(out.stderr, "No resources found in default namespace.\n");
 }
-
-const GOOD: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-";
 
 #[test]
 fn unknown_field_is_a_strict_decoding_error() {
