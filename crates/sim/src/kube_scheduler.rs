@@ -578,9 +578,22 @@ impl KubeScheduler {
                 } = &e
                 {
                     self.preempt(ctx, &pod_obj, &q, pf);
-                    if !pf.nominated_node_name.is_empty() {
-                        status["nominatedNodeName"] =
-                            serde_json::Value::String(pf.nominated_node_name.clone());
+                    let current = match &*pod_obj {
+                        Object::Pod(p) => p
+                            .status
+                            .as_ref()
+                            .and_then(|s| s.nominated_node_name.clone()),
+                        _ => None,
+                    }
+                    .unwrap_or_default();
+                    // ModeOverride (updatePod): set a new nomination, or clear the old
+                    // one when preemption found no candidate.
+                    if pf.nominated_node_name != current {
+                        status["nominatedNodeName"] = if pf.nominated_node_name.is_empty() {
+                            serde_json::Value::Null
+                        } else {
+                            serde_json::Value::String(pf.nominated_node_name.clone())
+                        };
                     }
                 }
                 let req = ApiRequest::new(Verb::Patch, Kind::Pod, ns, name)
@@ -635,7 +648,9 @@ impl KubeScheduler {
                     .with_body(Body::Patch(PatchType::Merge, patch)),
             );
         }
-        if !pf.nominated_node_name.is_empty() {
+        if pf.nominated_node_name.is_empty() {
+            self.queue.delete_nominated_pod_if_exists(&q.pod_info.key);
+        } else {
             self.queue
                 .add_nominated_pod(q.pod_info.clone(), &pf.nominated_node_name);
         }

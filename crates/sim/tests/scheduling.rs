@@ -245,3 +245,70 @@ spec:
         "{ev}"
     );
 }
+
+/// A pod nominated by preemption loses its nominatedNodeName when a later preemption
+/// finds no candidate (DefaultPreemption returns an empty nomination, which updatePod
+/// writes), here because its node was cordoned while the victim was still terminating.
+#[test]
+fn a_preemption_without_candidates_clears_the_nomination() {
+    let low = "apiVersion: v1
+kind: Pod
+metadata:
+  name: low
+  annotations:
+    kubeloop.dev/behavior: ignore-sigterm
+spec:
+  terminationGracePeriodSeconds: 120
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources:
+      requests: {cpu: \"3\"}
+";
+    let high = "apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: high
+value: 1000
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: high
+spec:
+  priorityClassName: high
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources:
+      requests: {cpu: \"3\"}
+";
+    let files: BTreeMap<String, String> = [
+        ("low.yaml".to_string(), low.to_string()),
+        ("high.yaml".to_string(), high.to_string()),
+    ]
+    .into_iter()
+    .collect();
+    let mut config = ClusterConfig::default();
+    config.nodes = vec![NodeConfig::standard("node-1")];
+    let mut w = World::new(config);
+    run(&mut w, &files, "kubectl apply -f low.yaml");
+    w.run_for(10 * SECOND);
+    run(&mut w, &files, "kubectl apply -f high.yaml");
+    w.run_for(5 * SECOND);
+    let nnn = "kubectl get pod high -o jsonpath={.status.nominatedNodeName}";
+    assert_eq!(run(&mut w, &files, nnn).stdout, "node-1");
+    run(&mut w, &files, "kubectl cordon node-1");
+    w.run_for(14 * SECOND);
+    assert_eq!(run(&mut w, &files, nnn).stdout, "");
+    let ev = run(
+        &mut w,
+        &files,
+        "kubectl get events --field-selector involvedObject.name=high",
+    )
+    .stdout;
+    assert!(
+        ev.contains("0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."),
+        "{ev}"
+    );
+}
