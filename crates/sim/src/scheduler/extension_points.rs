@@ -178,18 +178,9 @@ impl Framework {
         to_remove: &PodInfo,
         node: &NodeInfo,
     ) -> Status {
-        for p in self.iter(Ext::PreFilter) {
-            if state.skip_filter_plugins.contains(p.name()) {
-                continue;
-            }
-            if let Some(pf) = p.as_pre_filter() {
-                let s = pf.remove_pod(state, pod, to_remove, node);
-                if !s.is_success() {
-                    return s.with_plugin(p.name());
-                }
-            }
-        }
-        Status::success()
+        self.run_pre_filter_extension(state, |pf, state| {
+            pf.remove_pod(state, pod, to_remove, node)
+        })
     }
 
     /// Runs `PreFilterExtensions.AddPod` of every (non-skipped) PreFilter plugin.
@@ -200,12 +191,21 @@ impl Framework {
         to_add: &PodInfo,
         node: &NodeInfo,
     ) -> Status {
+        self.run_pre_filter_extension(state, |pf, state| pf.add_pod(state, pod, to_add, node))
+    }
+
+    /// Calls `f` on every PreFilter plugin PreFilter did not skip, stopping at a failure.
+    fn run_pre_filter_extension(
+        &self,
+        state: &mut CycleState,
+        f: impl Fn(&dyn PreFilterPlugin, &mut CycleState) -> Status,
+    ) -> Status {
         for p in self.iter(Ext::PreFilter) {
             if state.skip_filter_plugins.contains(p.name()) {
                 continue;
             }
             if let Some(pf) = p.as_pre_filter() {
-                let s = pf.add_pod(state, pod, to_add, node);
+                let s = f(pf, state);
                 if !s.is_success() {
                     return s.with_plugin(p.name());
                 }
