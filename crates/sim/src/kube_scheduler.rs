@@ -1,7 +1,8 @@
 //! The kube-scheduler actor: informers feeding an incremental [`Snapshot`] and the
 //! [`SchedulingQueue`], one scheduling cycle at a time through the plugin framework,
-//! assumed pods, PreBind of volumes, preemption, and asynchronous binding through the
-//! pods/binding subresource (which carries the scheduling-result annotations).
+//! assumed pods, preemption, and binding cycles (Reserve, Permit, PreBind, Bind, PostBind
+//! through the framework) whose writes, such as the pods/binding request carrying the
+//! scheduling-result annotations, it sends and whose answers it routes back.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -13,11 +14,11 @@ use crate::cluster::ClusterConfig;
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::scheduler::algorithm::{scheduled_message, truncate_message};
-use crate::scheduler::plugins::volumebinding::pod_volumes;
 use crate::scheduler::podinfo::SharedPod;
 use crate::scheduler::{
-    build_frameworks, in_tree_registry, parse_config, schedule_one, ClusterEvent, Framework,
-    PodInfo, QueuedPodInfo, SchedulerState, SchedulingQueue, Snapshot,
+    build_frameworks, in_tree_registry, parse_config, schedule_one, BindingCycle, BindingWrites,
+    ClusterEvent, Framework, PodInfo, Progress, QueuedPodInfo, SchedulerState, SchedulingQueue,
+    Snapshot, Status,
 };
 use crate::time::{k8s_time, Time, SECOND};
 use crate::world::{Actor, Ctx, Payload};
@@ -26,6 +27,8 @@ const TIMER_CYCLE: u64 = 1;
 const TIMER_FLUSH_BACKOFF: u64 = 2;
 const TIMER_FLUSH_UNSCHEDULABLE: u64 = 3;
 const INFORMER_TOKENS: u64 = 100;
+/// Wake-ups of binding cycles (Permit deadlines, PreBind polls) count up from here.
+const BINDING_TIMER_TOKENS: u64 = 1_000_000;
 
 /// Informer slots (index = token − 100).
 const KINDS: [Kind; 9] = [
@@ -41,23 +44,25 @@ const KINDS: [Kind; 9] = [
 ];
 
 /// A pod whose binding cycle is in progress.
-#[derive(Debug)]
 struct Binding {
     q: QueuedPodInfo,
-    node: String,
     pod: Arc<Object>,
+    profile: String,
+    cycle: BindingCycle,
     annotations: BTreeMap<String, String>,
-    /// Claims that must be bound before the pod is (PreBind of VolumeBinding).
-    waiting_claims: Vec<String>,
-    deadline: Time,
-    /// The Binding request is on its way.
-    sent: bool,
+}
+
+/// A write a binding cycle's plugin asked for, awaiting the apiserver's answer.
+struct BindingWrite {
+    key: String,
+    plugin: &'static str,
+    context: &'static str,
+    is_binding: bool,
 }
 
 /// kube-scheduler.
 pub struct KubeScheduler {
     client: Client,
-    recorder: Recorder,
     rng: Rng,
     informers: Vec<Informer>,
     frameworks: BTreeMap<String, Framework>,
@@ -65,7 +70,12 @@ pub struct KubeScheduler {
     state: SchedulerState,
     snapshot: Option<Snapshot>,
     bindings: BTreeMap<String, Binding>,
-    bind_requests: BTreeMap<ReqId, String>,
+    bind_requests: BTreeMap<ReqId, BindingWrite>,
+    /// Binding-cycle wake-up timer token → pod key.
+    binding_timers: BTreeMap<u64, String>,
+    next_binding_timer: u64,
+    /// One event recorder per profile: events carry the profile's schedulerName.
+    recorders: BTreeMap<String, Recorder>,
     cycle_scheduled: bool,
     annotations: bool,
     /// Why the configuration was rejected, if it was (the default profile runs instead).
@@ -116,9 +126,13 @@ impl KubeScheduler {
                 )
             })
             .unwrap_or_default();
+        let recorders = frameworks
+            .keys()
+            .map(|name| (name.clone(), Recorder::new(name, None)))
+            .collect();
         KubeScheduler {
             client: Client::new("system:kube-scheduler", &[]),
-            recorder: Recorder::new("default-scheduler", None),
+            recorders,
             rng: Rng::stream(config.seed, "kube-scheduler"),
             informers: KINDS
                 .iter()
@@ -137,6 +151,8 @@ impl KubeScheduler {
             snapshot: None,
             bindings: BTreeMap::new(),
             bind_requests: BTreeMap::new(),
+            binding_timers: BTreeMap::new(),
+            next_binding_timer: BINDING_TIMER_TOKENS,
             cycle_scheduled: false,
             annotations: config.scheduling_annotations,
             config_error,
@@ -211,8 +227,12 @@ impl KubeScheduler {
             }
             Payload::Timer(TIMER_FLUSH_BACKOFF) => {
                 self.queue.flush_backoff_completed(ctx.now);
-                self.expire_bindings(ctx);
                 ctx.timer(SECOND, TIMER_FLUSH_BACKOFF);
+            }
+            Payload::Timer(t) if t >= BINDING_TIMER_TOKENS => {
+                if let Some(key) = self.binding_timers.remove(&t) {
+                    self.advance_binding(ctx, &key);
+                }
             }
             Payload::Timer(TIMER_FLUSH_UNSCHEDULABLE) => {
                 self.queue.flush_unschedulable_leftover(ctx.now);
@@ -388,7 +408,16 @@ impl KubeScheduler {
                 Kind::Pod => self.on_pod_change(&c, now),
                 Kind::PersistentVolumeClaim | Kind::PersistentVolume | Kind::StorageClass => {
                     let snap = self.snapshot.as_mut().expect("snapshot");
+                    let deleted = matches!(c, Change::Deleted(_));
                     let ev = match &*o {
+                        Object::PersistentVolumeClaim(_) if deleted => {
+                            snap.pvcs.remove(&pod_key(&o));
+                            ClusterEvent::PvcChange
+                        }
+                        Object::PersistentVolume(_) if deleted => {
+                            snap.pvs.remove(o.name());
+                            ClusterEvent::PvChange
+                        }
                         Object::PersistentVolumeClaim(x) => {
                             snap.set_pvc(Arc::new(x.clone()));
                             ClusterEvent::PvcChange
@@ -404,7 +433,6 @@ impl KubeScheduler {
                         _ => continue,
                     };
                     self.queue.move_all_to_active_or_backoff(ev, now);
-                    self.check_waiting_bindings(ctx);
                 }
                 _ => self.refresh_workload_lists(),
             }
@@ -462,8 +490,7 @@ impl KubeScheduler {
         if self.cycle_scheduled || self.snapshot.is_none() {
             return;
         }
-        let (active, backoff, _) = self.queue.pending_counts();
-        if active > 0 || backoff > 0 {
+        if self.queue.can_pop() {
             self.cycle_scheduled = true;
             ctx.timer(0, TIMER_CYCLE);
         }
@@ -511,73 +538,53 @@ impl KubeScheduler {
             .unwrap_or_default();
         match outcome.result {
             Ok(r) => {
-                let node = r.suggested_host.clone();
-                let volumes = snap
-                    .get(&node)
-                    .and_then(|ni| pod_volumes(&outcome.cycle_state, ni));
+                let node = r.suggested_host;
                 let snap = self.snapshot.as_mut().expect("snapshot");
                 snap.assume_pod(q.pod_info.clone(), &node);
-                let mut waiting = Vec::new();
-                if let Some(v) = volumes {
-                    // PreBind of VolumeBinding: pre-bind PVs, or ask for provisioning on the node.
-                    for (claim, pv) in &v.static_bindings {
-                        let (cns, cname) = claim.split_once('/').unwrap_or(("", claim));
-                        let patch = serde_json::json!({"spec": {"claimRef": {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": cns, "name": cname}}});
-                        self.client.send(
-                            ctx,
-                            ApiRequest::new(Verb::Patch, Kind::PersistentVolume, "", pv)
-                                .with_body(Body::Patch(PatchType::Merge, patch)),
-                        );
-                        waiting.push(claim.clone());
+                match fw.start_binding_cycle(
+                    outcome.cycle_state,
+                    q.pod_info.clone(),
+                    &node,
+                    snap,
+                    now,
+                ) {
+                    Ok(cycle) => {
+                        let b = Binding {
+                            q,
+                            pod: pod_obj,
+                            profile: sched_name,
+                            cycle,
+                            annotations,
+                        };
+                        self.bindings.insert(key.clone(), b);
+                        self.advance_binding(ctx, &key);
                     }
-                    for claim in &v.dynamic_provisions {
-                        let (cns, cname) = claim.split_once('/').unwrap_or(("", claim));
-                        let patch = serde_json::json!({"metadata": {"annotations": {"volume.kubernetes.io/selected-node": node}}});
-                        self.client.send(
+                    Err(status) => {
+                        // ForgetPod, then the failure handler.
+                        snap.remove_pod(&key);
+                        self.handle_failure(
                             ctx,
-                            ApiRequest::new(Verb::Patch, Kind::PersistentVolumeClaim, cns, cname)
-                                .with_body(Body::Patch(PatchType::Merge, patch)),
+                            &pod_obj,
+                            &sched_name,
+                            &status,
+                            &annotations,
+                            None,
                         );
-                        waiting.push(claim.clone());
+                        let plugins = rejecting_plugin(&status);
+                        self.queue
+                            .add_unschedulable_if_not_present(q, &status, plugins, now);
                     }
-                }
-                let b = Binding {
-                    q,
-                    node,
-                    pod: pod_obj,
-                    annotations,
-                    waiting_claims: waiting,
-                    deadline: now + 600 * SECOND,
-                    sent: false,
-                };
-                let ready = b.waiting_claims.is_empty();
-                self.bindings.insert(key.clone(), b);
-                if ready {
-                    self.send_binding(ctx, &key);
-                } else {
-                    self.check_waiting_bindings(ctx);
                 }
             }
             Err(e) => {
-                let msg = truncate_message(&e.message());
-                self.recorder.event(
-                    ctx,
-                    &mut self.client,
-                    &pod_obj,
-                    WARNING,
-                    "FailedScheduling",
-                    &msg,
-                );
-                let mut status = serde_json::json!({"conditions": [{
-                    "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg,
-                    "lastTransitionTime": k8s_time(now), "lastProbeTime": serde_json::Value::Null
-                }]});
+                let status = e.status();
+                let mut nomination = None;
                 if let crate::scheduler::algorithm::ScheduleError::Fit {
                     post_filter: Some(pf),
                     ..
                 } = &e
                 {
-                    self.preempt(ctx, &pod_obj, &q, pf);
+                    self.preempt(ctx, &pod_obj, &sched_name, &q, pf);
                     let current = match &*pod_obj {
                         Object::Pod(p) => p
                             .status
@@ -589,28 +596,22 @@ impl KubeScheduler {
                     // ModeOverride (updatePod): set a new nomination, or clear the old
                     // one when preemption found no candidate.
                     if pf.nominated_node_name != current {
-                        status["nominatedNodeName"] = if pf.nominated_node_name.is_empty() {
+                        nomination = Some(if pf.nominated_node_name.is_empty() {
                             serde_json::Value::Null
                         } else {
                             serde_json::Value::String(pf.nominated_node_name.clone())
-                        };
+                        });
                     }
                 }
-                let req = ApiRequest::new(Verb::Patch, Kind::Pod, ns, name)
-                    .with_subresource(Subresource::Status)
-                    .with_body(Body::Patch(
-                        PatchType::StrategicMerge,
-                        serde_json::json!({ "status": status }),
-                    ));
-                self.client.send(ctx, req);
-                if !annotations.is_empty() {
-                    let patch = serde_json::json!({"metadata": {"annotations": annotations}});
-                    self.client.send(
-                        ctx,
-                        ApiRequest::new(Verb::Patch, Kind::Pod, ns, name)
-                            .with_body(Body::Patch(PatchType::Merge, patch)),
-                    );
-                }
+                let status = Status::new(status.code, e.message());
+                self.handle_failure(
+                    ctx,
+                    &pod_obj,
+                    &sched_name,
+                    &status,
+                    &annotations,
+                    nomination,
+                );
                 let plugins = e.unschedulable_plugins();
                 self.queue
                     .add_unschedulable_if_not_present(q, &e.status(), plugins, now);
@@ -618,11 +619,73 @@ impl KubeScheduler {
         }
     }
 
-    /// PostFilter's decision: evict the victims and nominate the node.
+    /// `handleSchedulingFailure`: the FailedScheduling event, the PodScheduled condition
+    /// (reason Unschedulable for a rejection, SchedulerError for an error), the nomination,
+    /// and the scheduling-result annotations of the attempt.
+    fn handle_failure(
+        &mut self,
+        ctx: &mut Ctx,
+        pod_obj: &Arc<Object>,
+        profile: &str,
+        status: &Status,
+        annotations: &BTreeMap<String, String>,
+        nomination: Option<serde_json::Value>,
+    ) {
+        let msg = truncate_message(&status.message());
+        self.event(ctx, profile, pod_obj, WARNING, "FailedScheduling", &msg);
+        let reason = if status.is_rejected() {
+            "Unschedulable"
+        } else {
+            "SchedulerError"
+        };
+        let mut patch = serde_json::json!({"conditions": [{
+            "type": "PodScheduled", "status": "False", "reason": reason, "message": msg,
+            "lastTransitionTime": k8s_time(ctx.now), "lastProbeTime": serde_json::Value::Null
+        }]});
+        if let Some(n) = nomination {
+            patch["nominatedNodeName"] = n;
+        }
+        let (ns, name) = (pod_obj.namespace().to_string(), pod_obj.name().to_string());
+        let req = ApiRequest::new(Verb::Patch, Kind::Pod, &ns, &name)
+            .with_subresource(Subresource::Status)
+            .with_body(Body::Patch(
+                PatchType::StrategicMerge,
+                serde_json::json!({ "status": patch }),
+            ));
+        self.client.send(ctx, req);
+        if !annotations.is_empty() {
+            let patch = serde_json::json!({"metadata": {"annotations": annotations}});
+            self.client.send(
+                ctx,
+                ApiRequest::new(Verb::Patch, Kind::Pod, &ns, &name)
+                    .with_body(Body::Patch(PatchType::Merge, patch)),
+            );
+        }
+    }
+
+    /// Records an event as the profile's scheduler (its schedulerName is the source).
+    fn event(
+        &mut self,
+        ctx: &mut Ctx,
+        profile: &str,
+        obj: &Object,
+        kind: &str,
+        reason: &str,
+        msg: &str,
+    ) {
+        let rec = self
+            .recorders
+            .entry(profile.to_string())
+            .or_insert_with(|| Recorder::new(profile, None));
+        rec.event(ctx, &mut self.client, obj, kind, reason, msg);
+    }
+
+    /// PostFilter's decision: mark and evict the victims and nominate the node.
     fn preempt(
         &mut self,
         ctx: &mut Ctx,
         pod_obj: &Arc<Object>,
+        profile: &str,
         q: &QueuedPodInfo,
         pf: &crate::scheduler::framework::PostFilterResult,
     ) {
@@ -631,9 +694,20 @@ impl KubeScheduler {
             let (vns, vname) = v.split_once('/').unwrap_or(("", v));
             if let Some(victim) = self.informer(Kind::Pod).get(vns, vname).cloned() {
                 let msg = format!("Preempted by pod {uid} on node {}", pf.nominated_node_name);
-                self.recorder
-                    .event(ctx, &mut self.client, &victim, NORMAL, "Preempted", &msg);
+                self.event(ctx, profile, &victim, NORMAL, "Preempted", &msg);
             }
+            // The victim learns why it goes before it is deleted (PreemptPod).
+            let condition = serde_json::json!({"status": {"conditions": [{
+                "type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                "message": format!("{profile}: preempting to accommodate a higher priority pod"),
+                "lastTransitionTime": k8s_time(ctx.now),
+            }]}});
+            self.client.send(
+                ctx,
+                ApiRequest::new(Verb::Patch, Kind::Pod, vns, vname)
+                    .with_subresource(Subresource::Status)
+                    .with_body(Body::Patch(PatchType::StrategicMerge, condition)),
+            );
             self.client
                 .send(ctx, ApiRequest::new(Verb::Delete, Kind::Pod, vns, vname));
         }
@@ -656,89 +730,102 @@ impl KubeScheduler {
         }
     }
 
-    /// Sends the Binding of every pod whose claims are bound.
-    fn check_waiting_bindings(&mut self, ctx: &mut Ctx) {
-        let pvcs = self.informer(Kind::PersistentVolumeClaim);
-        let bound = |c: &String| {
-            let (cns, cname) = c.split_once('/').unwrap_or(("", c));
-            matches!(pvcs.get(cns, cname).map(|o| &**o), Some(Object::PersistentVolumeClaim(p)) if p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Bound"))
-        };
-        let ready: Vec<String> = self
-            .bindings
-            .iter()
-            .filter(|(_, b)| !b.sent && b.waiting_claims.iter().all(bound))
-            .map(|(k, _)| k.clone())
-            .collect();
-        for key in ready {
-            self.send_binding(ctx, &key);
-        }
-    }
-
-    fn send_binding(&mut self, ctx: &mut Ctx, key: &str) {
-        let Some(b) = self.bindings.get_mut(key) else {
+    /// Moves a binding cycle on: sends the writes its plugins asked for, sets a timer when
+    /// it waits, and fails it when a plugin does.
+    fn advance_binding(&mut self, ctx: &mut Ctx, key: &str) {
+        let (Some(b), Some(snap)) = (self.bindings.get_mut(key), self.snapshot.as_ref()) else {
             return;
         };
-        b.sent = true;
-        let (ns, name) = key.split_once('/').unwrap_or(("", key));
-        let req = ApiRequest::new(Verb::Create, Kind::Pod, ns, name)
-            .with_subresource(Subresource::Binding)
-            .with_body(Body::Binding {
-                node: b.node.clone(),
-                annotations: b.annotations.clone(),
-            });
-        let id = self.client.send(ctx, req);
-        self.bind_requests.insert(id, key.to_string());
-    }
-
-    /// Binding cycles stuck on volumes past bindTimeoutSeconds fail.
-    fn expire_bindings(&mut self, ctx: &mut Ctx) {
-        let expired: Vec<String> = self
-            .bindings
-            .iter()
-            .filter(|(_, b)| !b.sent && b.deadline <= ctx.now)
-            .map(|(k, _)| k.clone())
-            .collect();
-        for key in expired {
-            self.fail_binding(ctx, &key, "binding volumes: context deadline exceeded");
-        }
-    }
-
-    fn fail_binding(&mut self, ctx: &mut Ctx, key: &str, msg: &str) {
-        let Some(b) = self.bindings.remove(key) else {
+        let Some(fw) = self.frameworks.get(&b.profile) else {
             return;
         };
-        if let Some(s) = self.snapshot.as_mut() {
-            s.remove_pod(key);
+        let mut writes = BindingWrites {
+            annotations: b.annotations.clone(),
+            ..Default::default()
+        };
+        let progress = fw.advance(&mut b.cycle, snap, ctx.now, &mut writes);
+        for (plugin, context, req) in writes.requests {
+            let is_binding = req.subresource == Some(Subresource::Binding);
+            let id = self.client.send(ctx, req);
+            let w = BindingWrite {
+                key: key.to_string(),
+                plugin,
+                context,
+                is_binding,
+            };
+            self.bind_requests.insert(id, w);
         }
-        self.recorder.event(
-            ctx,
-            &mut self.client,
-            &b.pod,
-            WARNING,
-            "FailedScheduling",
-            msg,
-        );
-        let status = crate::scheduler::framework::Status::error(msg.to_string());
+        match progress {
+            Progress::WaitUntil(t) => {
+                let token = self.next_binding_timer;
+                self.next_binding_timer += 1;
+                self.binding_timers.insert(token, key.to_string());
+                ctx.timer(t.saturating_sub(ctx.now), token);
+            }
+            Progress::BindSent => {}
+            Progress::Failed(status) => self.fail_binding(ctx, key, status),
+        }
+    }
+
+    /// `handleBindingCycleError`: Unreserve, forget the assumed pod (which frees its
+    /// place for others, like a deleted pod), then the failure handler.
+    fn fail_binding(&mut self, ctx: &mut Ctx, key: &str, status: Status) {
+        let Some(mut b) = self.bindings.remove(key) else {
+            return;
+        };
+        if let (Some(fw), Some(snap)) = (self.frameworks.get(&b.profile), self.snapshot.as_mut()) {
+            fw.unreserve(&mut b.cycle, snap);
+            if snap.remove_pod(key).is_some() {
+                self.queue
+                    .move_all_to_active_or_backoff(ClusterEvent::AssignedPodDelete, ctx.now);
+            }
+        }
+        self.handle_failure(ctx, &b.pod, &b.profile, &status, &b.annotations, None);
+        let plugins = rejecting_plugin(&status);
         self.queue
-            .add_unschedulable_if_not_present(b.q, &status, BTreeSet::new(), ctx.now);
+            .add_unschedulable_if_not_present(b.q, &status, plugins, ctx.now);
     }
 
     fn on_bind_response(&mut self, ctx: &mut Ctx, resp: ApiResponse) {
-        let Some(key) = self.bind_requests.remove(&resp.id) else {
+        let Some(w) = self.bind_requests.remove(&resp.id) else {
             return;
         };
-        match resp.result {
-            Ok(_) => {
-                let Some(b) = self.bindings.remove(&key) else {
+        if !w.is_binding {
+            if let Err(s) = resp.result {
+                let msg = format!(
+                    "running PreBind plugin {:?}: {}: {}",
+                    w.plugin, w.context, s.message
+                );
+                self.fail_binding(ctx, &w.key, Status::error(msg).with_plugin(w.plugin));
+            }
+            return;
+        }
+        let Some(b) = self.bindings.get(&w.key) else {
+            return;
+        };
+        let Some(fw) = self.frameworks.get(&b.profile) else {
+            return;
+        };
+        match fw.finish_bind(&b.cycle, resp.result.map(|_| ()).map_err(|s| s.message)) {
+            Ok(()) => {
+                let Some(b) = self.bindings.remove(&w.key) else {
                     return;
                 };
-                self.queue.done(&key);
-                let (ns, name) = key.split_once('/').unwrap_or(("", &key));
-                let msg = scheduled_message(ns, name, &b.node);
-                self.recorder
-                    .event(ctx, &mut self.client, &b.pod, NORMAL, "Scheduled", &msg);
+                self.queue.done(&w.key);
+                let (ns, name) = w.key.split_once('/').unwrap_or(("", &w.key));
+                let msg = scheduled_message(ns, name, &b.cycle.node);
+                self.event(ctx, &b.profile, &b.pod, NORMAL, "Scheduled", &msg);
             }
-            Err(s) => self.fail_binding(ctx, &key, &format!("binding rejected: {}", s.message)),
+            Err(status) => self.fail_binding(ctx, &w.key, status),
         }
+    }
+}
+
+/// The plugin that rejected the pod, for the queue's requeueing (none for an error).
+fn rejecting_plugin(status: &Status) -> BTreeSet<&'static str> {
+    if status.is_rejected() && !status.plugin.is_empty() {
+        BTreeSet::from([status.plugin])
+    } else {
+        BTreeSet::new()
     }
 }

@@ -389,6 +389,13 @@ impl VolumeController {
             }
             return;
         };
+        if r.uid.as_deref().unwrap_or("").is_empty() {
+            // Pre-bound to a claim that is not bound to it yet: syncing the claim binds.
+            if phase != "Available" && self.once(format!("available/{name}/{rv}")) {
+                set_phase(env, "Available");
+            }
+            return;
+        }
         let ns = r.namespace.clone().unwrap_or_default();
         let cname = r.name.clone().unwrap_or_default();
         let claim_obj = inf.pvcs.get(&ns, &cname).cloned();

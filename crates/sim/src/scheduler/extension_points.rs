@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::framework::*;
 use super::nodeinfo::{NodeInfo, Snapshot};
 use super::podinfo::PodInfo;
-use super::runtime::{BindingPlugins, Ext, Framework, PluginScores};
+use super::runtime::{Ext, Framework, PluginScores};
 
 impl Framework {
     /// Runs PreEnqueue plugins; the first non-success status (with its plugin) is returned.
@@ -336,27 +336,5 @@ impl Framework {
             });
         }
         Ok(out)
-    }
-
-    /// Names of the Reserve, Permit, PreBind and Bind plugins, for the actor to drive.
-    pub fn binding_plugins(&self) -> BindingPlugins<'_> {
-        BindingPlugins {
-            reserve: self
-                .iter(Ext::Reserve)
-                .filter_map(|p| p.as_reserve())
-                .collect(),
-            permit: self
-                .iter(Ext::Permit)
-                .filter_map(|p| p.as_permit())
-                .collect(),
-            pre_bind: self
-                .iter(Ext::PreBind)
-                .filter_map(|p| p.as_pre_bind())
-                .collect(),
-            bind: self
-                .iter(Ext::Bind)
-                .filter_map(|p| p.as_bind().map(|b| (p.name(), b)))
-                .collect(),
-        }
     }
 }

@@ -11,7 +11,9 @@ use super::nodeinfo::{NodeInfo, Snapshot};
 use super::podinfo::PodInfo;
 use super::queue::QueuedPodInfo;
 use super::runtime::Framework;
+use crate::api::ApiRequest;
 use crate::rng::Rng;
+use crate::time::Time;
 
 /// `MaxNodeScore`: the highest score a plugin may give after normalizing.
 pub const MAX_NODE_SCORE: i64 = 100;
@@ -428,35 +430,107 @@ pub trait ScorePlugin {
     }
 }
 
-/// Reserves per-node resources the plugin tracks (the actor calls it after assuming).
+/// Reserves what the plugin tracks for the pod on its node, in the scheduler's cache
+/// (`cache`), before the binding cycle starts.
 pub trait ReservePlugin {
-    /// Reserve; failure un-assumes the pod.
-    fn reserve(&self, state: &mut CycleState, pod: &PodInfo, node: &str) -> Status;
-    /// Undo a reservation.
-    fn unreserve(&self, _state: &mut CycleState, _pod: &PodInfo, _node: &str) {}
+    /// Reserve; a failure ends the cycle and every Reserve plugin's Unreserve runs.
+    fn reserve(
+        &self,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        cache: &mut Snapshot,
+    ) -> Status;
+    /// Undoes Reserve (idempotent: it also runs for plugins whose Reserve did not).
+    fn unreserve(
+        &self,
+        _state: &mut CycleState,
+        _pod: &PodInfo,
+        _node: &str,
+        _cache: &mut Snapshot,
+    ) {
+    }
 }
 
 /// Approves, denies or delays binding.
 pub trait PermitPlugin {
-    /// Success, Unschedulable or Wait.
-    fn permit(&self, state: &CycleState, pod: &PodInfo, node: &str) -> Status;
+    /// Success, a rejection, or Wait with how long to wait (capped at 15 minutes).
+    fn permit(&self, state: &CycleState, pod: &PodInfo, node: &str) -> (Status, Time);
 }
 
-/// Work before binding (e.g. binding volumes); the actor interprets the state it leaves.
+/// Work before binding (e.g. binding volumes).
 pub trait PreBindPlugin {
-    /// Success when there is nothing left to do or it was recorded in the state.
-    fn pre_bind(&self, state: &mut CycleState, pod: &PodInfo, node: &str) -> Status;
+    /// Starts the work; API writes go to `writes`. Success: done; Pending: the binding
+    /// cycle polls [`PreBindPlugin::pre_bind_poll`] every second; anything else fails it.
+    fn pre_bind(
+        &self,
+        state: &mut CycleState,
+        pod: &PodInfo,
+        node: &str,
+        now: Time,
+        writes: &mut BindingWrites,
+    ) -> Status;
+    /// Whether pending work finished, as the scheduler's cache sees the cluster.
+    fn pre_bind_poll(
+        &self,
+        _state: &CycleState,
+        _pod: &PodInfo,
+        _node: &str,
+        _cache: &Snapshot,
+        _now: Time,
+    ) -> Status {
+        Status::success()
+    }
 }
 
-/// Binds the pod. Success means "post a Binding for this pod to this node"; Skip passes
-/// to the next binder.
+/// Binds the pod. Success means the plugin put its `Binding` in `writes` (the apiserver's
+/// answer ends the cycle); Skip passes to the next binder.
 pub trait BindPlugin {
-    /// Decide whether this plugin binds the pod.
-    fn bind(&self, state: &CycleState, pod: &PodInfo, node: &str) -> Status;
+    /// Binds, or skips.
+    fn bind(
+        &self,
+        state: &CycleState,
+        pod: &PodInfo,
+        node: &str,
+        writes: &mut BindingWrites,
+    ) -> Status;
 }
 
 /// Informational after a successful bind.
 pub trait PostBindPlugin {
     /// Called after binding.
     fn post_bind(&self, state: &CycleState, pod: &PodInfo, node: &str);
+}
+
+/// API writes the binding cycle's plugins ask for, each with the plugin that asked and
+/// the words upstream puts before an error of that write.
+#[derive(Debug, Default)]
+pub struct BindingWrites {
+    /// (plugin, error context, request), in order.
+    pub requests: Vec<(&'static str, &'static str, ApiRequest)>,
+    /// The scheduling-result annotations every Binding carries (design.md §3.4).
+    pub annotations: std::collections::BTreeMap<String, String>,
+}
+
+impl BindingWrites {
+    /// Queues a write.
+    pub fn push(&mut self, plugin: &'static str, context: &'static str, req: ApiRequest) {
+        self.requests.push((plugin, context, req));
+    }
+
+    /// Queues the pods/binding request for `pod` to `node`.
+    pub fn binding(&mut self, plugin: &'static str, pod: &PodInfo, node: &str) {
+        let req = ApiRequest::new(
+            crate::api::Verb::Create,
+            crate::object::Kind::Pod,
+            &pod.namespace,
+            &pod.name,
+        )
+        .with_subresource(crate::api::Subresource::Binding)
+        .with_body(crate::api::Body::Binding {
+            node: node.to_string(),
+            annotations: self.annotations.clone(),
+        });
+        self.push(plugin, "", req);
+    }
 }

@@ -48,6 +48,7 @@
 //! ```
 
 pub mod algorithm;
+pub mod binding;
 pub mod config;
 pub mod domaincache;
 pub mod extension_points;
@@ -63,8 +64,9 @@ pub mod selector;
 pub mod validation;
 
 pub use algorithm::{schedule_one, Annotations, FitError, ScheduleOutcome, SchedulerState};
+pub use binding::{BindingCycle, Progress};
 pub use config::{parse as parse_config, KubeSchedulerConfiguration};
-pub use framework::{Code, CycleState, Status};
+pub use framework::{BindingWrites, Code, CycleState, Status};
 pub use nodeinfo::{NodeInfo, Snapshot};
 pub use plugins::in_tree_registry;
 pub use podinfo::{PodInfo, SharedPod};

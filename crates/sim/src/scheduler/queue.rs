@@ -298,26 +298,33 @@ impl SchedulingQueue {
         self.delete_nominated_pod_if_exists(key);
     }
 
+    /// The pod [`SchedulingQueue::pop`] would take now, if any.
+    fn next_key(&self) -> Option<&str> {
+        match self.active.iter().next() {
+            Some(k) => Some(&k.3),
+            // Only pods backing off after a rejection may jump the queue; pods that hit an
+            // error wait out their backoff (upstream keeps them in a separate errorBackoffQ).
+            None if self.pop_from_backoff_q => {
+                self.backoff.iter().map(|(_, _, k)| k.as_str()).find(|k| {
+                    self.pods
+                        .get(*k)
+                        .is_some_and(|(q, _)| !q.unschedulable_plugins.is_empty())
+                })
+            }
+            None => None,
+        }
+    }
+
+    /// Whether a pod can be popped now (a scheduling cycle has work).
+    pub fn can_pop(&self) -> bool {
+        self.next_key().is_some()
+    }
+
     /// Pops the next pod to schedule: the head of activeQ, else (with
     /// `pop_from_backoff_q`) the earliest of backoffQ. The pod is in flight until
     /// [`SchedulingQueue::done`] or [`SchedulingQueue::add_unschedulable_if_not_present`].
     pub fn pop(&mut self, now: Time) -> Option<QueuedPodInfo> {
-        let key = match self.active.iter().next() {
-            Some(k) => k.3.clone(),
-            // Only pods backing off after a rejection may jump the queue; pods that hit an
-            // error wait out their backoff (upstream keeps them in a separate errorBackoffQ).
-            None if self.pop_from_backoff_q => self
-                .backoff
-                .iter()
-                .map(|(_, _, k)| k)
-                .find(|k| {
-                    self.pods
-                        .get(*k)
-                        .is_some_and(|(q, _)| !q.unschedulable_plugins.is_empty())
-                })?
-                .clone(),
-            None => return None,
-        };
+        let key = self.next_key()?.to_string();
         let (mut q, _) = self.remove_index(&key)?;
         q.attempts += 1;
         if q.initial_attempt_timestamp.is_none() {

@@ -330,18 +330,6 @@ impl Framework {
     }
 }
 
-/// Reserve/Permit/PreBind/Bind plugins of a framework.
-pub struct BindingPlugins<'a> {
-    /// Reserve plugins in order.
-    pub reserve: Vec<&'a dyn ReservePlugin>,
-    /// Permit plugins in order.
-    pub permit: Vec<&'a dyn PermitPlugin>,
-    /// PreBind plugins in order.
-    pub pre_bind: Vec<&'a dyn PreBindPlugin>,
-    /// Bind plugins in order, with names.
-    pub bind: Vec<(&'static str, &'a dyn BindPlugin)>,
-}
-
 /// One score plugin's results over the feasible nodes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PluginScores {

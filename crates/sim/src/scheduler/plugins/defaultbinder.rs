@@ -1,8 +1,8 @@
-//! DefaultBinder: binds the pod by posting a `Binding` to the apiserver (the actor does the
-//! request; Success here means "post it").
+//! DefaultBinder: binds the pod by posting a `Binding` (pods/binding subresource) to the
+//! apiserver.
 
 use crate::scheduler::config::PluginArgs;
-use crate::scheduler::framework::{BindPlugin, CycleState, Plugin, Status};
+use crate::scheduler::framework::{BindPlugin, BindingWrites, CycleState, Plugin, Status};
 use crate::scheduler::podinfo::PodInfo;
 
 /// The plugin name.
@@ -26,7 +26,14 @@ impl Plugin for DefaultBinder {
 }
 
 impl BindPlugin for DefaultBinder {
-    fn bind(&self, _: &CycleState, _: &PodInfo, _: &str) -> Status {
+    fn bind(
+        &self,
+        _: &CycleState,
+        pod: &PodInfo,
+        node: &str,
+        writes: &mut BindingWrites,
+    ) -> Status {
+        writes.binding(NAME, pod, node);
         Status::success()
     }
 }

@@ -1,19 +1,24 @@
 //! VolumeBinding: bound PVCs must have their PV reachable from the node (PV node affinity);
 //! unbound WaitForFirstConsumer PVCs need a matching available PV or a provisioner whose
-//! allowedTopologies include the node. Reserve/PreBind record what the actor must do.
+//! allowedTopologies include the node. Reserve assumes the chosen PVs and provisioning
+//! requests in the scheduler's cache; PreBind writes them and waits until every claim is
+//! bound (`BindPodVolumes`), for at most bindTimeoutSeconds.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim};
+use k8s_openapi::api::core::v1::{ObjectReference, PersistentVolume, PersistentVolumeClaim};
 use k8s_openapi::api::storage::v1::StorageClass;
 
+use crate::api::{ApiRequest, Body, PatchType, Verb};
+use crate::object::Kind;
 use crate::scheduler::config::PluginArgs;
 use crate::scheduler::framework::*;
 use crate::scheduler::nodeinfo::{NodeInfo, Snapshot};
 use crate::scheduler::podinfo::PodInfo;
 use crate::scheduler::resource::quantity_value;
 use crate::scheduler::selector::{CompiledNodeSelector, Labels, Selector};
+use crate::time::{Time, SECOND};
 
 /// The plugin name.
 pub const NAME: &str = "VolumeBinding";
@@ -30,12 +35,26 @@ pub const ERR_REASON_PV_NOT_EXIST: &str =
 const STATE_KEY: &str = "VolumeBinding";
 const NO_PROVISIONER: &str = "kubernetes.io/no-provisioner";
 
+/// `volume.kubernetes.io/selected-node`: where a WaitForFirstConsumer claim is provisioned.
+pub const ANN_SELECTED_NODE: &str = "volume.kubernetes.io/selected-node";
+
 /// The VolumeBinding plugin.
-pub struct VolumeBinding;
+pub struct VolumeBinding {
+    bind_timeout: Time,
+}
 
 /// Constructor for the registry.
-pub fn new(_: Option<&PluginArgs>) -> Result<Box<dyn Plugin>, String> {
-    Ok(Box::new(VolumeBinding))
+pub fn new(args: Option<&PluginArgs>) -> Result<Box<dyn Plugin>, String> {
+    let secs = match args {
+        Some(PluginArgs::VolumeBinding {
+            bind_timeout_seconds,
+            ..
+        }) => *bind_timeout_seconds,
+        _ => 600,
+    };
+    Ok(Box::new(VolumeBinding {
+        bind_timeout: (secs.max(0) as u64).saturating_mul(SECOND),
+    }))
 }
 
 impl Plugin for VolumeBinding {
@@ -77,6 +96,18 @@ struct State {
     bound: Vec<Option<Arc<PersistentVolume>>>,
     /// Unbound WaitForFirstConsumer claims with their class and candidate PVs.
     to_bind: Vec<Claim>,
+    /// What Reserve assumed on the chosen node.
+    assumed: Option<Assumed>,
+    /// When PreBind gives up waiting for the claims.
+    deadline: Time,
+}
+
+/// `AssumePodVolumes`: the decisions, and each cache entry before and after.
+#[derive(Clone, Debug, Default)]
+struct Assumed {
+    decisions: PodVolumes,
+    pvs: Vec<(Arc<PersistentVolume>, Arc<PersistentVolume>)>,
+    pvcs: Vec<(Arc<PersistentVolumeClaim>, Arc<PersistentVolumeClaim>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -335,27 +366,204 @@ impl ScorePlugin for VolumeBinding {
 }
 
 impl ReservePlugin for VolumeBinding {
-    fn reserve(&self, _: &mut CycleState, _: &PodInfo, _: &str) -> Status {
-        // The decisions for the chosen node are read with `pod_volumes` by the actor, which
-        // assumes them in its PV/PVC cache.
+    /// `AssumePodVolumes`: the chosen PVs get the claim's claimRef and the claims to
+    /// provision get the selected-node annotation, in the cache, so that the next pod
+    /// cannot take the same PV before the writes come back through the informers.
+    fn reserve(
+        &self,
+        state: &mut CycleState,
+        _: &PodInfo,
+        node: &str,
+        cache: &mut Snapshot,
+    ) -> Status {
+        let Some(s) = state.read_mut::<State>(STATE_KEY) else {
+            return Status::success();
+        };
+        if s.to_bind.is_empty() {
+            return Status::success();
+        }
+        let Some(ni) = cache.get(node) else {
+            return Status::error(format!("node {node:?} not found"));
+        };
+        let decisions = match s.find(ni) {
+            Ok(d) => d,
+            Err(st) => return st,
+        };
+        let mut assumed = Assumed::default();
+        for (claim, pv_name) in &decisions.static_bindings {
+            let Some(pv) = cache.pvs.get(pv_name).cloned() else {
+                continue;
+            };
+            let (ns, name) = claim.split_once('/').unwrap_or(("", claim));
+            let uid = cache.pvcs.get(claim).and_then(|c| c.metadata.uid.clone());
+            let mut new = (*pv).clone();
+            if let Some(spec) = new.spec.as_mut() {
+                spec.claim_ref = Some(ObjectReference {
+                    uid,
+                    ..claim_ref(ns, name)
+                });
+            }
+            let new = Arc::new(new);
+            cache.set_pv(new.clone());
+            assumed.pvs.push((pv, new));
+        }
+        for claim in &decisions.dynamic_provisions {
+            let Some(pvc) = cache.pvcs.get(claim).cloned() else {
+                continue;
+            };
+            let mut new = (*pvc).clone();
+            new.metadata
+                .annotations
+                .get_or_insert_with(Default::default)
+                .insert(ANN_SELECTED_NODE.into(), node.to_string());
+            let new = Arc::new(new);
+            cache.set_pvc(new.clone());
+            assumed.pvcs.push((pvc, new));
+        }
+        assumed.decisions = decisions;
+        s.assumed = Some(assumed);
         Status::success()
+    }
+
+    /// Restores what is still the assumed version; a newer informer copy stays.
+    fn unreserve(&self, state: &mut CycleState, _: &PodInfo, _: &str, cache: &mut Snapshot) {
+        let Some(a) = state
+            .read_mut::<State>(STATE_KEY)
+            .and_then(|s| s.assumed.take())
+        else {
+            return;
+        };
+        for (old, new) in a.pvs {
+            let name = old.metadata.name.clone().unwrap_or_default();
+            if cache
+                .pvs
+                .get(&name)
+                .is_some_and(|cur| Arc::ptr_eq(cur, &new))
+            {
+                cache.set_pv(old);
+            }
+        }
+        for (old, new) in a.pvcs {
+            let key = format!(
+                "{}/{}",
+                old.metadata.namespace.as_deref().unwrap_or(""),
+                old.metadata.name.as_deref().unwrap_or("")
+            );
+            if cache
+                .pvcs
+                .get(&key)
+                .is_some_and(|cur| Arc::ptr_eq(cur, &new))
+            {
+                cache.set_pvc(old);
+            }
+        }
+    }
+}
+
+fn claim_ref(ns: &str, name: &str) -> ObjectReference {
+    ObjectReference {
+        kind: Some("PersistentVolumeClaim".into()),
+        api_version: Some("v1".into()),
+        namespace: Some(ns.into()),
+        name: Some(name.into()),
+        ..Default::default()
     }
 }
 
 impl PreBindPlugin for VolumeBinding {
-    fn pre_bind(&self, _: &mut CycleState, _: &PodInfo, _: &str) -> Status {
-        Status::success()
+    /// `BindPodVolumes`: pre-bind the chosen PVs (claimRef, as the PV controller would)
+    /// and ask for provisioning on the node (selected-node), then wait.
+    fn pre_bind(
+        &self,
+        state: &mut CycleState,
+        _: &PodInfo,
+        node: &str,
+        now: Time,
+        writes: &mut BindingWrites,
+    ) -> Status {
+        let Some(s) = state.read_mut::<State>(STATE_KEY) else {
+            return Status::success();
+        };
+        let Some(a) = s.assumed.as_ref() else {
+            return Status::success();
+        };
+        for (_, pv) in &a.pvs {
+            let claim_ref = pv.spec.as_ref().and_then(|s| s.claim_ref.as_ref());
+            let patch = serde_json::json!({"spec": {"claimRef": claim_ref}});
+            let name = pv.metadata.name.as_deref().unwrap_or("");
+            let req = ApiRequest::new(Verb::Patch, Kind::PersistentVolume, "", name)
+                .with_body(Body::Patch(PatchType::Merge, patch));
+            writes.push(NAME, "binding volumes", req);
+        }
+        for claim in &a.decisions.dynamic_provisions {
+            let (ns, name) = claim.split_once('/').unwrap_or(("", claim));
+            let patch = serde_json::json!({"metadata": {"annotations": {ANN_SELECTED_NODE: node}}});
+            let req = ApiRequest::new(Verb::Patch, Kind::PersistentVolumeClaim, ns, name)
+                .with_body(Body::Patch(PatchType::Merge, patch));
+            writes.push(NAME, "binding volumes", req);
+        }
+        s.deadline = now.saturating_add(self.bind_timeout);
+        Status::code_only(Code::Pending)
     }
-}
 
-/// The volume decisions for the pod on `node` (what PreBind must do), computed from the
-/// cycle's state: `None` when the pod has no volumes to bind.
-pub fn pod_volumes(state: &CycleState, node: &NodeInfo) -> Option<PodVolumes> {
-    let s = state.read::<State>(STATE_KEY)?;
-    if s.to_bind.is_empty() {
-        return None;
+    /// `checkBindings`: done when every claim is bound; a provisioning request whose
+    /// selected-node was reset fails; so does waiting past bindTimeoutSeconds.
+    fn pre_bind_poll(
+        &self,
+        state: &CycleState,
+        _: &PodInfo,
+        _: &str,
+        cache: &Snapshot,
+        now: Time,
+    ) -> Status {
+        let Some(s) = state.read::<State>(STATE_KEY) else {
+            return Status::success();
+        };
+        let Some(a) = s.assumed.as_ref() else {
+            return Status::success();
+        };
+        let fail = |m: String| Status::error(format!("binding volumes: {m}"));
+        let claims = a
+            .decisions
+            .static_bindings
+            .iter()
+            .map(|(c, _)| (c, false))
+            .chain(a.decisions.dynamic_provisions.iter().map(|c| (c, true)));
+        let mut all_bound = true;
+        for (key, provisioning) in claims {
+            let name = key.split_once('/').map(|(_, n)| n).unwrap_or(key);
+            let Some(pvc) = cache.pvcs.get(key) else {
+                return fail(format!(
+                    "failed to get pvc {key:?} from cache: persistentvolumeclaim {name:?} not found"
+                ));
+            };
+            let bound = pvc.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Bound")
+                && pvc
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.volume_name.as_deref())
+                    .is_some_and(|v| !v.is_empty());
+            if bound {
+                continue;
+            }
+            let selected = pvc
+                .metadata
+                .annotations
+                .as_ref()
+                .is_some_and(|m| m.contains_key(ANN_SELECTED_NODE));
+            if provisioning && !selected {
+                return fail(format!("selectedNode annotation reset for PVC {name:?}"));
+            }
+            all_bound = false;
+        }
+        if all_bound {
+            Status::success()
+        } else if now >= s.deadline {
+            fail("context deadline exceeded".into())
+        } else {
+            Status::code_only(Code::Pending)
+        }
     }
-    s.find(node).ok()
 }
 
 #[cfg(test)]

@@ -4,6 +4,10 @@ use super::*;
 use crate::scheduler::plugins::helper::fixtures::*;
 use serde_json::{json, Value};
 
+const VB: VolumeBinding = VolumeBinding {
+    bind_timeout: 600 * SECOND,
+};
+
 fn obj<T: serde::de::DeserializeOwned>(v: Value) -> Arc<T> {
     Arc::new(serde_json::from_value(v).unwrap())
 }
@@ -34,7 +38,7 @@ fn run(snap: &Snapshot, claim: &str) -> (Status, Vec<String>) {
         json!({"spec": {"volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": claim}}]}}),
     ));
     let mut st = CycleState::default();
-    let (_, s) = VolumeBinding.pre_filter(&mut st, &p, snap);
+    let (_, s) = VB.pre_filter(&mut st, &p, snap);
     if !s.is_success() {
         return (s, vec![]);
     }
@@ -42,7 +46,7 @@ fn run(snap: &Snapshot, claim: &str) -> (Status, Vec<String>) {
         .nodes()
         .iter()
         .map(|n| {
-            let s = VolumeBinding.filter(&st, &p, n);
+            let s = VB.filter(&st, &p, n);
             if s.is_success() {
                 "ok".to_string()
             } else {
@@ -100,24 +104,100 @@ fn claims_are_checked_against_nodes() {
     assert_eq!(st.code, Code::UnschedulableAndUnresolvable);
 }
 
+fn claim_pod(name: &str, claim: &str) -> PodInfo {
+    info(pod(
+        name,
+        json!({"spec": {"volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": claim}}]}}),
+    ))
+}
+
 #[test]
-fn no_matching_local_volume_is_a_bind_conflict_and_decisions_are_exposed() {
+fn no_matching_local_volume_is_a_bind_conflict() {
     let mut s = snap();
     s.set_pvc(pvc("local", "local", ""));
     s.set_pv(local_pv("small", "local", "n1", "500Mi"));
     s.set_pv(local_pv("pv-a", "local", "n2", "10Gi"));
-    s.set_pv(local_pv("pv-b", "local", "n2", "2Gi"));
-    // n1's only PV is too small; n2 picks the smallest that fits (pv-b).
+    // n1's only PV is too small.
     assert_eq!(run(&s, "local").1, [ERR_REASON_BIND_CONFLICT, "ok"]);
-    let p = info(pod(
-        "p",
-        json!({"spec": {"volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "local"}}]}}),
-    ));
+}
+
+fn claim_of(s: &Snapshot, pv: &str) -> Option<String> {
+    s.pvs[pv]
+        .spec
+        .as_ref()
+        .and_then(|sp| sp.claim_ref.as_ref())
+        .and_then(|r| r.name.clone())
+}
+
+#[test]
+fn reserve_assumes_the_smallest_fitting_pv_so_the_next_pod_cannot_take_it() {
+    let mut s = snap();
+    s.set_pvc(pvc("a", "local", ""));
+    s.set_pvc(pvc("b", "local", ""));
+    s.set_pv(local_pv("pv-big", "local", "n2", "10Gi"));
+    s.set_pv(local_pv("pv-small", "local", "n2", "2Gi"));
+    let p = claim_pod("p", "a");
     let mut st = CycleState::default();
-    VolumeBinding.pre_filter(&mut st, &p, &s);
-    let v = pod_volumes(&st, s.get("n2").unwrap()).unwrap();
+    VB.pre_filter(&mut st, &p, &s);
+    assert!(VB.reserve(&mut st, &p, "n2", &mut s).is_success());
+    assert_eq!(claim_of(&s, "pv-small").as_deref(), Some("a"));
+    assert_eq!(claim_of(&s, "pv-big"), None);
+
+    // The next pod's claim only finds pv-big now.
+    let q = claim_pod("q", "b");
+    let mut st2 = CycleState::default();
+    VB.pre_filter(&mut st2, &q, &s);
+    assert!(VB.reserve(&mut st2, &q, "n2", &mut s).is_success());
+    assert_eq!(claim_of(&s, "pv-big").as_deref(), Some("b"));
+
+    // PreBind writes the claimRef and waits for the claim to be bound.
+    let mut w = BindingWrites::default();
     assert_eq!(
-        v.static_bindings,
-        [("default/local".to_string(), "pv-b".to_string())]
+        VB.pre_bind(&mut st, &p, "n2", 0, &mut w).code,
+        Code::Pending
+    );
+    assert_eq!(w.requests.len(), 1);
+    assert_eq!(w.requests[0].2.name, "pv-small");
+    assert_eq!(
+        VB.pre_bind_poll(&st, &p, "n2", &s, SECOND).code,
+        Code::Pending
+    );
+    let mut bound = (*s.pvcs["default/a"]).clone();
+    bound.spec.as_mut().unwrap().volume_name = Some("pv-small".into());
+    bound.status = Some(serde_json::from_value(json!({"phase": "Bound"})).unwrap());
+    s.set_pvc(Arc::new(bound));
+    assert!(VB.pre_bind_poll(&st, &p, "n2", &s, 2 * SECOND).is_success());
+
+    // Unreserve of the second pod gives pv-big back.
+    VB.unreserve(&mut st2, &q, "n2", &mut s);
+    assert_eq!(claim_of(&s, "pv-big"), None);
+    assert_eq!(claim_of(&s, "pv-small").as_deref(), Some("a"));
+}
+
+#[test]
+fn pre_bind_gives_up_after_bind_timeout_seconds() {
+    let mut s = snap();
+    s.set_pvc(pvc("data", "standard", ""));
+    let p = claim_pod("p", "data");
+    let mut st = CycleState::default();
+    VB.pre_filter(&mut st, &p, &s);
+    assert!(VB.reserve(&mut st, &p, "n1", &mut s).is_success());
+    let ann = s.pvcs["default/data"].metadata.annotations.clone().unwrap();
+    assert_eq!(ann[ANN_SELECTED_NODE], "n1");
+    let mut w = BindingWrites::default();
+    assert_eq!(
+        VB.pre_bind(&mut st, &p, "n1", 0, &mut w).code,
+        Code::Pending
+    );
+    assert_eq!(w.requests[0].2.kind, Kind::PersistentVolumeClaim);
+    assert_eq!(
+        VB.pre_bind_poll(&st, &p, "n1", &s, 599 * SECOND).code,
+        Code::Pending
+    );
+    let st600 = VB.pre_bind_poll(&st, &p, "n1", &s, 600 * SECOND);
+    assert_eq!(st600.code, Code::Error);
+    assert_eq!(
+        st600.message(),
+        "binding volumes: context deadline exceeded"
     );
 }
