@@ -386,6 +386,10 @@ pub struct Status {
     pub details_kind: String,
     /// `details.name`.
     pub details_name: String,
+    /// Typed `details.causes` as (type, message): `DisruptionBudget` on a refused eviction.
+    pub typed_causes: Vec<(String, String)>,
+    /// `details.retryAfterSeconds` (0 when absent).
+    pub retry_after_seconds: u32,
 }
 
 impl Status {
@@ -399,6 +403,8 @@ impl Status {
             causes: Vec::new(),
             details_kind: String::new(),
             details_name: String::new(),
+            typed_causes: Vec::new(),
+            retry_after_seconds: 0,
         }
     }
 
@@ -459,6 +465,11 @@ impl Status {
     /// Whether this is a 404.
     pub fn is_not_found(&self) -> bool {
         self.reason == StatusReason::NotFound
+    }
+
+    /// Whether this is a 429 TooManyRequests.
+    pub fn is_too_many_requests(&self) -> bool {
+        self.reason == StatusReason::TooManyRequests
     }
 
     /// Whether this is a 409 Conflict.

@@ -117,3 +117,106 @@ fn the_disruption_controller_reports_healthy_and_allowed_pods() {
     let d = t.ok("kubectl describe pdb nginx");
     assert!(d.starts_with("Name:           nginx\nNamespace:      default\nMin available:  2\nSelector:       app=nginx\nStatus:\n    Allowed disruptions:  0\n    Current:              1\n    Desired:              2\n    Total:                1\n"), "{d}");
 }
+
+/// The name of the first pod whose line in `kubectl get pods -o wide` names `node`.
+fn pods_on(t: &mut Term, node: &str) -> Vec<String> {
+    t.ok("kubectl get pods -o wide --no-headers")
+        .lines()
+        .filter(|l| l.split_whitespace().nth(6) == Some(node))
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+        .collect()
+}
+
+const RETRY: &str =
+    "(will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.\n";
+
+/// minAvailable 3 of 3: no eviction is allowed, and `kubectl drain` retries every 5 s
+/// with kubectl's message, leaving the pod running.
+#[test]
+fn drain_retries_while_the_budget_allows_no_disruption() {
+    let mut t = Term::new();
+    t.file(
+        "pdb.yaml",
+        &PDB_MIN2.replace("minAvailable: 2", "minAvailable: 3"),
+    );
+    t.ok("kubectl apply -f nginx.yaml");
+    t.ok("kubectl apply -f pdb.yaml");
+    t.settle(60);
+    let pods = pods_on(&mut t, "node-1");
+    assert_eq!(pods.len(), 1, "one replica per node");
+    let pod = &pods[0];
+    let o = kubeloop_sim::cmd::run(
+        &mut t.w,
+        "kubectl drain node-1 --pod-selector=app=nginx",
+        &t.files,
+        12_000,
+    );
+    let line = format!("error when evicting pods/\"{pod}\" -n \"default\" {RETRY}");
+    assert_eq!(o.stderr, line.repeat(3), "{o:?}");
+    let evicting = format!("evicting pod default/{pod}\n");
+    assert_eq!(
+        o.stdout,
+        format!("node/node-1 cordoned\n{}", evicting.repeat(3))
+    );
+    assert_eq!(pods_on(&mut t, "node-1"), vec![pod.clone()]);
+    // The refusal is a 429 whose cause names the budget's numbers.
+    let out = t.ok("kubectl get pdb nginx -o jsonpath={.status.disruptionsAllowed}");
+    assert_eq!(out, "0");
+}
+
+/// minAvailable 3 of 4 allows one disruption: the first pod goes at once, the second is
+/// refused until the first one's replacement is Ready elsewhere, then goes too.
+#[test]
+fn drain_evicts_within_the_budget_and_waits_for_replacements() {
+    let mut t = Term::new();
+    t.file(
+        "pdb.yaml",
+        &PDB_MIN2.replace("minAvailable: 2", "minAvailable: 3"),
+    );
+    t.ok("kubectl cordon node-3");
+    t.ok("kubectl apply -f nginx.yaml");
+    t.ok("kubectl scale deployment nginx --replicas=4");
+    t.ok("kubectl apply -f pdb.yaml");
+    t.settle(60);
+    let on_1 = pods_on(&mut t, "node-1");
+    assert_eq!(on_1.len(), 2, "two replicas on node-1");
+    assert_eq!(
+        t.ok("kubectl get pdb nginx -o jsonpath={.status.disruptionsAllowed}"),
+        "1"
+    );
+    let o = t.run("kubectl drain node-1");
+    assert_eq!(o.exit_code, 0, "{o:?}");
+    assert!(o.stdout.ends_with("node/node-1 drained\n"), "{o:?}");
+    for p in &on_1 {
+        assert!(o.stdout.contains(&format!("pod/{p} evicted\n")), "{o:?}");
+    }
+    assert!(
+        o.stderr.contains(RETRY),
+        "the second eviction waited: {o:?}"
+    );
+    assert!(pods_on(&mut t, "node-1").is_empty());
+}
+
+/// Two budgets selecting one pod: the eviction subresource refuses with a 500 and drain
+/// reports it as kubectl does.
+#[test]
+fn a_pod_with_two_budgets_cannot_be_evicted() {
+    let mut t = Term::new();
+    t.file("pdb.yaml", PDB_MIN2);
+    t.file(
+        "pdb2.yaml",
+        &PDB_MIN2.replace("name: nginx\n", "name: nginx-2\n"),
+    );
+    t.ok("kubectl apply -f nginx.yaml");
+    t.ok("kubectl apply -f pdb.yaml");
+    t.ok("kubectl apply -f pdb2.yaml");
+    t.settle(60);
+    let pod = pods_on(&mut t, "node-1").remove(0);
+    let o = t.run("kubectl drain node-1");
+    assert_eq!(o.exit_code, 1, "{o:?}");
+    let e = format!("error when evicting pods/\"{pod}\" -n \"default\": This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.");
+    assert_eq!(
+        o.stderr,
+        format!("There are pending pods in node \"node-1\" when an error occurred: {e}\npod/{pod}\nerror: unable to drain node \"node-1\" due to error: {e}, continuing command...\nThere are pending nodes to be drained:\n node-1\n{e}\n")
+    );
+}
