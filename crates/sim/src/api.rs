@@ -386,7 +386,14 @@ pub struct Status {
     pub details_kind: String,
     /// `details.name`.
     pub details_name: String,
-    /// Typed `details.causes` as (type, message): `DisruptionBudget` on a refused eviction.
+    /// Details beyond field causes (a refused eviction's), boxed to keep errors small.
+    pub extra: Option<Box<StatusExtra>>,
+}
+
+/// `details.causes` with a type, and `details.retryAfterSeconds`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatusExtra {
+    /// Typed causes as (type, message): `DisruptionBudget` on a refused eviction.
     pub typed_causes: Vec<(String, String)>,
     /// `details.retryAfterSeconds` (0 when absent).
     pub retry_after_seconds: u32,
@@ -403,8 +410,7 @@ impl Status {
             causes: Vec::new(),
             details_kind: String::new(),
             details_name: String::new(),
-            typed_causes: Vec::new(),
-            retry_after_seconds: 0,
+            extra: None,
         }
     }
 

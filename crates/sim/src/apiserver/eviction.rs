@@ -12,7 +12,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 
-use crate::api::{Status, StatusReason};
+use crate::api::{Status, StatusExtra, StatusReason};
 use crate::apiserver::field_error::forbidden_message;
 use crate::apiserver::server::{ApiServer, Request};
 use crate::apiserver::write::WriteOp;
@@ -69,8 +69,10 @@ fn budgets_for(s: &ApiServer, p: &Pod, ns: &str) -> Vec<Arc<Object>> {
 /// `errors.NewTooManyRequests` with the DisruptionBudget cause.
 fn too_many_requests(cause: String, retry_after: u32) -> Status {
     let mut s = Status::new(429, StatusReason::TooManyRequests, VIOLATION);
-    s.typed_causes = vec![("DisruptionBudget".into(), cause)];
-    s.retry_after_seconds = retry_after;
+    s.extra = Some(Box::new(StatusExtra {
+        typed_causes: vec![("DisruptionBudget".into(), cause)],
+        retry_after_seconds: retry_after,
+    }));
     s
 }
 
@@ -204,7 +206,7 @@ mod tests {
         assert_eq!((s.code, s.reason), (429, StatusReason::TooManyRequests));
         assert_eq!(s.message, VIOLATION);
         assert_eq!(
-            s.typed_causes,
+            s.extra.unwrap().typed_causes,
             vec![(
                 "DisruptionBudget".to_string(),
                 "The disruption budget web needs 2 healthy pods and has 2 currently".to_string()
@@ -216,9 +218,10 @@ mod tests {
     fn an_unobserved_generation_is_a_429_still_being_processed() {
         let s = check_and_decrement(pdb(2, 1, 1), "web-1", 5_000).unwrap_err();
         assert_eq!(s.code, 429);
-        assert_eq!(s.retry_after_seconds, 10);
+        let extra = s.extra.unwrap();
+        assert_eq!(extra.retry_after_seconds, 10);
         assert_eq!(
-            s.typed_causes[0].1,
+            extra.typed_causes[0].1,
             "The disruption budget web is still being processed by the server."
         );
     }
