@@ -13,6 +13,7 @@ use crate::cluster::ClusterConfig;
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::scheduler::algorithm::{scheduled_message, truncate_message};
+use crate::scheduler::plugins::defaultpreemption;
 use crate::scheduler::plugins::volumebinding::pod_volumes;
 use crate::scheduler::podinfo::SharedPod;
 use crate::scheduler::{
@@ -28,7 +29,7 @@ const TIMER_FLUSH_UNSCHEDULABLE: u64 = 3;
 const INFORMER_TOKENS: u64 = 100;
 
 /// Informer slots (index = token − 100).
-const KINDS: [Kind; 9] = [
+const KINDS: [Kind; 10] = [
     Kind::Node,
     Kind::Pod,
     Kind::PersistentVolumeClaim,
@@ -38,6 +39,7 @@ const KINDS: [Kind; 9] = [
     Kind::ReplicaSet,
     Kind::StatefulSet,
     Kind::Namespace,
+    Kind::PodDisruptionBudget,
 ];
 
 /// A pod whose binding cycle is in progress.
@@ -322,7 +324,9 @@ impl KubeScheduler {
                 )
             })
             .collect();
+        let pdbs = defaultpreemption::pdb_list(self.informer(Kind::PodDisruptionBudget).iter());
         if let Some(s) = self.snapshot.as_mut() {
+            s.pdbs = pdbs;
             s.services = services;
             s.replica_sets = rss;
             s.stateful_sets = sss;
@@ -630,10 +634,15 @@ impl KubeScheduler {
         for v in &pf.victims {
             let (vns, vname) = v.split_once('/').unwrap_or(("", v));
             if let Some(victim) = self.informer(Kind::Pod).get(vns, vname).cloned() {
+                if victim.meta().deletion_timestamp.is_some() {
+                    continue; // already going: no second delete
+                }
                 let msg = format!("Preempted by pod {uid} on node {}", pf.nominated_node_name);
                 self.recorder
                     .event(ctx, &mut self.client, &victim, NORMAL, "Preempted", &msg);
             }
+            let mark = defaultpreemption::disruption_target_request(pod_obj, vns, vname, ctx.now);
+            self.client.send(ctx, mark);
             self.client
                 .send(ctx, ApiRequest::new(Verb::Delete, Kind::Pod, vns, vname));
         }

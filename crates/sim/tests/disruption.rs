@@ -220,3 +220,127 @@ fn a_pod_with_two_budgets_cannot_be_evicted() {
         format!("There are pending pods in node \"node-1\" when an error occurred: {e}\npod/{pod}\nerror: unable to drain node \"node-1\" due to error: {e}, continuing command...\nThere are pending nodes to be drained:\n node-1\n{e}\n")
     );
 }
+
+/// A bare pod `name` (label `app: <name>`) asking for 3 CPUs, at `priorityClassName` if
+/// given, whose container ignores SIGTERM for two minutes (so a victim stays visible).
+/// Bare, so that no controller replaces a victim with a pod that preempts in turn.
+fn heavy(name: &str, priority_class: &str) -> String {
+    let pc = if priority_class.is_empty() {
+        String::new()
+    } else {
+        format!("  priorityClassName: {priority_class}\n")
+    };
+    format!(
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  labels:
+    app: {name}
+  annotations:
+    kubeloop.dev/behavior: ignore-sigterm
+spec:
+{pc}  terminationGracePeriodSeconds: 120
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources:
+      requests: {{cpu: \"3\"}}
+"
+    )
+}
+
+const CLASSES: &str = "apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: mid
+value: 5
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: high
+value: 1000
+";
+
+const HIGH_POD: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: urgent
+spec:
+  priorityClassName: high
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources:
+      requests: {cpu: \"3\"}
+";
+
+/// Preempts for `urgent` on a two-node cluster running `db` (priority 0) and `web`
+/// (priority 5), with `pdb` applied first if given; returns the terminal, the node
+/// urgent was nominated to, and the nodes of db and web.
+fn preemption_with(pdb: Option<&str>) -> (Term, String, String, String) {
+    use kubeloop_sim::cluster::{ClusterConfig, NodeConfig};
+    let config = ClusterConfig {
+        nodes: vec![
+            NodeConfig::standard("node-1"),
+            NodeConfig::standard("node-2"),
+        ],
+        ..ClusterConfig::default()
+    };
+    let mut t = Term::new();
+    t.w = kubeloop_sim::World::new(config);
+    t.file("classes.yaml", CLASSES);
+    t.file("db.yaml", &heavy("db", ""));
+    t.file("web.yaml", &heavy("web", "mid"));
+    t.file("urgent.yaml", HIGH_POD);
+    t.ok("kubectl apply -f classes.yaml");
+    t.ok("kubectl apply -f db.yaml");
+    t.ok("kubectl apply -f web.yaml");
+    if let Some(p) = pdb {
+        t.file("pdb.yaml", p);
+        t.ok("kubectl apply -f pdb.yaml");
+    }
+    t.settle(30);
+    let node_of = |t: &mut Term, pod: &str| {
+        t.ok(&format!(
+            "kubectl get pod {pod} -o jsonpath={{.spec.nodeName}}"
+        ))
+    };
+    let (db, web) = (node_of(&mut t, "db"), node_of(&mut t, "web"));
+    assert_ne!(db, web, "one heavy pod per node");
+    t.ok("kubectl apply -f urgent.yaml");
+    t.settle(5);
+    let nominated = t.ok("kubectl get pod urgent -o jsonpath={.status.nominatedNodeName}");
+    (t, nominated, db, web)
+}
+
+/// Without a budget the scheduler evicts the lower-priority db; with db protected by a
+/// budget that allows no disruption, it evicts web instead (fewest PDB violations comes
+/// first), and web's pod carries the DisruptionTarget condition while it terminates.
+#[test]
+fn preemption_prefers_victims_that_violate_no_budget() {
+    let (_, nominated, db, _) = preemption_with(None);
+    assert_eq!(nominated, db);
+
+    let pdb = "apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: db
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels:
+      app: db
+";
+    let (mut t, nominated, _, web) = preemption_with(Some(pdb));
+    assert_eq!(nominated, web);
+    let yaml = t.ok("kubectl get pod web -o yaml");
+    assert!(yaml.contains("  - lastTransitionTime:"), "{yaml}");
+    assert!(
+        yaml.contains("    message: 'default-scheduler: preempting to accommodate a higher priority pod'\n    reason: PreemptionByScheduler\n    status: \"True\"\n    type: DisruptionTarget\n"),
+        "{yaml}"
+    );
+    let db_yaml = t.ok("kubectl get pod db -o yaml");
+    assert!(!db_yaml.contains("DisruptionTarget"), "{db_yaml}");
+}
