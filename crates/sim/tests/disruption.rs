@@ -344,3 +344,40 @@ spec:
     let db_yaml = t.ok("kubectl get pod db -o yaml");
     assert!(!db_yaml.contains("DisruptionTarget"), "{db_yaml}");
 }
+
+/// An evicted pod is marked before it goes, as `addConditionAndDeletePod` does.
+#[test]
+fn an_evicted_pod_carries_the_eviction_disruption_target() {
+    let mut t = Term::new();
+    t.file(
+        "slow.yaml",
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: slow
+  annotations:
+    kubeloop.dev/behavior: ignore-sigterm
+spec:
+  nodeName: node-1
+  terminationGracePeriodSeconds: 120
+  containers:
+  - name: app
+    image: nginx:1.27
+",
+    );
+    t.ok("kubectl apply -f slow.yaml");
+    t.settle(20);
+    let o = kubeloop_sim::cmd::run(
+        &mut t.w,
+        "kubectl drain node-1 --force --pod-selector=!app",
+        &t.files,
+        5_000,
+    );
+    assert!(o.stdout.contains("evicting pod default/slow\n"), "{o:?}");
+    let yaml = t.ok("kubectl get pod slow -o yaml");
+    assert!(yaml.contains("  deletionTimestamp:"), "{yaml}");
+    assert!(
+        yaml.contains("    message: 'Eviction API: evicting'\n    reason: EvictionByEvictionAPI\n    status: \"True\"\n    type: DisruptionTarget\n"),
+        "{yaml}"
+    );
+}

@@ -15,7 +15,7 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use crate::api::{Status, StatusExtra, StatusReason};
 use crate::apiserver::field_error::forbidden_message;
 use crate::apiserver::server::{ApiServer, Request};
-use crate::apiserver::write::WriteOp;
+use crate::apiserver::write::{set_pod_condition, WriteOp};
 use crate::controllers::disruption_status::update_disruption_allowed_condition;
 use crate::controllers::util::is_pod_ready;
 use crate::object::{Kind, Object};
@@ -171,6 +171,24 @@ pub(crate) fn decide(
     Ok(Decision::Charge(Arc::new(Object::PodDisruptionBudget(
         charged,
     ))))
+}
+
+/// The pod being deleted, with the `DisruptionTarget` condition upstream's
+/// `addConditionAndDeletePod` writes just before (here folded into the same write).
+pub fn with_disruption_target(pod: &Arc<Object>, now: Time) -> Arc<Object> {
+    let mut o = (**pod).clone();
+    if let Object::Pod(p) = &mut o {
+        let status = p.status.get_or_insert_with(Default::default);
+        set_pod_condition(
+            status.conditions.get_or_insert_with(Vec::new),
+            "DisruptionTarget",
+            "True",
+            Some("EvictionByEvictionAPI"),
+            Some("Eviction API: evicting"),
+            now,
+        );
+    }
+    Arc::new(o)
 }
 
 /// The PDB write of a charged eviction.

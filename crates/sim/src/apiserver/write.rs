@@ -143,8 +143,12 @@ pub(crate) fn compute(
                 return Ok(eviction::charge_op(pdb));
             }
             let mut op = delete(req, current, now)?;
-            if let WriteOp::Update { status_only, .. } = &mut op {
+            if let WriteOp::Update {
+                status_only, obj, ..
+            } = &mut op
+            {
                 *status_only = true;
+                *obj = eviction::with_disruption_target(obj, now);
             }
             Ok(op)
         }
