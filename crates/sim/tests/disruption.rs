@@ -381,3 +381,74 @@ spec:
         "{yaml}"
     );
 }
+
+/// A guarded bare pod on `node`; `unready` ones fail their readiness probe for 10 minutes.
+fn guarded(name: &str, node: &str, unready: bool) -> String {
+    let (ann, probe) = if unready {
+        (
+            "  annotations:\n    kubeloop.dev/behavior: not-ready-for=10m\n",
+            "    readinessProbe:\n      httpGet: {path: /, port: 80}\n",
+        )
+    } else {
+        ("", "")
+    };
+    format!(
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  labels:
+    app: guarded
+{ann}spec:
+  nodeName: {node}
+  containers:
+  - name: app
+    image: nginx:1.27
+    ports:
+    - containerPort: 80
+{probe}"
+    )
+}
+
+/// eviction.go lets a not-Ready pod go without charging a budget that is healthy
+/// (currentHealthy ≥ desiredHealthy > 0), while a Ready pod under the same budget,
+/// which allows no disruption, is refused.
+#[test]
+fn an_unready_pod_goes_while_the_budget_is_healthy() {
+    let mut t = Term::new();
+    t.file("a.yaml", &guarded("ready-1", "node-2", false));
+    t.file("b.yaml", &guarded("ready-2", "node-3", false));
+    t.file("c.yaml", &guarded("unready", "node-1", true));
+    t.file("pdb.yaml", &PDB_MIN2.replace("app: nginx", "app: guarded"));
+    for f in ["a.yaml", "b.yaml", "c.yaml", "pdb.yaml"] {
+        t.ok(&format!("kubectl apply -f {f}"));
+    }
+    t.settle(30);
+    let status = t.ok("kubectl get pdb nginx -o jsonpath={.status}");
+    let v: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(
+        (
+            &v["currentHealthy"],
+            &v["desiredHealthy"],
+            &v["disruptionsAllowed"]
+        ),
+        (&2.into(), &2.into(), &0.into()),
+        "{status}"
+    );
+    let o = t.run("kubectl drain node-1 --force --pod-selector=app=guarded");
+    assert_eq!(o.exit_code, 0, "{o:?}");
+    assert!(o.stdout.contains("pod/unready evicted\n"), "{o:?}");
+    assert!(!o.stderr.contains("Cannot evict"), "{o:?}");
+    let o = kubeloop_sim::cmd::run(
+        &mut t.w,
+        "kubectl drain node-2 --force --pod-selector=app=guarded",
+        &t.files,
+        3_000,
+    );
+    assert!(
+        o.stderr.contains(&format!(
+            "error when evicting pods/\"ready-1\" -n \"default\" {RETRY}"
+        )),
+        "{o:?}"
+    );
+}

@@ -1,17 +1,10 @@
 //! `describePodDisruptionBudgetV1`.
 
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::pod::int_or_string;
 use super::Writer;
 use crate::kubectl::printers::format_label_selector;
-
-fn int_or_string(v: &IntOrString) -> String {
-    match v {
-        IntOrString::Int(i) => i.to_string(),
-        IntOrString::String(s) => s.clone(),
-    }
-}
 
 pub(super) fn describe_pod_disruption_budget(w: &mut Writer, p: &PodDisruptionBudget) {
     let m = &p.metadata;
