@@ -386,6 +386,17 @@ pub struct Status {
     pub details_kind: String,
     /// `details.name`.
     pub details_name: String,
+    /// Details beyond field causes (a refused eviction's), boxed to keep errors small.
+    pub extra: Option<Box<StatusExtra>>,
+}
+
+/// `details.causes` with a type, and `details.retryAfterSeconds`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatusExtra {
+    /// Typed causes as (type, message): `DisruptionBudget` on a refused eviction.
+    pub typed_causes: Vec<(String, String)>,
+    /// `details.retryAfterSeconds` (0 when absent).
+    pub retry_after_seconds: u32,
 }
 
 impl Status {
@@ -399,6 +410,7 @@ impl Status {
             causes: Vec::new(),
             details_kind: String::new(),
             details_name: String::new(),
+            extra: None,
         }
     }
 
@@ -459,6 +471,11 @@ impl Status {
     /// Whether this is a 404.
     pub fn is_not_found(&self) -> bool {
         self.reason == StatusReason::NotFound
+    }
+
+    /// Whether this is a 429 TooManyRequests.
+    pub fn is_too_many_requests(&self) -> bool {
+        self.reason == StatusReason::TooManyRequests
     }
 
     /// Whether this is a 409 Conflict.

@@ -14,6 +14,7 @@ use crate::cluster::ClusterConfig;
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::scheduler::algorithm::{scheduled_message, truncate_message};
+use crate::scheduler::plugins::defaultpreemption;
 use crate::scheduler::podinfo::SharedPod;
 use crate::scheduler::{
     build_frameworks, in_tree_registry, parse_config, schedule_one, BindingCycle, BindingWrites,
@@ -31,7 +32,7 @@ const INFORMER_TOKENS: u64 = 100;
 const BINDING_TIMER_TOKENS: u64 = 1_000_000;
 
 /// Informer slots (index = token − 100).
-const KINDS: [Kind; 9] = [
+const KINDS: [Kind; 10] = [
     Kind::Node,
     Kind::Pod,
     Kind::PersistentVolumeClaim,
@@ -41,6 +42,7 @@ const KINDS: [Kind; 9] = [
     Kind::ReplicaSet,
     Kind::StatefulSet,
     Kind::Namespace,
+    Kind::PodDisruptionBudget,
 ];
 
 /// A pod whose binding cycle is in progress.
@@ -342,7 +344,9 @@ impl KubeScheduler {
                 )
             })
             .collect();
+        let pdbs = defaultpreemption::pdb_list(self.informer(Kind::PodDisruptionBudget).iter());
         if let Some(s) = self.snapshot.as_mut() {
+            s.pdbs = pdbs;
             s.services = services;
             s.replica_sets = rss;
             s.stateful_sets = sss;
@@ -693,21 +697,15 @@ impl KubeScheduler {
         for v in &pf.victims {
             let (vns, vname) = v.split_once('/').unwrap_or(("", v));
             if let Some(victim) = self.informer(Kind::Pod).get(vns, vname).cloned() {
+                if victim.meta().deletion_timestamp.is_some() {
+                    continue; // already going: no second delete
+                }
                 let msg = format!("Preempted by pod {uid} on node {}", pf.nominated_node_name);
                 self.event(ctx, profile, &victim, NORMAL, "Preempted", &msg);
             }
             // The victim learns why it goes before it is deleted (PreemptPod).
-            let condition = serde_json::json!({"status": {"conditions": [{
-                "type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
-                "message": format!("{profile}: preempting to accommodate a higher priority pod"),
-                "lastTransitionTime": k8s_time(ctx.now),
-            }]}});
-            self.client.send(
-                ctx,
-                ApiRequest::new(Verb::Patch, Kind::Pod, vns, vname)
-                    .with_subresource(Subresource::Status)
-                    .with_body(Body::Patch(PatchType::StrategicMerge, condition)),
-            );
+            let mark = defaultpreemption::disruption_target_request(pod_obj, vns, vname, ctx.now);
+            self.client.send(ctx, mark);
             self.client
                 .send(ctx, ApiRequest::new(Verb::Delete, Kind::Pod, vns, vname));
         }

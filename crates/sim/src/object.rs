@@ -11,6 +11,7 @@ use k8s_openapi::api::core::v1::{
     PersistentVolumeClaim, Pod, ResourceQuota, Secret, Service, ServiceAccount,
 };
 use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::api::storage::v1::StorageClass;
@@ -118,6 +119,7 @@ kinds! {
     StatefulSet: StatefulSet { group: "apps", version: "v1", plural: "statefulsets", singular: "statefulset", short: ["sts"], namespaced: true, etcd: "statefulsets" },
     Job: Job { group: "batch", version: "v1", plural: "jobs", singular: "job", short: [], namespaced: true, etcd: "jobs" },
     EndpointSlice: EndpointSlice { group: "discovery.k8s.io", version: "v1", plural: "endpointslices", singular: "endpointslice", short: [], namespaced: true, etcd: "endpointslices" },
+    PodDisruptionBudget: PodDisruptionBudget { group: "policy", version: "v1", plural: "poddisruptionbudgets", singular: "poddisruptionbudget", short: ["pdb"], namespaced: true, etcd: "poddisruptionbudgets" },
     Lease: Lease { group: "coordination.k8s.io", version: "v1", plural: "leases", singular: "lease", short: [], namespaced: true, etcd: "leases" },
     Role: Role { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", singular: "role", short: [], namespaced: true, etcd: "roles" },
     RoleBinding: RoleBinding { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", singular: "rolebinding", short: [], namespaced: true, etcd: "rolebindings" },

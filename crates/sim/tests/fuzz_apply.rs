@@ -18,6 +18,7 @@ const SEEDS: &[&str] = &[
     include_str!("../../../fuzz/corpus/apply_manifest/seed-service.yaml"),
     include_str!("../../../fuzz/corpus/apply_manifest/seed-pod.yaml"),
     include_str!("../../../fuzz/corpus/apply_manifest/seed-multi.yaml"),
+    include_str!("../../../fuzz/corpus/apply_manifest/seed-pdb.yaml"),
 ];
 
 /// Values that hit edge cases of decoding, defaulting and validation.

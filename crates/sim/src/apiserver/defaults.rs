@@ -36,6 +36,8 @@ pub fn set_defaults(obj: &mut Object) {
         Object::StatefulSet(s) => default_stateful_set(s),
         Object::DaemonSet(d) => default_daemon_set(d),
         Object::Job(j) => default_job(j),
+        // policy/v1 defaults nothing (v1beta1 defaulted minAvailable to 1).
+        Object::PodDisruptionBudget(_) => {}
         Object::Service(s) => default_service(s),
         Object::Endpoints(e) => {
             for p in e

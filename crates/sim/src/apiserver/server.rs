@@ -82,6 +82,10 @@ pub(crate) struct Request {
     pub received: Time,
     pub attempt: u32,
     pub spans: Vec<Span>,
+    /// An eviction whose PodDisruptionBudget has been charged: delete the pod now.
+    pub pdb_charged: bool,
+    /// An eviction that lost the race on its PDB: the budget as etcd returned it.
+    pub fresh_pdb: Option<Arc<Object>>,
 }
 
 /// kube-apiserver.
@@ -311,6 +315,8 @@ impl ApiServer {
                     received: now,
                     attempt: 0,
                     spans: vec![span("authentication", now)],
+                    pdb_charged: false,
+                    fresh_pdb: None,
                 };
                 return self.respond(ctx, r, Err(s));
             }
@@ -322,6 +328,8 @@ impl ApiServer {
             received: now,
             attempt: 0,
             spans: vec![span("authentication", now)],
+            pdb_charged: false,
+            fresh_pdb: None,
         };
         let attrs = Attributes::of(&r.req);
         r.spans.push(span("authorization", now));
@@ -481,6 +489,13 @@ impl ApiServer {
                 close_span(&mut r, ctx.now);
                 match resp.result {
                     Ok(EtcdResult::Txn {
+                        succeeded: true, ..
+                    }) if matches!(op, WriteOp::PdbDecrement { .. }) => {
+                        // The budget is charged; now the eviction deletes the pod.
+                        r.pdb_charged = true;
+                        self.write(ctx, r, None);
+                    }
+                    Ok(EtcdResult::Txn {
                         succeeded: true,
                         revision,
                         kv,
@@ -508,6 +523,20 @@ impl ApiServer {
 
     /// A transaction's compare failed: report the conflict, or retry on the fresh value.
     fn lost_race(&mut self, ctx: &mut Ctx, mut r: Request, op: WriteOp, current: Option<KeyValue>) {
+        if let WriteOp::PdbDecrement { key, .. } = &op {
+            // eviction.go retries checkAndDecrement on a fresh copy of the budget.
+            r.attempt += 1;
+            let name = key.rsplit('/').next().unwrap_or_default().to_string();
+            if r.attempt >= MAX_WRITE_ATTEMPTS {
+                let msg = format!(
+                    "Timeout: couldn't update PodDisruptionBudget \"{name}\" due to conflicts"
+                );
+                let s = Status::new(504, crate::api::StatusReason::Timeout, msg);
+                return self.respond(ctx, r, Err(s));
+            }
+            r.fresh_pdb = current.map(|kv| with_rv(&kv.value, kv.mod_revision));
+            return self.write(ctx, r, None);
+        }
         if let Some(s) = op.conflict_status(&r.req, current.is_some()) {
             return self.respond(ctx, r, Err(s));
         }

@@ -24,6 +24,7 @@ pub fn has_status_subresource(kind: Kind) -> bool {
             | Kind::DaemonSet
             | Kind::StatefulSet
             | Kind::Job
+            | Kind::PodDisruptionBudget
     )
 }
 
@@ -37,6 +38,7 @@ fn tracks_generation(kind: Kind) -> bool {
             | Kind::StatefulSet
             | Kind::Job
             | Kind::Pod
+            | Kind::PodDisruptionBudget
     )
 }
 
@@ -63,6 +65,7 @@ pub fn prepare_for_create(o: &mut Object) {
         }
         Object::StatefulSet(s) => s.status = Some(StatefulSetStatus::default()),
         Object::DaemonSet(d) => d.status = Some(DaemonSetStatus::default()),
+        Object::PodDisruptionBudget(p) => p.status = Some(Default::default()),
         Object::Service(s) => s.status = Some(Default::default()),
         Object::Namespace(n) => {
             n.status = Some(NamespaceStatus {
@@ -144,7 +147,8 @@ fn copy_status(to: &mut Object, from: &Object) {
         ReplicaSet,
         DaemonSet,
         StatefulSet,
-        Job
+        Job,
+        PodDisruptionBudget
     );
 }
 

@@ -11,7 +11,7 @@ use crate::api::{
 };
 use crate::apiserver::server::{ApiServer, Request};
 use crate::apiserver::watch::with_rv;
-use crate::apiserver::{admission_chain, namespace, patch, strategy};
+use crate::apiserver::{admission_chain, eviction, namespace, patch, strategy};
 use crate::etcd::{Expect, KeyValue, TxnOp};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::{k8s_time, Time};
@@ -41,6 +41,16 @@ pub enum WriteOp {
         /// Answer with a success Status instead of the object (bindings, evictions).
         status_only: bool,
     },
+    /// Charge a PodDisruptionBudget for an eviction (its status, at a known revision);
+    /// the server then computes the eviction again, which deletes the pod.
+    PdbDecrement {
+        /// etcd key of the PDB.
+        key: String,
+        /// Revision the budget was read at.
+        expect: u64,
+        /// The budget with its status charged.
+        obj: Arc<Object>,
+    },
     /// Delete a key at a known revision.
     Delete {
         /// etcd key.
@@ -62,7 +72,8 @@ impl WriteOp {
             WriteOp::Create { key, obj } => (key.clone(), Expect::Absent, TxnOp::Put(take(obj))),
             WriteOp::Update {
                 key, expect, obj, ..
-            } => (
+            }
+            | WriteOp::PdbDecrement { key, expect, obj } => (
                 key.clone(),
                 Expect::ModRevision(*expect),
                 TxnOp::Put(take(obj)),
@@ -84,7 +95,8 @@ impl WriteOp {
             WriteOp::Create { .. }
             | WriteOp::Update {
                 status_only: false, ..
-            } => ApiResult::Object(stored(kv)),
+            }
+            | WriteOp::PdbDecrement { .. } => ApiResult::Object(stored(kv)),
             WriteOp::Update {
                 status_only: true, ..
             } => ApiResult::Success(stored(kv)),
@@ -124,9 +136,19 @@ pub(crate) fn compute(
         (Verb::Create, None) => create(s, req, now),
         (Verb::Create, Some(Subresource::Binding)) => binding(req, current, now),
         (Verb::Create, Some(Subresource::Eviction)) => {
+            let pod = current
+                .clone()
+                .ok_or_else(|| Status::not_found(req.kind, &req.name))?;
+            if let eviction::Decision::Charge(pdb) = eviction::decide(s, r, &pod, now)? {
+                return Ok(eviction::charge_op(pdb));
+            }
             let mut op = delete(req, current, now)?;
-            if let WriteOp::Update { status_only, .. } = &mut op {
+            if let WriteOp::Update {
+                status_only, obj, ..
+            } = &mut op
+            {
                 *status_only = true;
+                *obj = eviction::with_disruption_target(obj, now);
             }
             Ok(op)
         }

@@ -10,6 +10,7 @@ use crate::api::{ApiRequest, ApiResult, Body, PatchType, Subresource, Transport,
 use crate::cmd::kubectl::Kubectl;
 use crate::object::{Kind, Object};
 use crate::selector::{FieldSelector, LabelSelector};
+use crate::time::Time;
 
 const DAEMONSET_FATAL: &str =
     "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore)";
@@ -181,52 +182,153 @@ pub async fn drain(k: Kubectl) -> i32 {
             .err(&format!("Warning: {}\n", join(&list.warnings, "; ")));
     }
     let dry = k.flags.get("dry-run").is_some_and(|d| d != "none");
-    let mut pending = Vec::new();
-    for o in &list.evict {
-        if dry {
+    if dry {
+        for o in &list.evict {
             k.sys.out(&format!(
                 "evicting pod {}/{} (dry run)\n",
                 o.namespace(),
                 o.name()
             ));
-            continue;
         }
-        k.sys
-            .out(&format!("evicting pod {}/{}\n", o.namespace(), o.name()));
-        let mut req = ApiRequest::new(Verb::Create, Kind::Pod, o.namespace(), o.name())
-            .with_subresource(Subresource::Eviction);
-        req.options.grace_period_seconds = grace;
-        match k.sys.api(req).await {
-            Ok(_) => pending.push(o.clone()),
-            Err(s) if s.is_not_found() => {}
-            Err(s) => return k.status_error(&s),
-        }
-    }
-    if dry {
         k.sys.out(&format!("node/{name} drained (dry run)\n"));
         return 0;
     }
-    // waitForDelete: poll every second until each pod is gone (or replaced by a new UID).
-    while !pending.is_empty() {
-        let mut still = Vec::new();
-        for o in pending {
-            let req = ApiRequest::new(Verb::Get, Kind::Pod, o.namespace(), o.name());
-            match k.sys.api(req).await {
-                Err(s) if s.is_not_found() => {
-                    k.sys.out(&format!("pod/{} evicted\n", o.name()));
-                }
-                Ok(ApiResult::Object(now)) if now.meta().uid != o.meta().uid => {
-                    k.sys.out(&format!("pod/{} evicted\n", o.name()));
-                }
-                Err(s) if s.transport != Transport::Server => return k.status_error(&s),
-                _ => still.push(o),
-            }
-        }
-        pending = still;
-        if !pending.is_empty() {
-            k.sys.sleep(1000).await;
-        }
+    let errors = match evict_pods(&k, &list.evict, grace).await {
+        Ok(errors) => errors,
+        Err(code) => return code,
+    };
+    if !errors.is_empty() {
+        return report_failure(&k, &name, &errors).await;
     }
     k.sys.out(&format!("node/{name} drained\n"));
     0
+}
+
+/// Where one pod's eviction stands (kubectl runs one goroutine per pod; this loop
+/// interleaves them).
+enum Step {
+    /// Ask for the eviction at this time.
+    Evict(Time),
+    /// Evicted: poll until the pod is gone.
+    Wait,
+    /// Gone, or failed.
+    Done,
+}
+
+/// `evictPods`: evicts every pod, retrying a 429 (a PodDisruptionBudget) every 5 s, and
+/// waits for each to be gone. The errors of pods that failed otherwise, in kubectl's words.
+async fn evict_pods(
+    k: &Kubectl,
+    pods: &[Arc<Object>],
+    grace: Option<i64>,
+) -> Result<Vec<String>, i32> {
+    let mut steps: Vec<Step> = pods.iter().map(|_| Step::Evict(0)).collect();
+    let mut errors = Vec::new();
+    loop {
+        for (o, step) in pods.iter().zip(steps.iter_mut()) {
+            match step {
+                Step::Evict(due) if *due <= k.sys.now() => {
+                    *step = evict_once(k, o, grace, &mut errors).await?;
+                }
+                Step::Wait => {
+                    let req = ApiRequest::new(Verb::Get, Kind::Pod, o.namespace(), o.name());
+                    let gone = match k.sys.api(req).await {
+                        Err(s) if s.is_not_found() => true,
+                        Ok(ApiResult::Object(now)) => now.meta().uid != o.meta().uid,
+                        Err(s) if s.transport != Transport::Server => {
+                            return Err(k.status_error(&s))
+                        }
+                        _ => false,
+                    };
+                    if gone {
+                        k.sys.out(&format!("pod/{} evicted\n", o.name()));
+                        *step = Step::Done;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if steps.iter().all(|s| matches!(s, Step::Done)) {
+            return Ok(errors);
+        }
+        // waitForDelete polls every second; a refused eviction waits 5 s.
+        let now = k.sys.now();
+        let next = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Evict(due) => Some(*due),
+                Step::Wait => Some(now + 1000),
+                Step::Done => None,
+            })
+            .min()
+            .unwrap_or(now + 1000);
+        k.sys.sleep(next.saturating_sub(now).max(1)).await;
+    }
+}
+
+/// One eviction request for one pod, as kubectl's per-pod loop makes it.
+async fn evict_once(
+    k: &Kubectl,
+    o: &Arc<Object>,
+    grace: Option<i64>,
+    errors: &mut Vec<String>,
+) -> Result<Step, i32> {
+    let (ns, pod) = (o.namespace(), o.name());
+    k.sys.out(&format!("evicting pod {ns}/{pod}\n"));
+    let mut req =
+        ApiRequest::new(Verb::Create, Kind::Pod, ns, pod).with_subresource(Subresource::Eviction);
+    req.options.grace_period_seconds = grace;
+    match k.sys.api(req).await {
+        Ok(_) => Ok(Step::Wait),
+        Err(s) if s.is_not_found() => Ok(Step::Done),
+        Err(s) if s.is_too_many_requests() => {
+            k.sys.err(&format!(
+                "error when evicting pods/\"{pod}\" -n \"{ns}\" (will retry after 5s): {}\n",
+                s.message
+            ));
+            Ok(Step::Evict(k.sys.now() + 5000))
+        }
+        Err(s) if s.transport != Transport::Server => Err(k.status_error(&s)),
+        Err(s) => {
+            errors.push(format!(
+                "error when evicting pods/\"{pod}\" -n \"{ns}\": {}",
+                s.message
+            ));
+            Ok(Step::Done)
+        }
+    }
+}
+
+/// What `kubectl drain` prints when evictions failed: the pods still to go, then the
+/// node's failure (an aggregate error: one line per error, no `error: ` prefix).
+async fn report_failure(k: &Kubectl, name: &str, errors: &[String]) -> i32 {
+    let aggregate = if errors.len() == 1 {
+        errors[0].clone()
+    } else {
+        format!("[{}]", errors.join(", "))
+    };
+    let mut req = ApiRequest::new(Verb::List, Kind::Pod, "", "");
+    req.options.field_selector = Some(FieldSelector::eq("spec.nodeName", name));
+    let selector = k.flags.get("pod-selector").map(LabelSelector::parse);
+    if let Some(Ok(sel)) = selector {
+        req.options.label_selector = Some(sel);
+    }
+    if let Ok(ApiResult::List { items, .. }) = k.sys.api(req).await {
+        let pending = classify(k, &items).evict;
+        if !pending.is_empty() {
+            k.sys.err(&format!(
+                "There are pending pods in node \"{name}\" when an error occurred: {aggregate}\n"
+            ));
+            for p in &pending {
+                k.sys.err(&format!("pod/{}\n", p.name()));
+            }
+        }
+    }
+    k.sys.err(&format!(
+        "error: unable to drain node \"{name}\" due to error: {aggregate}, continuing command...\nThere are pending nodes to be drained:\n {name}\n"
+    ));
+    for e in errors {
+        k.sys.err(&format!("{e}\n"));
+    }
+    1
 }

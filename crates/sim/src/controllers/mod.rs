@@ -1,9 +1,11 @@
 //! kube-controller-manager: shared informers feeding the Deployment, ReplicaSet,
-//! EndpointSlice, node lifecycle, garbage-collector, namespace and service-account
-//! controllers.
+//! EndpointSlice, node lifecycle, garbage-collector, namespace, service-account, PV binder
+//! and disruption controllers.
 
 pub mod deployment;
 pub mod deployment_util;
+pub mod disruption;
+pub mod disruption_status;
 pub mod endpointslice;
 pub mod gc;
 pub mod namespace;
@@ -51,6 +53,10 @@ pub struct Informers {
     pub pvs: Informer,
     /// StorageClasses.
     pub storageclasses: Informer,
+    /// PodDisruptionBudgets.
+    pub pdbs: Informer,
+    /// StatefulSets (for a PodDisruptionBudget's expected pods).
+    pub statefulsets: Informer,
 }
 
 impl Informers {
@@ -68,10 +74,12 @@ impl Informers {
             pvcs: Informer::new(Kind::PersistentVolumeClaim, 110),
             pvs: Informer::new(Kind::PersistentVolume, 111),
             storageclasses: Informer::new(Kind::StorageClass, 112),
+            pdbs: Informer::new(Kind::PodDisruptionBudget, 113),
+            statefulsets: Informer::new(Kind::StatefulSet, 114),
         }
     }
 
-    fn all_mut(&mut self) -> [&mut Informer; 12] {
+    fn all_mut(&mut self) -> [&mut Informer; 14] {
         [
             &mut self.pods,
             &mut self.replicasets,
@@ -85,6 +93,8 @@ impl Informers {
             &mut self.pvcs,
             &mut self.pvs,
             &mut self.storageclasses,
+            &mut self.pdbs,
+            &mut self.statefulsets,
         ]
     }
 
@@ -103,6 +113,8 @@ impl Informers {
             &self.pvcs,
             &self.pvs,
             &self.storageclasses,
+            &self.pdbs,
+            &self.statefulsets,
         ]
         .iter()
         .all(|i| i.has_synced())
@@ -192,6 +204,7 @@ impl ControllerManager {
             Box::new(namespace::NamespaceController::default()),
             Box::new(serviceaccount::ServiceAccountController::default()),
             Box::new(volume::VolumeController::default()),
+            Box::new(disruption::DisruptionController::default()),
         ];
         ControllerManager {
             client: Client::new("system:kube-controller-manager", &[]),

@@ -2,6 +2,7 @@
 //! (`0, 8, 2, ' '`), so "Key:\tvalue" lines align per run of consecutive tabbed lines.
 
 mod pod;
+mod policy;
 mod workloads;
 
 use std::collections::BTreeMap;
@@ -38,6 +39,7 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::Service(s) => workloads::describe_service(&mut w, s, related),
         Object::Node(n) => workloads::describe_node(&mut w, n, related, now),
         Object::PriorityClass(pc) => describe_priority_class(&mut w, pc),
+        Object::PodDisruptionBudget(p) => policy::describe_pod_disruption_budget(&mut w, p),
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));

@@ -4,6 +4,7 @@
 
 mod cluster;
 mod pods;
+mod policy;
 mod workloads;
 
 pub use cluster::{node_roles, service_external_ip};
@@ -79,6 +80,7 @@ fn columns(kind: Kind) -> Vec<Column> {
         Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::StatefulSet | Kind::Job => {
             workloads::columns(kind)
         }
+        Kind::PodDisruptionBudget => policy::columns(),
         _ => cluster::columns(kind),
     }
 }
@@ -91,6 +93,7 @@ fn row(obj: &Object, now: Time) -> Vec<String> {
         | Object::DaemonSet(_)
         | Object::StatefulSet(_)
         | Object::Job(_) => workloads::row(obj, now),
+        Object::PodDisruptionBudget(p) => policy::row(p, now),
         _ => cluster::row(obj, now),
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::{ReplicaSet, StatefulSet};
 use k8s_openapi::api::core::v1::{Node, PersistentVolume, PersistentVolumeClaim, Service, Taint};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::storage::v1::StorageClass;
 
 use super::domaincache::{DomainCache, KeyIndex};
@@ -203,6 +204,8 @@ pub struct Snapshot {
     pub stateful_sets: Vec<Arc<StatefulSet>>,
     /// Namespace labels by name (for namespaceSelector in pod affinity).
     pub namespace_labels: BTreeMap<String, Labels>,
+    /// PodDisruptionBudgets (for DefaultPreemption's victim selection).
+    pub pdbs: Vec<Arc<PodDisruptionBudget>>,
 }
 
 impl Snapshot {

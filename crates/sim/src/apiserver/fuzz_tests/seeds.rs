@@ -70,6 +70,11 @@ pub(super) fn seeds() -> Vec<(Kind, Value)> {
             "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete"}, "ordinals": {"start": 2}}}),
         ),
         (
+            Kind::PodDisruptionBudget,
+            json!({"metadata": meta("pdb"), "spec": {"maxUnavailable": "25%", "selector": selector,
+            "unhealthyPodEvictionPolicy": "AlwaysAllow"}}),
+        ),
+        (
             Kind::Job,
             json!({"metadata": meta("j"), "spec": {"completions": 3, "parallelism": 2, "backoffLimit": 1, "completionMode": "Indexed",
             "activeDeadlineSeconds": 60, "ttlSecondsAfterFinished": 10,

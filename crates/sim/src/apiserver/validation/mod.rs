@@ -16,6 +16,7 @@ pub mod mounts;
 pub mod names;
 pub mod other;
 pub mod pod;
+pub mod policy;
 pub mod probes;
 pub mod quota;
 pub mod rbac;
@@ -62,6 +63,7 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
         Object::ResourceQuota(q) => quota::validate_resource_quota(q),
         Object::PriorityClass(p) => other::validate_priority_class(p),
         Object::Lease(l) => other::validate_lease(l),
+        Object::PodDisruptionBudget(p) => policy::validate_pod_disruption_budget(p),
         Object::Event(e) => other::validate_event(e),
         Object::PersistentVolumeClaim(p) => storage::validate_pvc(p),
         Object::PersistentVolume(p) => storage::validate_pv(p),

@@ -385,7 +385,8 @@ fn describe_resources(w: &mut Writer, r: Option<&ResourceRequirements>, level: u
     }
 }
 
-fn int_or_string(v: &IntOrString) -> String {
+/// `IntOrString.String()`.
+pub(super) fn int_or_string(v: &IntOrString) -> String {
     match v {
         IntOrString::Int(i) => i.to_string(),
         IntOrString::String(s) => s.clone(),

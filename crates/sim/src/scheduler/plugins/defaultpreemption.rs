@@ -4,12 +4,17 @@
 
 use std::sync::Arc;
 
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+
+use crate::api::{ApiRequest, Body, PatchType, Subresource, Verb};
+use crate::object::{Kind, Object};
 use crate::scheduler::algorithm::{Diagnosis, FitError};
 use crate::scheduler::config::PluginArgs;
 use crate::scheduler::framework::*;
 use crate::scheduler::nodeinfo::NodeInfo;
 use crate::scheduler::podinfo::PodInfo;
 use crate::scheduler::runtime::Framework;
+use crate::time::{k8s_time, Time};
 
 /// The plugin name.
 pub const NAME: &str = "DefaultPreemption";
@@ -58,6 +63,8 @@ pub struct Candidate {
     pub node: String,
     /// Victims.
     pub victims: Vec<Arc<PodInfo>>,
+    /// How many victims' evictions would violate a PodDisruptionBudget.
+    pub num_pdb_violations: usize,
 }
 
 impl DefaultPreemption {
@@ -91,15 +98,65 @@ fn terminating_by_preemption(p: &PodInfo) -> bool {
             })
 }
 
+/// `filterPodsWithPDBViolation`: splits pods (in order) into those whose eviction would
+/// take a matching budget below zero and the others. Each match spends one of the
+/// budget's `disruptionsAllowed`, unless the budget already counts the pod as disrupted.
+pub fn filter_pods_with_pdb_violation(
+    pods: Vec<Arc<PodInfo>>,
+    pdbs: &[Arc<PodDisruptionBudget>],
+) -> (Vec<Arc<PodInfo>>, Vec<Arc<PodInfo>>) {
+    let mut allowed: Vec<i32> = pdbs
+        .iter()
+        .map(|p| p.status.as_ref().map_or(0, |s| s.disruptions_allowed))
+        .collect();
+    let (mut violating, mut non_violating) = (Vec::new(), Vec::new());
+    for p in pods {
+        let mut violated = false;
+        // A pod without labels matches no budget.
+        if !p.labels.is_empty() {
+            for (i, pdb) in pdbs.iter().enumerate() {
+                if pdb.metadata.namespace.as_deref() != Some(p.namespace.as_str()) {
+                    continue;
+                }
+                let sel = pdb.spec.as_ref().and_then(|s| s.selector.as_ref());
+                let Ok(sel) = crate::selector::LabelSelector::from_k8s(sel) else {
+                    continue;
+                };
+                // A nil or empty selector matches nothing here.
+                if sel.is_empty() || !sel.matches(Some(&p.labels)) {
+                    continue;
+                }
+                let disrupted = pdb.status.as_ref().and_then(|s| s.disrupted_pods.as_ref());
+                if disrupted.is_some_and(|d| d.contains_key(&p.name)) {
+                    continue;
+                }
+                allowed[i] -= 1;
+                if allowed[i] < 0 {
+                    violated = true;
+                }
+            }
+        }
+        if violated {
+            violating.push(p);
+        } else {
+            non_violating.push(p);
+        }
+    }
+    (violating, non_violating)
+}
+
 /// `SelectVictimsOnNode`: evict every lower-priority pod, check the pod fits, then reprieve
-/// as many as possible, most important first.
+/// as many as possible: first those whose eviction would violate a PodDisruptionBudget,
+/// then the others, each group most important first. Returns the victims (most important
+/// first) and how many of them violate a budget.
 pub fn select_victims_on_node(
     fw: &Framework,
     state: &mut CycleState,
     pod: &PodInfo,
     node: &mut NodeInfo,
     nominated: &Nominated,
-) -> Result<Vec<Arc<PodInfo>>, Status> {
+    pdbs: &[Arc<PodDisruptionBudget>],
+) -> Result<(Vec<Arc<PodInfo>>, usize), Status> {
     let mut potential: Vec<Arc<PodInfo>> = node
         .pods
         .iter()
@@ -121,8 +178,15 @@ pub fn select_victims_on_node(
         return Err(s);
     }
     potential.sort_by(|a, b| more_important(a, b));
+    let (violating, non_violating) = filter_pods_with_pdb_violation(potential, pdbs);
+    let both = !violating.is_empty() && !non_violating.is_empty();
     let mut victims = Vec::new();
-    for v in potential {
+    let mut num_violating = 0;
+    let ordered = violating
+        .into_iter()
+        .map(|v| (true, v))
+        .chain(non_violating.into_iter().map(|v| (false, v)));
+    for (is_violating, v) in ordered {
         node.add_pod(v.clone());
         let s = fw.run_pre_filter_add_pod(state, pod, &v, node);
         if !s.is_success() {
@@ -138,17 +202,62 @@ pub fn select_victims_on_node(
                 return Err(s);
             }
             victims.push(v);
+            if is_violating {
+                num_violating += 1;
+            }
         }
     }
-    Ok(victims)
+    if both {
+        victims.sort_by(|a, b| more_important(a, b));
+    }
+    Ok((victims, num_violating))
 }
 
-/// `pickOneNodeForPreemption` with the default criteria: fewest PDB violations (none are
-/// modelled), lowest highest-victim priority, lowest priority sum, fewest victims, latest
-/// earliest-start among the highest-priority victims; then the first candidate.
+/// The status patch marking a victim with the DisruptionTarget condition before the
+/// scheduler deletes it (strategic merge: conditions merge by type).
+pub fn disruption_target_request(
+    preemptor: &Object,
+    ns: &str,
+    name: &str,
+    now: Time,
+) -> ApiRequest {
+    let scheduler = match preemptor {
+        Object::Pod(p) => p.spec.as_ref().and_then(|s| s.scheduler_name.clone()),
+        _ => None,
+    }
+    .unwrap_or_else(|| "default-scheduler".into());
+    let time = serde_json::to_value(k8s_time(now)).unwrap_or_default();
+    let patch = serde_json::json!({"status": {"conditions": [{
+        "type": "DisruptionTarget",
+        "status": "True",
+        "reason": "PreemptionByScheduler",
+        "message": format!("{scheduler}: preempting to accommodate a higher priority pod"),
+        "lastTransitionTime": time,
+    }]}});
+    ApiRequest::new(Verb::Patch, Kind::Pod, ns, name)
+        .with_subresource(Subresource::Status)
+        .with_body(Body::Patch(PatchType::StrategicMerge, patch))
+}
+
+/// The PodDisruptionBudgets among informer objects, for the snapshot.
+pub fn pdb_list<'a>(
+    objects: impl Iterator<Item = &'a Arc<Object>>,
+) -> Vec<Arc<PodDisruptionBudget>> {
+    objects
+        .filter_map(|o| match &**o {
+            Object::PodDisruptionBudget(p) => Some(Arc::new(p.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `pickOneNodeForPreemption` with the default criteria: fewest PDB violations, lowest
+/// highest-victim priority, lowest priority sum, fewest victims, latest earliest-start
+/// among the highest-priority victims; then the first candidate.
 pub fn pick_one_node(candidates: &[Candidate]) -> Option<&Candidate> {
     type ScoreFn = fn(&Candidate) -> i64;
-    let score_fns: [ScoreFn; 4] = [
+    let score_fns: [ScoreFn; 5] = [
+        |c| -(c.num_pdb_violations as i64),
         |c| -i64::from(c.victims.first().map(|p| p.priority).unwrap_or(0)),
         |c| {
             -c.victims
@@ -247,12 +356,20 @@ impl PostFilterPlugin for DefaultPreemption {
                 let idx = potential[(offset + k) % n];
                 let mut node = snap.nodes()[idx].clone();
                 let mut st = state.clone();
-                match select_victims_on_node(ctx.framework, &mut st, pod, &mut node, ctx.nominated)
-                {
-                    Ok(v) if !v.is_empty() => {
+                let pdbs = &snap.pdbs;
+                match select_victims_on_node(
+                    ctx.framework,
+                    &mut st,
+                    pod,
+                    &mut node,
+                    ctx.nominated,
+                    pdbs,
+                ) {
+                    Ok((v, num_pdb_violations)) if !v.is_empty() => {
                         candidates.push(Candidate {
                             node: node.name.clone(),
                             victims: v,
+                            num_pdb_violations,
                         });
                         if candidates.len() >= want {
                             break;

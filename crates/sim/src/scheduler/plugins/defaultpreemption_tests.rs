@@ -98,3 +98,96 @@ fn candidate_count_follows_args() {
     assert_eq!(p.num_candidates(5000), 500);
     assert_eq!(p.num_candidates(500), 100);
 }
+
+/// `prio_pod` with the label `app`.
+fn app_pod(name: &str, node: &str, cpu: &str, prio: i32, app: &str) -> crate::scheduler::SharedPod {
+    let mut p = (*prio_pod(name, node, cpu, prio)).clone();
+    p.metadata.labels = Some([("app".to_string(), app.to_string())].into());
+    crate::scheduler::SharedPod::from(p)
+}
+
+/// A budget in `default` selecting `app=<app>` with `allowed` disruptions left.
+fn pdb(app: &str, allowed: i32, disrupted: &[&str]) -> Arc<PodDisruptionBudget> {
+    let disrupted: serde_json::Map<String, serde_json::Value> = disrupted
+        .iter()
+        .map(|p| (p.to_string(), json!("2026-01-01T00:00:00Z")))
+        .collect();
+    Arc::new(
+        serde_json::from_value(json!({
+            "metadata": {"name": app, "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": app}}},
+            "status": {"disruptionsAllowed": allowed, "currentHealthy": 0, "desiredHealthy": 0,
+                       "expectedPods": 0, "disruptedPods": disrupted}
+        }))
+        .unwrap(),
+    )
+}
+
+fn names(pods: &[Arc<PodInfo>]) -> Vec<&str> {
+    pods.iter().map(|p| p.name.as_str()).collect()
+}
+
+#[test]
+fn pdb_violations_are_counted_per_budget_in_order() {
+    let pods: Vec<Arc<PodInfo>> = [
+        app_pod("a1", "n1", "1", 0, "a"),
+        app_pod("a2", "n1", "1", 0, "a"),
+        app_pod("gone", "n1", "1", 0, "a"),
+        app_pod("b1", "n1", "1", 0, "b"),
+        prio_pod("bare", "n1", "1", 0),
+    ]
+    .into_iter()
+    .map(|p| Arc::new(PodInfo::new(p)))
+    .collect();
+    // Budget a allows one more disruption and already counts "gone"; budget b none;
+    // an empty selector matches nothing.
+    let mut empty = (*pdb("x", 0, &[])).clone();
+    empty.spec.as_mut().unwrap().selector = Some(Default::default());
+    let pdbs = [pdb("a", 1, &["gone"]), pdb("b", 0, &[]), Arc::new(empty)];
+    let (violating, ok) = filter_pods_with_pdb_violation(pods, &pdbs);
+    assert_eq!(names(&violating), ["a2", "b1"]);
+    assert_eq!(names(&ok), ["a1", "gone", "bare"]);
+}
+
+#[test]
+fn violating_victims_are_reprieved_first() {
+    // 4 cpu, full: a (2 cpu, priority 1), b and c (1 cpu each, priority 0); the pod needs 2.
+    let pods = [
+        app_pod("a", "n1", "2", 1, "a"),
+        app_pod("b", "n1", "1", 0, "b"),
+        app_pod("c", "n1", "1", 0, "c"),
+    ];
+    let mut snap = Snapshot::new(&[node("n1", json!({}))], &pods);
+    // Without budgets a, the most important, is reprieved first (2 + 2 = 4); b and c go.
+    let (r, _) = preempt(&snap, &info(prio_pod("p", "", "2", 10)));
+    assert_eq!(r.unwrap().victims, ["default/b", "default/c"]);
+    // A budget allowing nothing protects b: b is reprieved first (1 + 2), then a does
+    // not fit back (1 + 2 + 2 > 4) and goes, then c fits back (1 + 1 + 2).
+    snap.pdbs = vec![pdb("b", 0, &[])];
+    let (r, _) = preempt(&snap, &info(prio_pod("p", "", "2", 10)));
+    assert_eq!(r.unwrap().victims, ["default/a"]);
+}
+
+#[test]
+fn the_node_whose_victims_violate_no_budget_wins() {
+    let nodes = [node("n1", json!({})), node("n2", json!({}))];
+    let pods = [
+        app_pod("low", "n1", "3", 0, "db"),
+        app_pod("mid", "n2", "3", 5, "web"),
+    ];
+    // Without budgets n1 wins: its victim has the lower priority.
+    let snap = Snapshot::new(&nodes, &pods);
+    let (r, _) = preempt(&snap, &info(prio_pod("p", "", "2", 10)));
+    assert_eq!(r.unwrap().nominated_node_name, "n1");
+    // A budget protecting low makes n1 a violation; n2 wins on the first criterion.
+    let mut snap = Snapshot::new(&nodes, &pods);
+    snap.pdbs = vec![pdb("db", 0, &[])];
+    let (r, _) = preempt(&snap, &info(prio_pod("p", "", "2", 10)));
+    let r = r.unwrap();
+    assert_eq!(r.nominated_node_name, "n2");
+    assert_eq!(r.victims, ["default/mid"]);
+    // When every candidate violates, the budget does not block preemption.
+    snap.pdbs.push(pdb("web", 0, &[]));
+    let (r, _) = preempt(&snap, &info(prio_pod("p", "", "2", 10)));
+    assert_eq!(r.unwrap().nominated_node_name, "n1");
+}
