@@ -14,12 +14,13 @@ use crate::cluster::ClusterConfig;
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::scheduler::algorithm::{scheduled_message, truncate_message};
+use crate::scheduler::framework::{EventObjects, QueueingHint};
 use crate::scheduler::plugins::defaultpreemption;
 use crate::scheduler::podinfo::SharedPod;
 use crate::scheduler::{
     build_frameworks, in_tree_registry, parse_config, schedule_one, BindingCycle, BindingWrites,
-    ClusterEvent, Framework, PodInfo, Progress, QueuedPodInfo, SchedulerState, SchedulingQueue,
-    Snapshot, Status,
+    ClusterEvent, Framework, NodeInfo, PodInfo, Progress, QueuedPodInfo, SchedulerState,
+    SchedulingQueue, Snapshot, Status,
 };
 use crate::time::{k8s_time, Time, SECOND};
 use crate::world::{Actor, Ctx, Payload};
@@ -402,12 +403,32 @@ impl KubeScheduler {
                         Change::Updated(..) => ClusterEvent::NodeUpdate,
                         Change::Deleted(_) => ClusterEvent::NodeDelete,
                     };
+                    let node_info = |o: &Object| match o {
+                        Object::Node(n) => Some(NodeInfo::new(Arc::new(n.clone()))),
+                        _ => None,
+                    };
+                    let (mut old, mut new) = (None, None);
                     match (&c, &*o) {
                         (Change::Deleted(_), _) => snap.remove_node(o.name()),
-                        (_, Object::Node(n)) => snap.update_node(Arc::new(n.clone())),
+                        (_, Object::Node(n)) => {
+                            snap.update_node(Arc::new(n.clone()));
+                            if self.queue.pending_counts().2 > 0 {
+                                new = node_info(&o);
+                                if let Change::Updated(before, _) = &c {
+                                    old = node_info(before);
+                                }
+                            }
+                        }
                         _ => {}
                     }
-                    self.queue.move_all_to_active_or_backoff(ev, now);
+                    let objs = match &new {
+                        Some(new) => EventObjects::Node {
+                            old: old.as_ref(),
+                            new,
+                        },
+                        None => EventObjects::Other,
+                    };
+                    self.requeue(ev, &objs, now);
                 }
                 Kind::Pod => self.on_pod_change(&c, now),
                 Kind::PersistentVolumeClaim | Kind::PersistentVolume | Kind::StorageClass => {
@@ -451,29 +472,49 @@ impl KubeScheduler {
             Change::Deleted(_) => {
                 self.queue.delete(&key);
                 self.queue.delete_nominated_pod_if_exists(&key);
-                if snap.remove_pod(&key).is_some() {
-                    self.queue
-                        .move_all_to_active_or_backoff(ClusterEvent::AssignedPodDelete, now);
+                if let Some(gone) = snap.remove_pod(&key) {
+                    let objs = EventObjects::DeletedPod(&gone);
+                    self.requeue(ClusterEvent::AssignedPodDelete, &objs, now);
                 }
             }
             _ if assigned(o) => {
-                let was_known = snap.node_of_pod(&key).is_some();
                 if let Some(p) = as_pod(o) {
-                    if matches!(
+                    let terminal = matches!(
                         p.status.as_ref().and_then(|s| s.phase.as_deref()),
                         Some("Succeeded") | Some("Failed")
-                    ) {
-                        snap.remove_pod(&key);
-                        self.queue
-                            .move_all_to_active_or_backoff(ClusterEvent::AssignedPodDelete, now);
+                    );
+                    let before = snap
+                        .node_of_pod(&key)
+                        .and_then(|n| snap.get(n))
+                        .and_then(|ni| ni.pods.iter().find(|x| x.key == key).cloned());
+                    if terminal {
+                        // Gone from the cache once, like a deleted pod.
+                        if let Some(gone) = snap.remove_pod(&key) {
+                            let objs = EventObjects::DeletedPod(&gone);
+                            self.requeue(ClusterEvent::AssignedPodDelete, &objs, now);
+                        }
                     } else {
-                        snap.add_pod(p);
-                        let ev = if was_known {
-                            ClusterEvent::AssignedPodUpdate
-                        } else {
-                            ClusterEvent::AssignedPodAdd
-                        };
-                        self.queue.move_all_to_active_or_backoff(ev, now);
+                        snap.add_pod(p.clone());
+                        match before {
+                            Some(old) if self.queue.pending_counts().2 > 0 => {
+                                let new = PodInfo::new(p);
+                                let objs = EventObjects::UpdatedPod {
+                                    old: &old,
+                                    new: &new,
+                                };
+                                self.requeue(ClusterEvent::AssignedPodUpdate, &objs, now);
+                            }
+                            Some(_) => self.requeue(
+                                ClusterEvent::AssignedPodUpdate,
+                                &EventObjects::Other,
+                                now,
+                            ),
+                            None => self.requeue(
+                                ClusterEvent::AssignedPodAdd,
+                                &EventObjects::Other,
+                                now,
+                            ),
+                        }
                     }
                 }
                 self.queue.delete(&key);
@@ -488,6 +529,27 @@ impl KubeScheduler {
                 }
             }
         }
+    }
+
+    /// `MoveAllToActiveOrBackoffQueue` asking each rejecting plugin's QueueingHint (of the
+    /// pod's profile) whether the event may help.
+    fn requeue(&mut self, ev: ClusterEvent, objs: &EventObjects<'_>, now: Time) {
+        let frameworks = &self.frameworks;
+        let hint = |q: &QueuedPodInfo, plugin: &'static str| {
+            let profile = q
+                .pod_info
+                .pod
+                .spec
+                .as_ref()
+                .and_then(|s| s.scheduler_name.as_deref())
+                .unwrap_or("default-scheduler");
+            frameworks
+                .get(profile)
+                .and_then(|fw| fw.plugin(plugin))
+                .is_none_or(|p| p.queueing_hint(&q.pod_info, objs) == QueueingHint::Queue)
+        };
+        self.queue
+            .move_all_to_active_or_backoff_with(ev, now, &hint);
     }
 
     fn kick(&mut self, ctx: &mut Ctx) {

@@ -299,7 +299,11 @@ spec:
     let nnn = "kubectl get pod high -o jsonpath={.status.nominatedNodeName}";
     assert_eq!(run(&mut w, &files, nnn).stdout, "node-1");
     run(&mut w, &files, "kubectl cordon node-1");
+    // The cordon cannot make room (NodeResourcesFit's QueueingHint skips it), so `high`
+    // is tried again when its victim is finally gone, after its 120 s grace period.
     w.run_for(14 * SECOND);
+    assert_eq!(run(&mut w, &files, nnn).stdout, "node-1");
+    w.run_for(110 * SECOND);
     assert_eq!(run(&mut w, &files, nnn).stdout, "");
     let ev = run(
         &mut w,
@@ -311,4 +315,59 @@ spec:
         ev.contains("0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."),
         "{ev}"
     );
+}
+
+/// How many FailedScheduling attempts the pod has had (the event's count).
+fn failed_attempts(w: &mut World, pod: &str) -> i64 {
+    let out = run(
+        w,
+        &BTreeMap::new(),
+        &format!("kubectl get events --field-selector involvedObject.name={pod},reason=FailedScheduling -o json"),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    v["items"]
+        .as_array()
+        .map(|items| items.iter().map(|e| e["count"].as_i64().unwrap_or(1)).sum())
+        .unwrap_or(0)
+}
+
+#[test]
+fn queueing_hints_keep_a_pod_waiting_until_an_event_can_help() {
+    let big = "apiVersion: v1
+kind: Pod
+metadata:
+  name: big
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources:
+      requests: {cpu: \"6\"}
+";
+    let files: BTreeMap<String, String> = [
+        ("big.yaml".to_string(), big.to_string()),
+        ("web.yaml".to_string(), deployment("web", 3, "100m")),
+    ]
+    .into_iter()
+    .collect();
+    let mut w = World::new(ClusterConfig::default());
+    run(&mut w, &files, "kubectl apply -f big.yaml");
+    w.run_for(5 * SECOND);
+    assert_eq!(failed_attempts(&mut w, "big"), 1);
+    // Pods starting elsewhere (adds, status updates) and node heartbeats and label changes
+    // cannot give a 4-CPU node 6 CPUs: NodeResourcesFit's hints skip them all.
+    run(&mut w, &files, "kubectl apply -f web.yaml");
+    run(&mut w, &files, "kubectl label node node-1 disk=ssd");
+    w.run_for(60 * SECOND);
+    assert_eq!(failed_attempts(&mut w, "big"), 1);
+    // A node with room is worth a try at once.
+    run(&mut w, &files, "sim node add node-4 --cpu 8");
+    w.run_for(20 * SECOND);
+    let node = run(
+        &mut w,
+        &files,
+        "kubectl get pod big -o jsonpath={.spec.nodeName}",
+    );
+    assert_eq!(node.stdout, "node-4");
+    assert_eq!(failed_attempts(&mut w, "big"), 1);
 }

@@ -282,10 +282,47 @@ pub struct PostFilterContext<'a> {
     pub rng: &'a mut Rng,
 }
 
+/// What a `QueueingHintFn` answers: whether a cluster event may make a pod schedulable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueingHint {
+    /// Move the pod out of unschedulablePods.
+    Queue,
+    /// The event cannot help this pod: leave it where it is.
+    QueueSkip,
+}
+
+/// The objects of a cluster event, as the queueing hints see them.
+#[derive(Clone, Copy, Debug)]
+pub enum EventObjects<'a> {
+    /// An event whose objects no hint looks at.
+    Other,
+    /// A node was added (`old` None) or updated; NodeInfos without pods.
+    Node {
+        /// The node before the update.
+        old: Option<&'a NodeInfo>,
+        /// The node now.
+        new: &'a NodeInfo,
+    },
+    /// An assigned pod was deleted or became Succeeded/Failed.
+    DeletedPod(&'a PodInfo),
+    /// An assigned pod changed.
+    UpdatedPod {
+        /// Before.
+        old: &'a PodInfo,
+        /// After.
+        new: &'a PodInfo,
+    },
+}
+
 /// A plugin: a name and the extension points it implements.
 pub trait Plugin {
     /// The plugin's registered name.
     fn name(&self) -> &'static str;
+    /// `QueueingHintFn` for the events the plugin registers (`EventsToRegister`): whether
+    /// the event may make `pod`, which this plugin rejected, schedulable. Default: Queue.
+    fn queueing_hint(&self, _pod: &PodInfo, _event: &EventObjects<'_>) -> QueueingHint {
+        QueueingHint::Queue
+    }
     /// As a PreEnqueue plugin.
     fn as_pre_enqueue(&self) -> Option<&dyn PreEnqueuePlugin> {
         None

@@ -99,16 +99,34 @@ pub fn plugin_cares(plugin: &str, ev: ClusterEvent) -> bool {
 
 /// `isPodUpdated`: whether anything but resourceVersion, generation, managedFields,
 /// finalizers or status changed (the scheduler's own status patches must not requeue).
+/// The scheduling-result annotations the scheduler itself writes (design.md §3.4) do not
+/// count either: upstream has no such write, so it must not cost the pod an attempt.
 pub fn is_pod_updated(
     old: &k8s_openapi::api::core::v1::Pod,
     new: &k8s_openapi::api::core::v1::Pod,
 ) -> bool {
+    use super::algorithm::{
+        ANNOTATION_FILTER, ANNOTATION_FINAL_SCORE, ANNOTATION_SCORE, ANNOTATION_SELECTED_NODE,
+    };
     let strip = |p: &k8s_openapi::api::core::v1::Pod| {
         let mut m = p.metadata.clone();
         m.resource_version = None;
         m.generation = None;
         m.managed_fields = None;
         m.finalizers = None;
+        if let Some(a) = m.annotations.as_mut() {
+            for k in [
+                ANNOTATION_FILTER,
+                ANNOTATION_SCORE,
+                ANNOTATION_FINAL_SCORE,
+                ANNOTATION_SELECTED_NODE,
+            ] {
+                a.remove(k);
+            }
+            if a.is_empty() {
+                m.annotations = None;
+            }
+        }
         m
     };
     old.spec != new.spec || strip(old) != strip(new)
@@ -390,6 +408,18 @@ impl SchedulingQueue {
     /// `MoveAllToActiveOrBackoffQueue`: pods in unschedulablePods rejected by a plugin that
     /// cares about `event` move to backoffQ (still backing off) or activeQ.
     pub fn move_all_to_active_or_backoff(&mut self, event: ClusterEvent, now: Time) {
+        self.move_all_to_active_or_backoff_with(event, now, &|_, _| true);
+    }
+
+    /// `MoveAllToActiveOrBackoffQueue` with QueueingHints: a pod moves when one of its
+    /// rejecting plugins registers for the event and its hint (`hint(pod, plugin)`) says
+    /// Queue, or when no rejecting plugin was recorded.
+    pub fn move_all_to_active_or_backoff_with(
+        &mut self,
+        event: ClusterEvent,
+        now: Time,
+        hint: &dyn Fn(&QueuedPodInfo, &'static str) -> bool,
+    ) {
         let keys: Vec<String> = self
             .unschedulable_pods()
             .filter(|q| {
@@ -397,7 +427,7 @@ impl SchedulingQueue {
                     && (q.unschedulable_plugins.is_empty()
                         || q.unschedulable_plugins
                             .iter()
-                            .any(|p| plugin_cares(p, event)))
+                            .any(|p| plugin_cares(p, event) && hint(q, p)))
             })
             .map(|q| q.pod_info.key.clone())
             .collect();

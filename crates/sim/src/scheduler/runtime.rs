@@ -292,6 +292,14 @@ impl Framework {
             .map(move |i| self.plugins[*i].as_ref())
     }
 
+    /// The profile's plugin of that name, at whatever extension points it has.
+    pub fn plugin(&self, name: &str) -> Option<&dyn Plugin> {
+        self.plugins
+            .iter()
+            .find(|p| p.name() == name)
+            .map(|p| p.as_ref())
+    }
+
     /// Plugin names per extension point, for display (`ListPlugins`).
     pub fn plugin_names(&self) -> BTreeMap<&'static str, Vec<&'static str>> {
         EXTS.iter()

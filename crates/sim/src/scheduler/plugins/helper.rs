@@ -63,6 +63,27 @@ pub fn find_untolerated_no_schedule<'a>(
     })
 }
 
+/// The node-event QueueingHint of plugins whose Filter looks only at the node
+/// (NodeAffinity, TaintToleration, NodeUnschedulable): Queue when the node now passes the
+/// plugin's Filter and did not before (or is new); any other event queues.
+pub fn node_now_passes(
+    f: &dyn crate::scheduler::framework::FilterPlugin,
+    pod: &crate::scheduler::podinfo::PodInfo,
+    event: &crate::scheduler::framework::EventObjects<'_>,
+) -> crate::scheduler::framework::QueueingHint {
+    use crate::scheduler::framework::{CycleState, EventObjects, QueueingHint};
+    let EventObjects::Node { old, new } = event else {
+        return QueueingHint::Queue;
+    };
+    let state = CycleState::default();
+    let passes = |n| f.filter(&state, pod, n).is_success();
+    if passes(new) && !old.is_some_and(passes) {
+        QueueingHint::Queue
+    } else {
+        QueueingHint::QueueSkip
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod fixtures {
     //! Builders for nodes and pods used by the plugin tests.

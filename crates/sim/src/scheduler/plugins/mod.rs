@@ -46,3 +46,7 @@ pub fn in_tree_registry() -> Registry {
     r.insert(defaultbinder::NAME, defaultbinder::new);
     r
 }
+
+#[cfg(test)]
+#[path = "queueing_hints_tests.rs"]
+mod queueing_hints_tests;

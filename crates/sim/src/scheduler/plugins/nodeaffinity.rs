@@ -110,6 +110,9 @@ impl Plugin for NodeAffinity {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn queueing_hint(&self, pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+        super::helper::node_now_passes(self, pod, event)
+    }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {
         Some(self)
     }

@@ -22,6 +22,24 @@ impl Plugin for NodePorts {
     fn name(&self) -> &'static str {
         NAME
     }
+    /// `isSchedulableAfterPodDeleted`: only a deleted pod holding a conflicting host port
+    /// frees one.
+    fn queueing_hint(&self, pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+        match event {
+            EventObjects::DeletedPod(gone) => {
+                let conflict = gone
+                    .host_ports
+                    .iter()
+                    .any(|u| pod.host_ports.iter().any(|want| u.conflicts(want)));
+                if conflict {
+                    QueueingHint::Queue
+                } else {
+                    QueueingHint::QueueSkip
+                }
+            }
+            _ => QueueingHint::Queue,
+        }
+    }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {
         Some(self)
     }

@@ -9,6 +9,7 @@ use crate::scheduler::config::{NodeResourcesFitArgs, PluginArgs};
 use crate::scheduler::framework::*;
 use crate::scheduler::nodeinfo::{NodeInfo, Snapshot};
 use crate::scheduler::podinfo::PodInfo;
+use crate::scheduler::resource::Resource;
 use crate::scheduler::validation::validate_fit_args;
 
 /// The plugin name.
@@ -77,6 +78,44 @@ impl Plugin for Fit {
     fn name(&self) -> &'static str {
         NAME
     }
+    /// `isSchedulableAfterNodeChange` / `isSchedulableAfterPodEvent`.
+    fn queueing_hint(&self, pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+        let queue = |b: bool| {
+            if b {
+                QueueingHint::Queue
+            } else {
+                QueueingHint::QueueSkip
+            }
+        };
+        match event {
+            // The pod must fit the node's allocatable, and a changed node must have more
+            // of something the pod asks for.
+            EventObjects::Node { old, new } => queue(
+                self.insufficient(pod, new).0.is_empty()
+                    && old.is_none_or(|o| {
+                        any_requested(&pod.requests, &o.allocatable, &new.allocatable, |a, b| {
+                            b > a
+                        })
+                    }),
+            ),
+            // Any scheduled (or nominated) pod that goes frees room.
+            EventObjects::DeletedPod(gone) => queue(
+                !gone.node_name.is_empty()
+                    || gone
+                        .pod
+                        .status
+                        .as_ref()
+                        .and_then(|s| s.nominated_node_name.as_deref())
+                        .is_some_and(|n| !n.is_empty()),
+            ),
+            // An assigned pod whose requests went down (in-place resize) frees room.
+            EventObjects::UpdatedPod { old, new } => queue(
+                !new.node_name.is_empty()
+                    && any_requested(&pod.requests, &old.requests, &new.requests, |a, b| b < a),
+            ),
+            EventObjects::Other => QueueingHint::Queue,
+        }
+    }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {
         Some(self)
     }
@@ -101,6 +140,29 @@ impl PreFilterPlugin for Fit {
         // The pod's requests are precomputed in PodInfo; nothing else to prepare.
         (None, Status::success())
     }
+}
+
+/// Whether `changed(before, after)` holds for any resource `wanted` asks for.
+fn any_requested(
+    wanted: &Resource,
+    before: &Resource,
+    after: &Resource,
+    changed: fn(i64, i64) -> bool,
+) -> bool {
+    (wanted.milli_cpu > 0 && changed(before.milli_cpu, after.milli_cpu))
+        || (wanted.memory > 0 && changed(before.memory, after.memory))
+        || (wanted.ephemeral_storage > 0
+            && changed(before.ephemeral_storage, after.ephemeral_storage))
+        || changed(before.allowed_pod_number, after.allowed_pod_number)
+        || wanted.scalar.iter().any(|(name, v)| {
+            let get = |r: &Resource| {
+                r.scalar
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or(0, |(_, x)| *x)
+            };
+            *v > 0 && changed(get(before), get(after))
+        })
 }
 
 impl Fit {

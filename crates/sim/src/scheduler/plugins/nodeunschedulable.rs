@@ -5,7 +5,9 @@ use k8s_openapi::api::core::v1::Taint;
 
 use super::helper::tolerations_tolerate;
 use crate::scheduler::config::PluginArgs;
-use crate::scheduler::framework::{Code, CycleState, FilterPlugin, Plugin, Status};
+use crate::scheduler::framework::{
+    Code, CycleState, EventObjects, FilterPlugin, Plugin, QueueingHint, Status,
+};
 use crate::scheduler::nodeinfo::NodeInfo;
 use crate::scheduler::podinfo::PodInfo;
 
@@ -25,6 +27,9 @@ pub fn new(_: Option<&PluginArgs>) -> Result<Box<dyn Plugin>, String> {
 impl Plugin for NodeUnschedulable {
     fn name(&self) -> &'static str {
         NAME
+    }
+    fn queueing_hint(&self, pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+        super::helper::node_now_passes(self, pod, event)
     }
     fn as_filter(&self) -> Option<&dyn FilterPlugin> {
         Some(self)

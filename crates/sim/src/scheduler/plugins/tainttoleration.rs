@@ -29,6 +29,9 @@ impl Plugin for TaintToleration {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn queueing_hint(&self, pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+        super::helper::node_now_passes(self, pod, event)
+    }
     fn as_filter(&self) -> Option<&dyn FilterPlugin> {
         Some(self)
     }
