@@ -509,6 +509,11 @@ impl KubeScheduler {
                                 &EventObjects::Other,
                                 now,
                             ),
+                            None if self.queue.pending_counts().2 > 0 => {
+                                let new = PodInfo::new(p);
+                                let objs = EventObjects::AddedPod(&new);
+                                self.requeue(ClusterEvent::AssignedPodAdd, &objs, now);
+                            }
                             None => self.requeue(
                                 ClusterEvent::AssignedPodAdd,
                                 &EventObjects::Other,

@@ -291,6 +291,15 @@ pub enum QueueingHint {
     QueueSkip,
 }
 
+/// Queue when `b`, else QueueSkip.
+pub fn if_queue(b: bool) -> QueueingHint {
+    if b {
+        QueueingHint::Queue
+    } else {
+        QueueingHint::QueueSkip
+    }
+}
+
 /// The objects of a cluster event, as the queueing hints see them.
 #[derive(Clone, Copy, Debug)]
 pub enum EventObjects<'a> {
@@ -303,6 +312,8 @@ pub enum EventObjects<'a> {
         /// The node now.
         new: &'a NodeInfo,
     },
+    /// A pod was bound (or assumed) on a node.
+    AddedPod(&'a PodInfo),
     /// An assigned pod was deleted or became Succeeded/Failed.
     DeletedPod(&'a PodInfo),
     /// An assigned pod changed.

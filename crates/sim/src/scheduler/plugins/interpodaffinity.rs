@@ -50,6 +50,56 @@ impl Plugin for InterPodAffinity {
     fn name(&self) -> &'static str {
         NAME
     }
+    /// `isSchedulableAfterPodChange` / `isSchedulableAfterNodeChange`.
+    fn queueing_hint(&self, pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+        // Terms with a namespaceSelector need the namespaces' labels: queue.
+        let uses_ns_selector = pod
+            .pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.affinity.as_ref())
+            .is_some_and(|a| {
+                let aff = a.pod_affinity.as_ref().and_then(|x| {
+                    x.required_during_scheduling_ignored_during_execution
+                        .as_ref()
+                });
+                let anti = a.pod_anti_affinity.as_ref().and_then(|x| {
+                    x.required_during_scheduling_ignored_during_execution
+                        .as_ref()
+                });
+                aff.into_iter()
+                    .chain(anti)
+                    .flatten()
+                    .any(|t| t.namespace_selector.is_some())
+            });
+        if uses_ns_selector {
+            return QueueingHint::Queue;
+        }
+        let (terms, anti) = (&pod.required_affinity, &pod.required_anti_affinity);
+        // `podMatchesAllAffinityTerms`: no terms match nothing.
+        let all = |ts: &[AffinityTerm], p: &PodInfo| {
+            !ts.is_empty() && ts.iter().all(|t| t.matches(p, None))
+        };
+        match event {
+            EventObjects::UpdatedPod { old, new } => {
+                if old.node_name.is_empty() || new.node_name.is_empty() {
+                    return QueueingHint::QueueSkip;
+                }
+                if_queue(
+                    (!all(terms, old) && all(terms, new)) || (all(anti, old) && !all(anti, new)),
+                )
+            }
+            EventObjects::AddedPod(p) => if_queue(!p.node_name.is_empty() && all(terms, p)),
+            EventObjects::DeletedPod(p) => if_queue(!p.node_name.is_empty() && all(anti, p)),
+            EventObjects::Node { new, .. } => if_queue(
+                terms
+                    .iter()
+                    .chain(anti.iter())
+                    .any(|t| new.labels.contains_key(&t.topology_key)),
+            ),
+            EventObjects::Other => QueueingHint::Queue,
+        }
+    }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {
         Some(self)
     }

@@ -150,37 +150,8 @@ pub fn default_selector(pod: &PodInfo, snap: &Snapshot) -> Selector {
 impl PodTopologySpread {
     /// The pod's constraints for an action, or the defaults when it has none.
     fn constraints(&self, pod: &PodInfo, snap: &Snapshot, action: &str) -> Vec<Constraint> {
-        let own = pod
-            .pod
-            .spec
-            .as_ref()
-            .and_then(|s| s.topology_spread_constraints.as_ref())
-            .filter(|c| !c.is_empty());
-        let build = |c: &TopologySpreadConstraint, selector: Selector| Constraint {
-            max_skew: i64::from(c.max_skew),
-            topology_key: c.topology_key.clone(),
-            is_hostname: c.topology_key == LABEL_HOSTNAME,
-            selector,
-            min_domains: i64::from(c.min_domains.unwrap_or(1)),
-            honor_node_affinity: c.node_affinity_policy.as_deref() != Some("Ignore"),
-            honor_node_taints: c.node_taints_policy.as_deref() == Some("Honor"),
-        };
-        if let Some(own) = own {
-            return own
-                .iter()
-                .filter(|c| c.when_unsatisfiable == action)
-                .map(|c| {
-                    let mut sel = Selector::from_label_selector(c.label_selector.as_ref());
-                    if let Selector::Reqs(r) = &mut sel {
-                        for k in c.match_label_keys.iter().flatten() {
-                            if let Some(v) = pod.labels.get(k) {
-                                r.push(Requirement::In(k.clone(), vec![v.clone()]));
-                            }
-                        }
-                    }
-                    build(c, sel)
-                })
-                .collect();
+        if let Some(own) = own_constraints(pod, action) {
+            return own;
         }
         let defaults: Vec<&TopologySpreadConstraint> = self
             .default_constraints
@@ -199,6 +170,44 @@ impl PodTopologySpread {
             .map(|c| build(c, sel.clone()))
             .collect()
     }
+}
+
+fn build(c: &TopologySpreadConstraint, selector: Selector) -> Constraint {
+    Constraint {
+        max_skew: i64::from(c.max_skew),
+        topology_key: c.topology_key.clone(),
+        is_hostname: c.topology_key == LABEL_HOSTNAME,
+        selector,
+        min_domains: i64::from(c.min_domains.unwrap_or(1)),
+        honor_node_affinity: c.node_affinity_policy.as_deref() != Some("Ignore"),
+        honor_node_taints: c.node_taints_policy.as_deref() == Some("Honor"),
+    }
+}
+
+/// The pod's own constraints for an action (with matchLabelKeys), if it has any.
+fn own_constraints(pod: &PodInfo, action: &str) -> Option<Vec<Constraint>> {
+    let own = pod
+        .pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.topology_spread_constraints.as_ref())
+        .filter(|c| !c.is_empty())?;
+    Some(
+        own.iter()
+            .filter(|c| c.when_unsatisfiable == action)
+            .map(|c| {
+                let mut sel = Selector::from_label_selector(c.label_selector.as_ref());
+                if let Selector::Reqs(r) = &mut sel {
+                    for k in c.match_label_keys.iter().flatten() {
+                        if let Some(v) = pod.labels.get(k) {
+                            r.push(Requirement::In(k.clone(), vec![v.clone()]));
+                        }
+                    }
+                }
+                build(c, sel)
+            })
+            .collect(),
+    )
 }
 
 fn count_matching(node: &NodeInfo, sel: &Selector, ns: &str) -> i64 {
@@ -272,6 +281,44 @@ impl PreFilterState {
 impl Plugin for PodTopologySpread {
     fn name(&self) -> &'static str {
         NAME
+    }
+    /// `isSchedulableAfterPodChange` / `isSchedulableAfterNodeChange` over the pod's
+    /// DoNotSchedule constraints. A pod spread by the cluster defaults queues: its
+    /// selector comes from the Services and controllers that select it.
+    fn queueing_hint(&self, pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+        let Some(cs) = own_constraints(pod, "DoNotSchedule") else {
+            return QueueingHint::Queue;
+        };
+        let involved = |p: &PodInfo| !p.node_name.is_empty() && p.namespace == pod.namespace;
+        let matches_any = |p: &PodInfo| cs.iter().any(|c| c.selector.matches(&p.labels));
+        let on_all_keys = |n: &NodeInfo| has_all_keys(&n.labels, &cs);
+        match event {
+            EventObjects::UpdatedPod { old, new } => {
+                if !involved(old) || !involved(new) || old.labels == new.labels {
+                    return QueueingHint::QueueSkip;
+                }
+                if_queue(
+                    cs.iter().any(|c| {
+                        c.selector.matches(&old.labels) != c.selector.matches(&new.labels)
+                    }),
+                )
+            }
+            EventObjects::AddedPod(p) | EventObjects::DeletedPod(p) => {
+                if_queue(involved(p) && matches_any(p))
+            }
+            EventObjects::Node { old: None, new } => if_queue(on_all_keys(new)),
+            EventObjects::Node {
+                old: Some(old),
+                new,
+            } => {
+                let (was, is) = (on_all_keys(old), on_all_keys(new));
+                let keys_changed = cs
+                    .iter()
+                    .any(|c| old.labels.get(&c.topology_key) != new.labels.get(&c.topology_key));
+                if_queue(was != is || (is && (keys_changed || old.taints != new.taints)))
+            }
+            EventObjects::Other => QueueingHint::Queue,
+        }
     }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {
         Some(self)

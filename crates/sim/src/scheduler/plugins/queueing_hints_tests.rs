@@ -119,3 +119,104 @@ fn node_ports_queue_when_a_pod_holding_the_port_goes() {
         QueueSkip
     );
 }
+
+fn labelled(name: &str, node: &str, app: &str) -> PodInfo {
+    let mut spec = json!({"containers": [{"name": "c", "image": "nginx"}]});
+    if !node.is_empty() {
+        spec["nodeName"] = node.into();
+    }
+    info(pod(
+        name,
+        json!({"metadata": {"labels": {"app": app}}, "spec": spec}),
+    ))
+}
+
+#[test]
+fn inter_pod_affinity() {
+    let term = json!([{"labelSelector": {"matchLabels": {"app": "db"}},
+                       "topologyKey": "kubernetes.io/hostname"}]);
+    let with_affinity = info(pod(
+        "web",
+        json!({"spec": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": term}}}}),
+    ));
+    let with_anti = info(pod(
+        "web",
+        json!({"spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": term}}}}),
+    ));
+    let ipa = interpodaffinity::new(None).unwrap();
+    let h = |p: &PodInfo, e: EventObjects<'_>| ipa.queueing_hint(p, &e);
+    let db = labelled("db", "n1", "db");
+    let cache = labelled("cache", "n1", "cache");
+    let pending_db = labelled("db2", "", "db");
+    // Affinity: a scheduled pod it wants appears, or turns into one.
+    assert_eq!(h(&with_affinity, EventObjects::AddedPod(&db)), Queue);
+    assert_eq!(h(&with_affinity, EventObjects::AddedPod(&cache)), QueueSkip);
+    assert_eq!(
+        h(&with_affinity, EventObjects::AddedPod(&pending_db)),
+        QueueSkip
+    );
+    let relabelled = labelled("cache", "n1", "db");
+    let upd = |old, new| EventObjects::UpdatedPod { old, new };
+    assert_eq!(h(&with_affinity, upd(&cache, &relabelled)), Queue);
+    assert_eq!(h(&with_affinity, upd(&relabelled, &cache)), QueueSkip);
+    // Anti-affinity: a pod it avoids goes away, or stops matching.
+    assert_eq!(h(&with_anti, EventObjects::DeletedPod(&db)), Queue);
+    assert_eq!(h(&with_anti, EventObjects::DeletedPod(&cache)), QueueSkip);
+    assert_eq!(h(&with_anti, upd(&relabelled, &cache)), Queue);
+    // Nodes: only those carrying a term's topology key.
+    let n = ni("n9", json!({}));
+    let bare = NodeInfo::new(std::sync::Arc::new(
+        serde_json::from_value(json!({"metadata": {"name": "x"}})).unwrap(),
+    ));
+    assert_eq!(
+        h(&with_affinity, EventObjects::Node { old: None, new: &n }),
+        Queue
+    );
+    assert_eq!(
+        h(
+            &with_affinity,
+            EventObjects::Node {
+                old: None,
+                new: &bare
+            }
+        ),
+        QueueSkip
+    );
+}
+
+#[test]
+fn pod_topology_spread() {
+    let spread = info(pod(
+        "web",
+        json!({"metadata": {"labels": {"app": "web"}}, "spec": {"topologySpreadConstraints": [{
+            "maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {"app": "web"}}}]}}),
+    ));
+    let pts = podtopologyspread::new(None).unwrap();
+    let h = |e: EventObjects<'_>| pts.queueing_hint(&spread, &e);
+    let peer = labelled("web-1", "n1", "web");
+    let other = labelled("db", "n1", "db");
+    assert_eq!(h(EventObjects::DeletedPod(&peer)), Queue);
+    assert_eq!(h(EventObjects::AddedPod(&peer)), Queue);
+    assert_eq!(h(EventObjects::DeletedPod(&other)), QueueSkip);
+    let upd = |old, new| EventObjects::UpdatedPod { old, new };
+    let joined = labelled("db", "n1", "web");
+    assert_eq!(h(upd(&other, &joined)), Queue);
+    assert_eq!(h(upd(&other, &other)), QueueSkip);
+    // Nodes: in a zone now, moved to another zone, or tainted differently.
+    let zone = |z: &str| json!({"metadata": {"labels": {"zone": z}}});
+    assert_eq!(node_hint(&*pts, &spread, None, zone("a")), Queue);
+    assert_eq!(node_hint(&*pts, &spread, None, json!({})), QueueSkip);
+    assert_eq!(node_hint(&*pts, &spread, Some(json!({})), zone("a")), Queue);
+    assert_eq!(node_hint(&*pts, &spread, Some(zone("a")), zone("b")), Queue);
+    assert_eq!(
+        node_hint(&*pts, &spread, Some(zone("a")), zone("a")),
+        QueueSkip
+    );
+    // A pod spread only by the cluster defaults queues (its selector is the cluster's).
+    let plain = labelled("p", "", "web");
+    assert_eq!(
+        pts.queueing_hint(&plain, &EventObjects::DeletedPod(&other)),
+        Queue
+    );
+}
