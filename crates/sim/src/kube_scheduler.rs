@@ -457,7 +457,12 @@ impl KubeScheduler {
                         }
                         _ => continue,
                     };
-                    self.queue.move_all_to_active_or_backoff(ev, now);
+                    let key = pod_key(&o);
+                    let objs = match &*o {
+                        Object::PersistentVolumeClaim(_) if !deleted => EventObjects::Claim(&key),
+                        _ => EventObjects::Other,
+                    };
+                    self.requeue(ev, &objs, now);
                 }
                 _ => self.refresh_workload_lists(),
             }

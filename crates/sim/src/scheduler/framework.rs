@@ -291,6 +291,17 @@ pub enum QueueingHint {
     QueueSkip,
 }
 
+/// `isSchedulableAfterPersistentVolumeClaimChange` of the volume plugins: a claim event
+/// matters only when the claim is one of the pod's; any other event queues.
+pub fn claim_hint(pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+    match event {
+        EventObjects::Claim(key) => if_queue(key.split_once('/').is_some_and(|(ns, name)| {
+            ns == pod.namespace && pod.pvc_names.iter().any(|c| c == name)
+        })),
+        _ => QueueingHint::Queue,
+    }
+}
+
 /// Queue when `b`, else QueueSkip.
 pub fn if_queue(b: bool) -> QueueingHint {
     if b {
@@ -312,6 +323,8 @@ pub enum EventObjects<'a> {
         /// The node now.
         new: &'a NodeInfo,
     },
+    /// A PersistentVolumeClaim (`namespace/name`) was added or changed.
+    Claim(&'a str),
     /// A pod was bound (or assumed) on a node.
     AddedPod(&'a PodInfo),
     /// An assigned pod was deleted or became Succeeded/Failed.

@@ -97,7 +97,7 @@ impl Plugin for InterPodAffinity {
                     .chain(anti.iter())
                     .any(|t| new.labels.contains_key(&t.topology_key)),
             ),
-            EventObjects::Other => QueueingHint::Queue,
+            _ => QueueingHint::Queue,
         }
     }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {

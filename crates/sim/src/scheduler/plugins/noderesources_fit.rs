@@ -113,7 +113,7 @@ impl Plugin for Fit {
                 !new.node_name.is_empty()
                     && any_requested(&pod.requests, &old.requests, &new.requests, |a, b| b < a),
             ),
-            EventObjects::AddedPod(_) | EventObjects::Other => QueueingHint::Queue,
+            _ => QueueingHint::Queue,
         }
     }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {

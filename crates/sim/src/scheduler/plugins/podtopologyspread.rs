@@ -317,7 +317,7 @@ impl Plugin for PodTopologySpread {
                     .any(|c| old.labels.get(&c.topology_key) != new.labels.get(&c.topology_key));
                 if_queue(was != is || (is && (keys_changed || old.taints != new.taints)))
             }
-            EventObjects::Other => QueueingHint::Queue,
+            _ => QueueingHint::Queue,
         }
     }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {

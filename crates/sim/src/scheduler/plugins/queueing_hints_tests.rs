@@ -220,3 +220,21 @@ fn pod_topology_spread() {
         Queue
     );
 }
+
+#[test]
+fn volume_plugins_queue_only_for_the_pods_own_claims() {
+    let p = info(pod(
+        "db",
+        json!({"spec": {"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}}),
+    ));
+    for plugin in [
+        volumebinding::new(None).unwrap(),
+        volumerestrictions::new(None).unwrap(),
+        volumezone::new(None).unwrap(),
+    ] {
+        let h = |key| plugin.queueing_hint(&p, &EventObjects::Claim(key));
+        assert_eq!(h("default/data"), Queue, "{}", plugin.name());
+        assert_eq!(h("default/logs"), QueueSkip, "{}", plugin.name());
+        assert_eq!(h("other/data"), QueueSkip, "{}", plugin.name());
+    }
+}

@@ -28,6 +28,9 @@ impl Plugin for VolumeRestrictions {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn queueing_hint(&self, pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+        claim_hint(pod, event)
+    }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {
         Some(self)
     }

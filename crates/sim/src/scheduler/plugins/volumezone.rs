@@ -32,6 +32,9 @@ impl Plugin for VolumeZone {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn queueing_hint(&self, pod: &PodInfo, event: &EventObjects<'_>) -> QueueingHint {
+        claim_hint(pod, event)
+    }
     fn as_pre_filter(&self) -> Option<&dyn PreFilterPlugin> {
         Some(self)
     }
