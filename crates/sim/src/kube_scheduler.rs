@@ -55,6 +55,16 @@ struct Binding {
     annotations: BTreeMap<String, String>,
 }
 
+/// Why an attempt failed, for the failure handler.
+struct Failure<'a> {
+    status: Status,
+    /// The plugins that rejected the pod (the queue requeues it on their events).
+    plugins: BTreeSet<&'static str>,
+    annotations: &'a BTreeMap<String, String>,
+    /// A new `nominatedNodeName` (or null to clear it), from preemption.
+    nomination: Option<serde_json::Value>,
+}
+
 /// A write a binding cycle's plugin asked for, awaiting the apiserver's answer.
 struct BindingWrite {
     key: String,
@@ -638,17 +648,13 @@ impl KubeScheduler {
                     Err(status) => {
                         // ForgetPod, then the failure handler.
                         snap.remove_pod(&key);
-                        self.handle_failure(
-                            ctx,
-                            &pod_obj,
-                            &sched_name,
-                            &status,
-                            &annotations,
-                            None,
-                        );
-                        let plugins = rejecting_plugin(&status);
-                        self.queue
-                            .add_unschedulable_if_not_present(q, &status, plugins, now);
+                        let failure = Failure {
+                            plugins: rejecting_plugin(&status),
+                            status,
+                            annotations: &annotations,
+                            nomination: None,
+                        };
+                        self.handle_failure(ctx, q, &pod_obj, &sched_name, failure);
                     }
                 }
             }
@@ -679,34 +685,36 @@ impl KubeScheduler {
                         });
                     }
                 }
-                let status = Status::new(status.code, e.message());
-                self.handle_failure(
-                    ctx,
-                    &pod_obj,
-                    &sched_name,
-                    &status,
-                    &annotations,
+                let failure = Failure {
+                    status,
+                    plugins: e.unschedulable_plugins(),
+                    annotations: &annotations,
                     nomination,
-                );
-                let plugins = e.unschedulable_plugins();
-                self.queue
-                    .add_unschedulable_if_not_present(q, &e.status(), plugins, now);
+                };
+                self.handle_failure(ctx, q, &pod_obj, &sched_name, failure);
             }
         }
     }
 
     /// `handleSchedulingFailure`: the FailedScheduling event, the PodScheduled condition
     /// (reason Unschedulable for a rejection, SchedulerError for an error), the nomination,
-    /// and the scheduling-result annotations of the attempt.
+    /// the scheduling-result annotations of the attempt, and the pod back in the queue.
     fn handle_failure(
         &mut self,
         ctx: &mut Ctx,
+        q: QueuedPodInfo,
         pod_obj: &Arc<Object>,
         profile: &str,
-        status: &Status,
-        annotations: &BTreeMap<String, String>,
-        nomination: Option<serde_json::Value>,
+        f: Failure<'_>,
     ) {
+        let Failure {
+            status,
+            plugins,
+            annotations,
+            nomination,
+        } = f;
+        self.queue
+            .add_unschedulable_if_not_present(q, &status, plugins, ctx.now);
         let msg = truncate_message(&status.message());
         self.event(ctx, profile, pod_obj, WARNING, "FailedScheduling", &msg);
         let reason = if status.is_rejected() {
@@ -850,10 +858,13 @@ impl KubeScheduler {
                     .move_all_to_active_or_backoff(ClusterEvent::AssignedPodDelete, ctx.now);
             }
         }
-        self.handle_failure(ctx, &b.pod, &b.profile, &status, &b.annotations, None);
-        let plugins = rejecting_plugin(&status);
-        self.queue
-            .add_unschedulable_if_not_present(b.q, &status, plugins, ctx.now);
+        let failure = Failure {
+            plugins: rejecting_plugin(&status),
+            status,
+            annotations: &b.annotations,
+            nomination: None,
+        };
+        self.handle_failure(ctx, b.q, &b.pod, &b.profile, failure);
     }
 
     fn on_bind_response(&mut self, ctx: &mut Ctx, resp: ApiResponse) {

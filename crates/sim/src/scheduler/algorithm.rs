@@ -208,11 +208,15 @@ impl ScheduleError {
         }
     }
 
-    /// The status code for the queue: Unschedulable for fit errors, Error otherwise.
+    /// The status: Unschedulable for fit errors, UnschedulableAndUnresolvable for "no
+    /// nodes available" (as `schedulingCycle` wraps ErrNoNodesAvailable), Error otherwise.
     pub fn status(&self) -> Status {
         match self {
             ScheduleError::Fit { .. } => Status::new(Code::Unschedulable, self.message()),
-            _ => Status::error(self.message()),
+            ScheduleError::NoNodesAvailable => {
+                Status::new(Code::UnschedulableAndUnresolvable, self.message())
+            }
+            ScheduleError::Internal(_) => Status::error(self.message()),
         }
     }
 

@@ -242,6 +242,8 @@ fn prefilter_rejection_reports_its_message_once() {
     .result
     .unwrap_err();
     assert_eq!(err.message(), "no nodes available to schedule pods");
+    // A rejection (reason Unschedulable), not an internal error.
+    assert_eq!(err.status().code, Code::UnschedulableAndUnresolvable);
 }
 
 #[test]
