@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+mod common;
+
 use kubeloop_sim::cluster::{ClusterConfig, NodeConfig};
 use kubeloop_sim::cmd;
 use kubeloop_sim::time::SECOND;
@@ -241,43 +243,9 @@ fn a_preemption_victim_gets_the_disruption_target_condition() {
     let mut config = ClusterConfig::default();
     config.nodes = vec![NodeConfig::standard("node-1")];
     let mut t = T::new(config);
-    t.apply(
-        "apiVersion: v1
-kind: Pod
-metadata:
-  name: low
-  annotations:
-    kubeloop.dev/behavior: ignore-sigterm
-spec:
-  terminationGracePeriodSeconds: 120
-  containers:
-  - name: app
-    image: nginx:1.27
-    resources:
-      requests: {cpu: \"3\"}
-",
-    );
+    t.apply(&common::slow_victim("low"));
     t.settle(10);
-    t.apply(
-        "apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata:
-  name: high
-value: 1000
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: high
-spec:
-  priorityClassName: high
-  containers:
-  - name: app
-    image: nginx:1.27
-    resources:
-      requests: {cpu: \"3\"}
-",
-    );
+    t.apply(&common::preemptor("high"));
     t.settle(5);
     let low = t.json("kubectl get pod low -o json");
     assert!(low["metadata"]["deletionTimestamp"].is_string(), "{low}");

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+mod common;
+
 use kubeloop_sim::cluster::{ClusterConfig, NodeConfig};
 use kubeloop_sim::cmd;
 use kubeloop_sim::process::Output;
@@ -251,41 +253,10 @@ spec:
 /// writes), here because its node was cordoned while the victim was still terminating.
 #[test]
 fn a_preemption_without_candidates_clears_the_nomination() {
-    let low = "apiVersion: v1
-kind: Pod
-metadata:
-  name: low
-  annotations:
-    kubeloop.dev/behavior: ignore-sigterm
-spec:
-  terminationGracePeriodSeconds: 120
-  containers:
-  - name: app
-    image: nginx:1.27
-    resources:
-      requests: {cpu: \"3\"}
-";
-    let high = "apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata:
-  name: high
-value: 1000
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: high
-spec:
-  priorityClassName: high
-  containers:
-  - name: app
-    image: nginx:1.27
-    resources:
-      requests: {cpu: \"3\"}
-";
+    let (low, high) = (common::slow_victim("low"), common::preemptor("high"));
     let files: BTreeMap<String, String> = [
-        ("low.yaml".to_string(), low.to_string()),
-        ("high.yaml".to_string(), high.to_string()),
+        ("low.yaml".to_string(), low),
+        ("high.yaml".to_string(), high),
     ]
     .into_iter()
     .collect();

@@ -85,3 +85,49 @@ impl Term {
         self.w.run_for(secs * SECOND);
     }
 }
+
+/// The PriorityClass `high` (value 1000) and a pod of that class asking for 3 CPUs: on a
+/// one-node cluster whose node already runs a 3-CPU pod, it preempts.
+pub fn preemptor(name: &str) -> String {
+    format!(
+        "apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: high
+value: 1000
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+spec:
+  priorityClassName: high
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources:
+      requests: {{cpu: \"3\"}}
+"
+    )
+}
+
+/// A 3-CPU pod that ignores SIGTERM and has 120 s to stop: a victim that stays
+/// Terminating for a while.
+pub fn slow_victim(name: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  annotations:
+    kubeloop.dev/behavior: ignore-sigterm
+spec:
+  terminationGracePeriodSeconds: 120
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources:
+      requests: {{cpu: \"3\"}}
+"
+    )
+}
