@@ -59,12 +59,7 @@ fn classify(k: &Kubectl, pods: &[Arc<Object>]) -> PodList {
         }
         let phase = p.status.as_ref().and_then(|s| s.phase.as_deref());
         let finished = matches!(phase, Some("Succeeded") | Some("Failed"));
-        let controller = p
-            .metadata
-            .owner_references
-            .iter()
-            .flatten()
-            .find(|r| r.controller == Some(true));
+        let controller = crate::controllers::util::controller_of(&p.metadata);
         if controller.is_some_and(|c| c.kind == "DaemonSet") {
             if ignore_ds {
                 push(&mut out.warnings, DAEMONSET_WARNING, id);

@@ -74,13 +74,7 @@ fn expected_scale(
     let mut unmanaged = Vec::new();
     for p in pods {
         let name = p.metadata.name.clone().unwrap_or_default();
-        let controller = p
-            .metadata
-            .owner_references
-            .iter()
-            .flatten()
-            .find(|r| r.controller == Some(true));
-        let Some(r) = controller else {
+        let Some(r) = crate::controllers::util::controller_of(&p.metadata) else {
             unmanaged.push(name);
             continue;
         };

@@ -12,8 +12,12 @@ use crate::time::{from_k8s_time, Time};
 
 /// The controller owner reference of an object, if any.
 pub fn controller_ref(o: &Object) -> Option<&OwnerReference> {
-    o.meta()
-        .owner_references
+    controller_of(o.meta())
+}
+
+/// `metav1.GetControllerOf`: the owner reference with `controller: true`, if any.
+pub fn controller_of(m: &ObjectMeta) -> Option<&OwnerReference> {
+    m.owner_references
         .iter()
         .flatten()
         .find(|r| r.controller == Some(true))
