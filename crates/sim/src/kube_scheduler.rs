@@ -394,7 +394,12 @@ impl KubeScheduler {
             .unwrap_or_else(|| "default-scheduler".into());
         let info = Arc::new(PodInfo::new(pod));
         if let Some(fw) = self.frameworks.get(&name) {
-            self.queue.update(fw, info, now);
+            self.queue.update(fw, info.clone(), now);
+            // The nominator follows the pod's status.nominatedNodeName (AddNominatedPod),
+            // so a restarted scheduler keeps the room its preemptions made.
+            if let Some(n) = nominated_node(o) {
+                self.queue.add_nominated_pod(info, &n);
+            }
         }
     }
 
@@ -544,6 +549,12 @@ impl KubeScheduler {
                 if self.wants(o) {
                     let o = o.clone();
                     self.enqueue(&o, now);
+                    // `UpdateNominatedPod`: a nomination removed from the status goes.
+                    if let Change::Updated(old, _) = c {
+                        if nominated_node(old).is_some() && nominated_node(&o).is_none() {
+                            self.queue.delete_nominated_pod_if_exists(&key);
+                        }
+                    }
                 } else {
                     self.queue.delete(&key);
                 }
@@ -899,6 +910,18 @@ impl KubeScheduler {
             }
             Err(status) => self.fail_binding(ctx, &w.key, status),
         }
+    }
+}
+
+/// A pod's `status.nominatedNodeName`, when set.
+fn nominated_node(o: &Object) -> Option<String> {
+    match o {
+        Object::Pod(p) => p
+            .status
+            .as_ref()
+            .and_then(|s| s.nominated_node_name.clone())
+            .filter(|n| !n.is_empty()),
+        _ => None,
     }
 }
 

@@ -342,3 +342,40 @@ spec:
     assert_eq!(node.stdout, "node-4");
     assert_eq!(failed_attempts(&mut w, "big"), 1);
 }
+
+#[test]
+fn a_restarted_scheduler_keeps_the_room_a_preemption_made() {
+    // node-1: 4 CPUs, of which CoreDNS asks for a little.
+    let whole_node = common::preemptor("high").replace("cpu: \"3\"", "cpu: 3500m");
+    let filler = deployment("filler", 1, "500m");
+    let files: BTreeMap<String, String> = [
+        ("low.yaml".to_string(), common::slow_victim("low")),
+        ("high.yaml".to_string(), whole_node),
+        ("filler.yaml".to_string(), filler),
+    ]
+    .into_iter()
+    .collect();
+    let mut config = ClusterConfig::default();
+    config.nodes = vec![NodeConfig::standard("node-1")];
+    let mut w = World::new(config);
+    run(&mut w, &files, "kubectl apply -f low.yaml");
+    w.run_for(10 * SECOND);
+    run(&mut w, &files, "kubectl apply -f high.yaml");
+    w.run_for(5 * SECOND);
+    let nnn = "kubectl get pod high -o jsonpath={.status.nominatedNodeName}";
+    assert_eq!(run(&mut w, &files, nnn).stdout, "node-1");
+    // A new scheduler learns the nomination from the pod's status: while `low` terminates,
+    // the CPU it frees belongs to `high`, so a small pod that would fit beside `low` waits.
+    assert_eq!(run(&mut w, &files, "sim stop kube-scheduler").exit_code, 0);
+    assert_eq!(run(&mut w, &files, "sim start kube-scheduler").exit_code, 0);
+    run(&mut w, &files, "kubectl apply -f filler.yaml");
+    w.run_for(20 * SECOND);
+    let pods = run(&mut w, &files, "kubectl get pods -o wide").stdout;
+    let filler_line = pods.lines().find(|l| l.starts_with("filler-")).unwrap();
+    assert!(filler_line.contains("Pending"), "{pods}");
+    assert_eq!(run(&mut w, &files, nnn).stdout, "node-1");
+    // Once `low` is gone, `high` gets the node.
+    w.run_for(120 * SECOND);
+    let node = "kubectl get pod high -o jsonpath={.spec.nodeName}";
+    assert_eq!(run(&mut w, &files, node).stdout, "node-1");
+}
