@@ -492,6 +492,13 @@ impl KubeScheduler {
             Change::Deleted(_) => {
                 self.queue.delete(&key);
                 self.queue.delete_nominated_pod_if_exists(&key);
+                // A pod deleted in its binding cycle (waiting on Permit or on its volumes)
+                // gives back what it reserved (`RejectWaitingPod`, then Unreserve).
+                if let Some(mut b) = self.bindings.remove(&key) {
+                    if let Some(fw) = self.frameworks.get(&b.profile) {
+                        fw.unreserve(&mut b.cycle, snap);
+                    }
+                }
                 if let Some(gone) = snap.remove_pod(&key) {
                     let objs = EventObjects::DeletedPod(&gone);
                     self.requeue(ClusterEvent::AssignedPodDelete, &objs, now);

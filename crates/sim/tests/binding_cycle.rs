@@ -263,3 +263,65 @@ fn a_preemption_victim_gets_the_disruption_target_condition() {
         "default-scheduler: preempting to accommodate a higher priority pod"
     );
 }
+
+#[test]
+fn a_pod_deleted_while_its_volumes_bind_gives_its_room_back() {
+    let mut config = ClusterConfig::default();
+    config.nodes = vec![NodeConfig::standard("node-1")];
+    config.scheduler_config = Some(json!({
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+            {"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 30}}]}]
+    }));
+    let mut t = T::new(config);
+    let class = "apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: remote
+provisioner: ebs.csi.example.com
+volumeBindingMode: WaitForFirstConsumer
+";
+    let big = |name: &str, claim: Option<&str>| {
+        let mut m = format!(
+            "apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    resources:
+      requests: {{cpu: \"3\"}}
+"
+        );
+        if let Some(c) = claim {
+            m.push_str(&format!(
+                "  volumes:\n  - name: data\n    persistentVolumeClaim: {{claimName: {c}}}\n"
+            ));
+        }
+        m
+    };
+    t.apply(
+        &[
+            class.to_string(),
+            claim("data", "remote"),
+            big("app", Some("data")),
+        ]
+        .join("---\n"),
+    );
+    t.settle(5);
+    // `app` holds 3 of node-1's 4 CPUs in the scheduler's cache while PreBind waits.
+    assert_eq!(t.run("kubectl delete pod app").0, 0);
+    t.apply(&big("next", None));
+    t.settle(5);
+    let node = t.run("kubectl get pod next -o jsonpath={.spec.nodeName}").1;
+    assert_eq!(node, "node-1");
+    // Its binding cycle ended with it: no late failure for a pod that is gone.
+    t.settle(40);
+    let events = t
+        .run("kubectl get events --field-selector involvedObject.name=app")
+        .1;
+    assert!(!events.contains("FailedScheduling"), "{events}");
+}
