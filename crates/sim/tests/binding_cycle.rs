@@ -106,6 +106,25 @@ provisioner: kubernetes.io/no-provisioner
 volumeBindingMode: WaitForFirstConsumer
 ";
 
+/// A class whose provisioner never answers: its claims stay Pending.
+const REMOTE_CLASS: &str = "apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: remote
+provisioner: ebs.csi.example.com
+volumeBindingMode: WaitForFirstConsumer
+";
+
+/// A KubeSchedulerConfiguration whose VolumeBinding waits 30 s for volumes.
+fn bind_timeout_30s() -> Value {
+    json!({
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+            {"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 30}}]}]
+    })
+}
+
 #[test]
 fn pods_created_together_never_share_one_local_pv() {
     let mut t = T::new(ClusterConfig::default());
@@ -153,23 +172,11 @@ fn pods_created_together_never_share_one_local_pv() {
 #[test]
 fn volumes_that_never_bind_fail_pre_bind_after_bind_timeout_seconds() {
     let mut config = ClusterConfig::default();
-    config.scheduler_config = Some(json!({
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
-            {"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 30}}]}]
-    }));
+    config.scheduler_config = Some(bind_timeout_30s());
     let mut t = T::new(config);
-    let class = "apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata:
-  name: remote
-provisioner: ebs.csi.example.com
-volumeBindingMode: WaitForFirstConsumer
-";
     t.apply(
         &[
-            class.to_string(),
+            REMOTE_CLASS.to_string(),
             claim("data", "remote"),
             pod_with_claim("app", "data"),
         ]
@@ -268,20 +275,8 @@ fn a_preemption_victim_gets_the_disruption_target_condition() {
 fn a_pod_deleted_while_its_volumes_bind_gives_its_room_back() {
     let mut config = ClusterConfig::default();
     config.nodes = vec![NodeConfig::standard("node-1")];
-    config.scheduler_config = Some(json!({
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
-            {"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 30}}]}]
-    }));
+    config.scheduler_config = Some(bind_timeout_30s());
     let mut t = T::new(config);
-    let class = "apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata:
-  name: remote
-provisioner: ebs.csi.example.com
-volumeBindingMode: WaitForFirstConsumer
-";
     let big = |name: &str, claim: Option<&str>| {
         let mut m = format!(
             "apiVersion: v1
@@ -305,7 +300,7 @@ spec:
     };
     t.apply(
         &[
-            class.to_string(),
+            REMOTE_CLASS.to_string(),
             claim("data", "remote"),
             big("app", Some("data")),
         ]

@@ -248,6 +248,23 @@ spec:
     );
 }
 
+/// `kubectl get pod high -o jsonpath={.status.nominatedNodeName}`.
+const NOMINATED: &str = "kubectl get pod high -o jsonpath={.status.nominatedNodeName}";
+
+/// A one-node cluster where `high` (from `high.yaml`) has preempted the slow-to-stop `low`
+/// (`low.yaml`): `low` is terminating and `high` is nominated to node-1.
+fn preempting_on_one_node(files: &BTreeMap<String, String>) -> World {
+    let mut config = ClusterConfig::default();
+    config.nodes = vec![NodeConfig::standard("node-1")];
+    let mut w = World::new(config);
+    run(&mut w, files, "kubectl apply -f low.yaml");
+    w.run_for(10 * SECOND);
+    run(&mut w, files, "kubectl apply -f high.yaml");
+    w.run_for(5 * SECOND);
+    assert_eq!(run(&mut w, files, NOMINATED).stdout, "node-1");
+    w
+}
+
 /// A pod nominated by preemption loses its nominatedNodeName when a later preemption
 /// finds no candidate (DefaultPreemption returns an empty nomination, which updatePod
 /// writes), here because its node was cordoned while the victim was still terminating.
@@ -260,15 +277,8 @@ fn a_preemption_without_candidates_clears_the_nomination() {
     ]
     .into_iter()
     .collect();
-    let mut config = ClusterConfig::default();
-    config.nodes = vec![NodeConfig::standard("node-1")];
-    let mut w = World::new(config);
-    run(&mut w, &files, "kubectl apply -f low.yaml");
-    w.run_for(10 * SECOND);
-    run(&mut w, &files, "kubectl apply -f high.yaml");
-    w.run_for(5 * SECOND);
-    let nnn = "kubectl get pod high -o jsonpath={.status.nominatedNodeName}";
-    assert_eq!(run(&mut w, &files, nnn).stdout, "node-1");
+    let mut w = preempting_on_one_node(&files);
+    let nnn = NOMINATED;
     run(&mut w, &files, "kubectl cordon node-1");
     // The cordon cannot make room (NodeResourcesFit's QueueingHint skips it), so `high`
     // is tried again when its victim is finally gone, after its 120 s grace period.
@@ -355,15 +365,8 @@ fn a_restarted_scheduler_keeps_the_room_a_preemption_made() {
     ]
     .into_iter()
     .collect();
-    let mut config = ClusterConfig::default();
-    config.nodes = vec![NodeConfig::standard("node-1")];
-    let mut w = World::new(config);
-    run(&mut w, &files, "kubectl apply -f low.yaml");
-    w.run_for(10 * SECOND);
-    run(&mut w, &files, "kubectl apply -f high.yaml");
-    w.run_for(5 * SECOND);
-    let nnn = "kubectl get pod high -o jsonpath={.status.nominatedNodeName}";
-    assert_eq!(run(&mut w, &files, nnn).stdout, "node-1");
+    let mut w = preempting_on_one_node(&files);
+    let nnn = NOMINATED;
     // A new scheduler learns the nomination from the pod's status: while `low` terminates,
     // the CPU it frees belongs to `high`, so a small pod that would fit beside `low` waits.
     assert_eq!(run(&mut w, &files, "sim stop kube-scheduler").exit_code, 0);
