@@ -510,10 +510,6 @@ impl KubeScheduler {
                         p.status.as_ref().and_then(|s| s.phase.as_deref()),
                         Some("Succeeded") | Some("Failed")
                     );
-                    let before = snap
-                        .node_of_pod(&key)
-                        .and_then(|n| snap.get(n))
-                        .and_then(|ni| ni.pods.iter().find(|x| x.key == key).cloned());
                     if terminal {
                         // Gone from the cache once, like a deleted pod.
                         if let Some(gone) = snap.remove_pod(&key) {
@@ -521,32 +517,20 @@ impl KubeScheduler {
                             self.requeue(ClusterEvent::AssignedPodDelete, &objs, now);
                         }
                     } else {
-                        snap.add_pod(p.clone());
-                        match before {
-                            Some(old) if self.queue.pending_counts().2 > 0 => {
-                                let new = PodInfo::new(p);
-                                let objs = EventObjects::UpdatedPod {
-                                    old: &old,
-                                    new: &new,
-                                };
-                                self.requeue(ClusterEvent::AssignedPodUpdate, &objs, now);
-                            }
-                            Some(_) => self.requeue(
+                        let before = snap.pod_info(&key);
+                        snap.add_pod(p);
+                        let after = snap.pod_info(&key);
+                        let (ev, objs) = match (&before, &after) {
+                            (Some(old), Some(new)) => (
                                 ClusterEvent::AssignedPodUpdate,
-                                &EventObjects::Other,
-                                now,
+                                EventObjects::UpdatedPod { old, new },
                             ),
-                            None if self.queue.pending_counts().2 > 0 => {
-                                let new = PodInfo::new(p);
-                                let objs = EventObjects::AddedPod(&new);
-                                self.requeue(ClusterEvent::AssignedPodAdd, &objs, now);
+                            (None, Some(new)) => {
+                                (ClusterEvent::AssignedPodAdd, EventObjects::AddedPod(new))
                             }
-                            None => self.requeue(
-                                ClusterEvent::AssignedPodAdd,
-                                &EventObjects::Other,
-                                now,
-                            ),
-                        }
+                            _ => (ClusterEvent::AssignedPodAdd, EventObjects::Other),
+                        };
+                        self.requeue(ev, &objs, now);
                     }
                 }
                 self.queue.delete(&key);

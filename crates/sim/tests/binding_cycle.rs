@@ -45,8 +45,9 @@ impl T {
     }
 }
 
-fn pod_with_claim(name: &str, claim: &str) -> String {
-    format!(
+/// An nginx pod asking for `cpu` (if any) and mounting the claim (if any) at /data.
+fn app_pod(name: &str, cpu: Option<&str>, claim: Option<&str>) -> String {
+    let mut m = format!(
         "apiVersion: v1
 kind: Pod
 metadata:
@@ -55,12 +56,27 @@ spec:
   containers:
   - name: app
     image: nginx:1.27
-    volumeMounts: [{{name: data, mountPath: /data}}]
+"
+    );
+    if let Some(cpu) = cpu {
+        m.push_str(&format!(
+            "    resources: {{requests: {{cpu: \"{cpu}\"}}}}\n"
+        ));
+    }
+    if let Some(c) = claim {
+        m.push_str(&format!(
+            "    volumeMounts: [{{name: data, mountPath: /data}}]
   volumes:
   - name: data
-    persistentVolumeClaim: {{claimName: {claim}}}
+    persistentVolumeClaim: {{claimName: {c}}}
 "
-    )
+        ));
+    }
+    m
+}
+
+fn pod_with_claim(name: &str, claim: &str) -> String {
+    app_pod(name, None, Some(claim))
 }
 
 fn claim(name: &str, class: &str) -> String {
@@ -277,27 +293,7 @@ fn a_pod_deleted_while_its_volumes_bind_gives_its_room_back() {
     config.nodes = vec![NodeConfig::standard("node-1")];
     config.scheduler_config = Some(bind_timeout_30s());
     let mut t = T::new(config);
-    let big = |name: &str, claim: Option<&str>| {
-        let mut m = format!(
-            "apiVersion: v1
-kind: Pod
-metadata:
-  name: {name}
-spec:
-  containers:
-  - name: app
-    image: nginx:1.27
-    resources:
-      requests: {{cpu: \"3\"}}
-"
-        );
-        if let Some(c) = claim {
-            m.push_str(&format!(
-                "  volumes:\n  - name: data\n    persistentVolumeClaim: {{claimName: {c}}}\n"
-            ));
-        }
-        m
-    };
+    let big = |name: &str, claim: Option<&str>| app_pod(name, Some("3"), claim);
     t.apply(
         &[
             REMOTE_CLASS.to_string(),

@@ -328,6 +328,12 @@ impl Snapshot {
         self.pod_node.get(key).map(|s| s.as_str())
     }
 
+    /// The cached PodInfo of an assigned (or assumed) pod.
+    pub fn pod_info(&self, key: &str) -> Option<Arc<PodInfo>> {
+        let node = self.get(self.node_of_pod(key)?)?;
+        node.pods.iter().find(|p| p.key == key).cloned()
+    }
+
     fn insert_node_no_reorder(&mut self, node: Arc<Node>) {
         let ni = NodeInfo::new(node);
         if self.index.contains_key(&ni.name) {
