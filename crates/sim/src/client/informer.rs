@@ -1,7 +1,7 @@
 //! An informer: list, then watch from the list's resourceVersion, keeping a local cache;
 //! relists after a broken or expired watch with backoff, like client-go's reflector.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::api::{ApiRequest, ApiResponse, ApiResult, ReqId, Verb, WatchEvent, WatchEventType};
@@ -60,6 +60,10 @@ pub struct Informer {
     fields: Option<FieldSelector>,
     labels: Option<LabelSelector>,
     store: BTreeMap<(String, String), Arc<Object>>,
+    /// The index upstream's controllers add to their informers: objects by the uid of
+    /// their controller (`ownerReferences[controller=true]`), so a controller finds what
+    /// it owns without scanning the namespace.
+    by_controller: BTreeMap<String, BTreeSet<(String, String)>>,
     state: State,
     rv: u64,
     synced: bool,
@@ -76,6 +80,7 @@ impl Informer {
             fields: None,
             labels: None,
             store: BTreeMap::new(),
+            by_controller: BTreeMap::new(),
             state: State::Idle,
             rv: 0,
             synced: false,
@@ -117,6 +122,57 @@ impl Informer {
             .range((ns.to_string(), String::new())..)
             .take_while(move |((n, _), _)| n == ns)
             .map(|(_, o)| o)
+    }
+
+    /// Cached objects whose controller has `uid`, sorted by namespace and name.
+    pub fn controlled_by<'a>(&'a self, uid: &str) -> impl Iterator<Item = &'a Arc<Object>> + 'a {
+        self.by_controller
+            .get(uid)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.store.get(k))
+    }
+
+    fn put(&mut self, k: (String, String), o: Arc<Object>) -> Option<Arc<Object>> {
+        if let Some(uid) = controller_uid(&o) {
+            self.by_controller
+                .entry(uid.to_string())
+                .or_default()
+                .insert(k.clone());
+        }
+        let old = self.store.insert(k.clone(), o.clone());
+        if let Some(prev) = controller_uid_of(old.as_deref()) {
+            if controller_uid(&o) != Some(prev) {
+                self.unindex(prev.to_string(), &k);
+            }
+        }
+        old
+    }
+
+    fn remove(&mut self, k: &(String, String)) -> Option<Arc<Object>> {
+        let old = self.store.remove(k);
+        if let Some(prev) = controller_uid_of(old.as_deref()) {
+            self.unindex(prev.to_string(), k);
+        }
+        old
+    }
+
+    fn unindex(&mut self, uid: String, k: &(String, String)) {
+        if let Some(set) = self.by_controller.get_mut(&uid) {
+            set.remove(k);
+            if set.is_empty() {
+                self.by_controller.remove(&uid);
+            }
+        }
+    }
+
+    /// Puts an object straight into the cache, as if a watch had delivered it (for
+    /// tests that drive one controller with fake informers).
+    #[cfg(test)]
+    pub(crate) fn seed(&mut self, o: Arc<Object>) {
+        let k = (o.namespace().to_string(), o.name().to_string());
+        self.put(k, o);
+        self.synced = true;
     }
 
     /// Number of cached objects.
@@ -191,7 +247,7 @@ impl Informer {
 
     /// Replaces the cache with a list result; returns the implied changes.
     fn replace(&mut self, items: &[Arc<Object>]) -> Vec<Change> {
-        let mut fresh = BTreeMap::new();
+        let mut fresh = BTreeSet::new();
         let mut changes = Vec::new();
         for o in items {
             let k = (o.namespace().to_string(), o.name().to_string());
@@ -202,14 +258,20 @@ impl Informer {
                 }
                 Some(_) => {}
             }
-            fresh.insert(k, o.clone());
+            fresh.insert(k.clone());
+            self.put(k, o.clone());
         }
-        for (k, old) in &self.store {
-            if !fresh.contains_key(k) {
-                changes.push(Change::Deleted(old.clone()));
+        let gone: Vec<(String, String)> = self
+            .store
+            .keys()
+            .filter(|k| !fresh.contains(*k))
+            .cloned()
+            .collect();
+        for k in gone {
+            if let Some(old) = self.remove(&k) {
+                changes.push(Change::Deleted(old));
             }
         }
-        self.store = fresh;
         changes
     }
 
@@ -229,13 +291,13 @@ impl Informer {
                 let k = (o.namespace().to_string(), o.name().to_string());
                 let change = match t {
                     WatchEventType::Added | WatchEventType::Modified => {
-                        match self.store.insert(k, o.clone()) {
+                        match self.put(k, o.clone()) {
                             Some(old) => Change::Updated(old, o.clone()),
                             None => Change::Added(o.clone()),
                         }
                     }
                     WatchEventType::Deleted => {
-                        let last = self.store.remove(&k).unwrap_or_else(|| o.clone());
+                        let last = self.remove(&k).unwrap_or_else(|| o.clone());
                         Change::Deleted(last)
                     }
                     WatchEventType::Bookmark => return Some(Vec::new()),
@@ -267,4 +329,17 @@ impl Informer {
         }
         true
     }
+}
+
+fn controller_uid(o: &Object) -> Option<&str> {
+    o.meta()
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true))
+        .map(|r| r.uid.as_str())
+}
+
+fn controller_uid_of(o: Option<&Object>) -> Option<&str> {
+    o.and_then(controller_uid)
 }

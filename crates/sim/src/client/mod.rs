@@ -1,15 +1,22 @@
 //! client-go for the simulated components: an identity that stamps requests, informers
-//! (list+watch caches), rate-limited work queues and an event recorder.
+//! (list+watch caches) shared per component, typed timers and request routing,
+//! rate-limited work queues and an event recorder.
 
 pub mod informer;
+pub mod informers;
+pub mod pending;
 pub mod recorder;
+pub mod timers;
 pub mod workqueue;
 
 use crate::api::{ApiRequest, ReqId};
 use crate::world::{Actor, Ctx, Payload};
 
 pub use informer::{Change, Informer};
+pub use informers::Informers;
+pub use pending::Pending;
 pub use recorder::Recorder;
+pub use timers::Timers;
 pub use workqueue::WorkQueue;
 
 /// A component's connection to kube-apiserver: its identity and request ids.

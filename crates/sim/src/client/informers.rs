@@ -1,0 +1,103 @@
+//! Shared informers, like client-go's SharedInformerFactory: one list+watch cache per
+//! kind for a whole component, created for the kinds its loops ask for, with one
+//! dispatch path for responses, watch events and backoff timers.
+
+use std::collections::BTreeMap;
+
+use crate::api::{ApiResponse, WatchEvent};
+use crate::client::{Change, Client, Informer};
+use crate::object::Kind;
+use crate::world::Ctx;
+
+/// One informer per kind, shared by every loop of a component.
+#[derive(Debug, Default)]
+pub struct Informers {
+    by_kind: BTreeMap<Kind, Informer>,
+}
+
+/// Node leases live in one namespace; every other kind is watched cluster-wide.
+fn namespace_of(kind: Kind) -> Option<&'static str> {
+    (kind == Kind::Lease).then_some("kube-node-lease")
+}
+
+impl Informers {
+    /// Adds an informer for `kind` (once) whose backoff timer uses `timer_token`.
+    pub fn register(&mut self, kind: Kind, timer_token: impl FnOnce() -> u64) {
+        if self.by_kind.contains_key(&kind) {
+            return;
+        }
+        let mut inf = Informer::new(kind, timer_token());
+        if let Some(ns) = namespace_of(kind) {
+            inf = inf.in_namespace(ns);
+        }
+        self.by_kind.insert(kind, inf);
+    }
+
+    /// The cache of `kind`. Asking for a kind no loop registered is a bug in that loop.
+    pub fn of(&self, kind: Kind) -> &Informer {
+        self.by_kind
+            .get(&kind)
+            .unwrap_or_else(|| panic!("no informer for {kind:?}: add it to the loop's watches"))
+    }
+
+    /// The cache of `kind`, mutably (tests seed fake informers through it).
+    pub fn of_mut(&mut self, kind: Kind) -> Option<&mut Informer> {
+        self.by_kind.get_mut(&kind)
+    }
+
+    /// Every registered kind.
+    pub fn kinds(&self) -> impl Iterator<Item = Kind> + '_ {
+        self.by_kind.keys().copied()
+    }
+
+    /// Starts every informer with a list.
+    pub fn start(&mut self, ctx: &mut Ctx, client: &mut Client) {
+        for inf in self.by_kind.values_mut() {
+            inf.start(ctx, client);
+        }
+    }
+
+    /// Whether every informer has listed once.
+    pub fn synced(&self) -> bool {
+        self.by_kind.values().all(Informer::has_synced)
+    }
+
+    /// Handles a response if it belongs to an informer: the kind and the changes it
+    /// implies (empty for a watch that was merely acknowledged or failed).
+    pub fn on_response(
+        &mut self,
+        ctx: &mut Ctx,
+        client: &mut Client,
+        resp: &ApiResponse,
+    ) -> Option<(Kind, Vec<Change>)> {
+        self.by_kind
+            .values_mut()
+            .find_map(|inf| inf.on_response(ctx, client, resp).map(|c| (inf.kind, c)))
+    }
+
+    /// Handles a watch event if it belongs to an informer.
+    pub fn on_watch(
+        &mut self,
+        ctx: &mut Ctx,
+        client: &mut Client,
+        ev: &WatchEvent,
+    ) -> Option<(Kind, Vec<Change>)> {
+        self.by_kind
+            .values_mut()
+            .find_map(|inf| inf.on_watch(ctx, client, ev).map(|c| (inf.kind, c)))
+    }
+
+    /// The connection broke: every informer retries after its backoff.
+    pub fn on_connection_lost(&mut self, ctx: &mut Ctx) {
+        for inf in self.by_kind.values_mut() {
+            inf.on_connection_lost(ctx);
+        }
+    }
+
+    /// Handles the backoff timer of `kind`'s informer.
+    pub fn on_timer(&mut self, ctx: &mut Ctx, client: &mut Client, kind: Kind, token: u64) {
+        if let Some(inf) = self.by_kind.get_mut(&kind) {
+            inf.on_timer(ctx, client, token);
+        }
+    }
+}
