@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use kubeloop_sim::cluster::ClusterConfig;
 use kubeloop_sim::etcd::{Expect, TxnOp};
-use kubeloop_sim::object::Object;
+use kubeloop_sim::object::{Kind, Object};
 use kubeloop_sim::process::Output;
 use kubeloop_sim::runner::{self, StepResult};
 use kubeloop_sim::scenario::parse_scenario;
@@ -258,7 +258,7 @@ fn a_watch_below_the_compaction_point_relists_and_misses_nothing() {
     let cm = w.controller_manager.as_ref().unwrap();
     assert!(cm
         .informers()
-        .namespaces
+        .of(Kind::Namespace)
         .get("", "written-behind")
         .is_some());
     assert_eq!(

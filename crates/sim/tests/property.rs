@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use kubeloop_sim::cluster::ClusterConfig;
 use kubeloop_sim::cmd;
+use kubeloop_sim::object::Kind;
 use kubeloop_sim::process::Output;
 use kubeloop_sim::rng::Rng;
 use kubeloop_sim::time::{Time, SECOND};
@@ -317,9 +318,9 @@ fn run_seed(seed: u64) {
         if let (Some(cm), Some(api)) = (r.w.controller_manager.as_ref(), r.w.apiserver.as_ref()) {
             let inf = cm.informers();
             for (name, i) in [
-                ("deployments", &inf.deployments),
-                ("replicasets", &inf.replicasets),
-                ("pods", &inf.pods),
+                ("deployments", inf.of(Kind::Deployment)),
+                ("replicasets", inf.of(Kind::ReplicaSet)),
+                ("pods", inf.of(Kind::Pod)),
             ] {
                 for o in i.iter() {
                     let live = api

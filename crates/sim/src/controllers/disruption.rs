@@ -2,7 +2,6 @@
 //! expected pods, disruptionsAllowed, disruptedPods, the DisruptionAllowed condition)
 //! in step with the pods it selects, as `pkg/controller/disruption` does.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::Pod;
@@ -14,10 +13,10 @@ use super::disruption_status::{
     Scale,
 };
 use super::util::{controller_ref, key_of, split_key};
-use crate::api::{ApiRequest, ApiResponse, Body, StatusReason, Subresource, Verb};
+use crate::api::{ApiRequest, ApiResponse, Body, ReqId, StatusReason, Subresource, Verb};
 use crate::client::recorder::{NORMAL, WARNING};
-use crate::client::{Change, Recorder, WorkQueue};
-use crate::controllers::{Controller, Env, Informers};
+use crate::client::{Change, Pending, WorkQueue};
+use crate::controllers::{Action, Controller, Env, Informers, SyncError, SyncResult};
 use crate::object::{Kind, Object};
 use crate::selector::LabelSelector;
 use crate::time::Time;
@@ -25,11 +24,8 @@ use crate::time::Time;
 /// The disruption controller.
 #[derive(Default)]
 pub struct DisruptionController {
-    queue: WorkQueue<String>,
-    recorder: Option<Recorder>,
-    /// Status writes in flight: tag → PDB key.
-    tags: BTreeMap<u64, String>,
-    next_tag: u64,
+    /// Status writes in flight, with their PDB's key.
+    sent: Pending<String>,
 }
 
 /// The PDB's selector as `LabelSelectorAsSelector` converts it (nil selects nothing).
@@ -55,13 +51,13 @@ fn scale_of(inf: &Informers, r: &OwnerReference, ns: &str) -> Option<Scale> {
     match r.kind.as_str() {
         "ReplicaSet" => {
             let rs = inf
-                .replicasets
+                .of(Kind::ReplicaSet)
                 .get(ns, &r.name)
                 .filter(|o| uid_of(o) == r.uid)?;
             match controller_ref(rs) {
                 Some(d) if d.kind == "Deployment" => {
                     let dep = inf
-                        .deployments
+                        .of(Kind::Deployment)
                         .get(ns, &d.name)
                         .filter(|o| uid_of(o) == d.uid)?;
                     Some((uid_of(dep), replicas(dep).unwrap_or(1)))
@@ -71,7 +67,7 @@ fn scale_of(inf: &Informers, r: &OwnerReference, ns: &str) -> Option<Scale> {
         }
         "StatefulSet" => {
             let ss = inf
-                .statefulsets
+                .of(Kind::StatefulSet)
                 .get(ns, &r.name)
                 .filter(|o| uid_of(o) == r.uid)?;
             Some((uid_of(ss), replicas(ss).unwrap_or(1)))
@@ -81,19 +77,14 @@ fn scale_of(inf: &Informers, r: &OwnerReference, ns: &str) -> Option<Scale> {
 }
 
 impl DisruptionController {
-    fn recorder(&mut self) -> &mut Recorder {
-        self.recorder
-            .get_or_insert_with(|| Recorder::new("controllermanager", None))
-    }
-
     /// Queues every PDB in the pod's namespace that selects it.
-    fn enqueue_pdbs_for(&mut self, pod: &Object, inf: &Informers) {
-        for o in inf.pdbs.iter_ns(pod.namespace()) {
+    fn enqueue_pdbs_for(&mut self, pod: &Object, queue: &mut WorkQueue<String>, inf: &Informers) {
+        for o in inf.of(Kind::PodDisruptionBudget).iter_ns(pod.namespace()) {
             let Object::PodDisruptionBudget(pdb) = &**o else {
                 continue;
             };
             if selector_of(pdb).is_some_and(|s| s.matches_object(pod)) {
-                self.queue.add(key_of(o));
+                queue.add(key_of(o));
             }
         }
     }
@@ -102,12 +93,11 @@ impl DisruptionController {
         pdb.metadata.managed_fields = None;
         let ns = pdb.metadata.namespace.clone().unwrap_or_default();
         let name = pdb.metadata.name.clone().unwrap_or_default();
-        self.next_tag += 1;
-        self.tags.insert(self.next_tag, key.to_string());
         let req = ApiRequest::new(Verb::Update, Kind::PodDisruptionBudget, &ns, &name)
             .with_subresource(Subresource::Status)
             .with_body(Body::Object(pdb.into()));
-        env.send(req, self.next_tag);
+        let id = env.send(req);
+        self.sent.insert(id, key.to_string());
     }
 }
 
@@ -116,18 +106,35 @@ impl Controller for DisruptionController {
         "disruption-controller"
     }
 
-    fn queue(&mut self) -> &mut WorkQueue<String> {
-        &mut self.queue
+    fn component(&self) -> &'static str {
+        "controllermanager"
     }
 
-    fn on_change(&mut self, kind: Kind, change: &Change, inf: &Informers, _now: Time) {
+    fn watches(&self) -> &'static [Kind] {
+        &[
+            Kind::PodDisruptionBudget,
+            Kind::Pod,
+            Kind::Deployment,
+            Kind::ReplicaSet,
+            Kind::StatefulSet,
+        ]
+    }
+
+    fn on_change(
+        &mut self,
+        kind: Kind,
+        change: &Change,
+        queue: &mut WorkQueue<String>,
+        inf: &Informers,
+        _now: Time,
+    ) {
         match kind {
-            Kind::PodDisruptionBudget => self.queue.add(key_of(change.object())),
+            Kind::PodDisruptionBudget => queue.add(key_of(change.object())),
             Kind::Pod => {
-                self.enqueue_pdbs_for(change.object(), inf);
+                self.enqueue_pdbs_for(change.object(), queue, inf);
                 if let Some(old) = change.old() {
                     if old.meta().labels != change.object().meta().labels {
-                        self.enqueue_pdbs_for(old, inf);
+                        self.enqueue_pdbs_for(old, queue, inf);
                     }
                 }
             }
@@ -135,18 +142,18 @@ impl Controller for DisruptionController {
         }
     }
 
-    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
+    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult {
         let (ns, name) = split_key(key);
-        let Some(obj) = inf.pdbs.get(ns, name).cloned() else {
-            return Ok(());
+        let Some(obj) = inf.of(Kind::PodDisruptionBudget).get(ns, name).cloned() else {
+            return Ok(Action::await_change());
         };
         let Object::PodDisruptionBudget(pdb) = &*obj else {
-            return Ok(());
+            return Ok(Action::await_change());
         };
         let now = env.now();
         let selector = selector_of(pdb);
         let pod_objs: Vec<Arc<Object>> = inf
-            .pods
+            .of(Kind::Pod)
             .iter_ns(ns)
             .filter(|o| selector.as_ref().is_some_and(|s| s.matches_object(o)))
             .cloned()
@@ -159,8 +166,7 @@ impl Controller for DisruptionController {
             })
             .collect();
         if pods.is_empty() {
-            let rec = self.recorder();
-            env.event(rec, &obj, NORMAL, "NoPods", "No matching pods found");
+            env.event(&obj, NORMAL, "NoPods", "No matching pods found");
         }
         let spec = pdb.spec.clone().unwrap_or_default();
         let status = pdb.status.clone().unwrap_or_default();
@@ -169,18 +175,16 @@ impl Controller for DisruptionController {
             Ok(e) => e,
             Err(e) => {
                 let msg = format!("Failed to calculate the number of expected pods: {e}");
-                let rec = self.recorder();
-                env.event(rec, &obj, WARNING, "CalculateExpectedPodCountFailed", &msg);
+                env.event(&obj, WARNING, "CalculateExpectedPodCountFailed", &msg);
                 let mut failed = pdb.clone();
                 failed.status = Some(fail_safe(&status, &e, now));
                 self.send_status(env, key, failed);
-                return Err(());
+                return Err(SyncError::new(e));
             }
         };
         if !expected.unmanaged.is_empty() {
             let msg = "Pods selected by this PodDisruptionBudget were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set \".spec.minAvailable\" field of the PDB to an integer value.";
-            let rec = self.recorder();
-            env.event(rec, &obj, WARNING, "UnmanagedPods", msg);
+            env.event(&obj, WARNING, "UnmanagedPods", msg);
         }
         let (disrupted, recheck, expired) =
             build_disrupted_pod_map(&pods, status.disrupted_pods.as_ref(), now);
@@ -188,8 +192,7 @@ impl Controller for DisruptionController {
             if let Some(p) = pod_objs.iter().find(|o| o.name() == pod_name) {
                 let msg =
                     format!("Pod was expected by PDB {ns}/{name} to be deleted but it wasn't");
-                let rec = self.recorder();
-                env.event(rec, p, WARNING, "NotDeleted", &msg);
+                env.event(p, WARNING, "NotDeleted", &msg);
             }
         }
         let computed = Computed {
@@ -205,19 +208,19 @@ impl Controller for DisruptionController {
         }
         if let Some(t) = recheck {
             // One millisecond past the expiry, so the entry has expired when we look.
-            self.queue.add_after(key.to_string(), t + 1);
+            return Ok(Action::requeue(t + 1 - now));
         }
-        Ok(())
+        Ok(Action::await_change())
     }
 
-    fn on_response(&mut self, tag: u64, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
-        let Some(key) = self.tags.remove(&tag) else {
+    fn on_response(&mut self, id: ReqId, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
+        let Some(key) = self.sent.take(id) else {
             return;
         };
         // A conflict (or any failure) means our copy was stale: look again.
         if let Err(s) = &resp.result {
             if s.reason != StatusReason::NotFound {
-                self.queue.add_rate_limited(key, env.now());
+                env.retry(key);
             }
         }
     }

@@ -9,10 +9,10 @@ use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use crate::api::{ApiRequest, ApiResponse, Body, Verb};
-use crate::client::{Change, WorkQueue};
+use crate::api::{ApiRequest, ApiResponse, Body, ReqId, Verb};
+use crate::client::{Change, Pending, WorkQueue};
 use crate::controllers::util::{controlled_by, is_pod_ready, key_of, owner_ref, split_key};
-use crate::controllers::{Controller, Env, Informers};
+use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 use crate::object::{Kind, Object};
 use crate::selector::LabelSelector;
 use crate::time::Time;
@@ -29,9 +29,7 @@ pub const MANAGED_BY: &str = "endpointslice-controller.k8s.io";
 /// The EndpointSlice controller.
 #[derive(Default)]
 pub struct EndpointSliceController {
-    queue: WorkQueue<String>,
-    tags: BTreeMap<u64, String>,
-    next_tag: u64,
+    sent: Pending<String>,
     /// Services with a slice write in flight (like upstream's endpointSliceTracker, this
     /// stops a sync from acting on a cache that has not seen its own writes yet).
     in_flight: BTreeMap<String, usize>,
@@ -111,7 +109,7 @@ pub fn desired_slices(
         let node = p.spec.as_ref().and_then(|s| s.node_name.clone());
         let zone = node
             .as_ref()
-            .and_then(|n| inf.nodes.get("", n))
+            .and_then(|n| inf.of(Kind::Node).get("", n))
             .and_then(|n| {
                 n.meta()
                     .labels
@@ -203,13 +201,20 @@ impl Controller for EndpointSliceController {
         "endpointslice-controller"
     }
 
-    fn queue(&mut self) -> &mut WorkQueue<String> {
-        &mut self.queue
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Service, Kind::EndpointSlice, Kind::Pod, Kind::Node]
     }
 
-    fn on_change(&mut self, kind: Kind, change: &Change, inf: &Informers, _now: Time) {
+    fn on_change(
+        &mut self,
+        kind: Kind,
+        change: &Change,
+        queue: &mut WorkQueue<String>,
+        inf: &Informers,
+        _now: Time,
+    ) {
         match kind {
-            Kind::Service => self.queue.add(key_of(change.object())),
+            Kind::Service => queue.add(key_of(change.object())),
             Kind::EndpointSlice => {
                 let o = change.object();
                 if let Some(svc) = o
@@ -218,7 +223,7 @@ impl Controller for EndpointSliceController {
                     .as_ref()
                     .and_then(|l| l.get(SERVICE_NAME_LABEL))
                 {
-                    self.queue.add(format!("{}/{}", o.namespace(), svc));
+                    queue.add(format!("{}/{}", o.namespace(), svc));
                 }
             }
             Kind::Pod => {
@@ -226,7 +231,7 @@ impl Controller for EndpointSliceController {
                 if let Some(old) = change.old() {
                     objs.push(old);
                 }
-                for svc_obj in inf.services.iter_ns(change.object().namespace()) {
+                for svc_obj in inf.of(Kind::Service).iter_ns(change.object().namespace()) {
                     let Object::Service(svc) = &**svc_obj else {
                         continue;
                     };
@@ -234,7 +239,7 @@ impl Controller for EndpointSliceController {
                         continue;
                     };
                     if objs.iter().any(|o| sel.matches_object(o)) {
-                        self.queue.add(key_of(svc_obj));
+                        queue.add(key_of(svc_obj));
                     }
                 }
             }
@@ -242,13 +247,13 @@ impl Controller for EndpointSliceController {
         }
     }
 
-    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
+    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult {
         if self.in_flight.get(key).is_some_and(|n| *n > 0) {
-            return Ok(());
+            return Ok(Action::await_change());
         }
         let (ns, name) = split_key(key);
         let existing: Vec<&Arc<Object>> = inf
-            .endpointslices
+            .of(Kind::EndpointSlice)
             .iter_ns(ns)
             .filter(|s| {
                 let l = s.meta().labels.as_ref();
@@ -259,18 +264,18 @@ impl Controller for EndpointSliceController {
                         == Some(MANAGED_BY)
             })
             .collect();
-        let Some(svc_obj) = inf.services.get(ns, name).cloned() else {
-            return Ok(()); // the garbage collector removes slices of deleted Services
+        let Some(svc_obj) = inf.of(Kind::Service).get(ns, name).cloned() else {
+            return Ok(Action::await_change()); // the garbage collector removes slices of deleted Services
         };
         let Object::Service(svc) = &*svc_obj else {
-            return Ok(());
+            return Ok(Action::await_change());
         };
         let uid = svc_obj.meta().uid.clone().unwrap_or_default();
         let existing: Vec<&Arc<Object>> = existing
             .into_iter()
             .filter(|s| controlled_by(s, &uid))
             .collect();
-        let pods: Vec<&Arc<Object>> = inf.pods.iter_ns(ns).collect();
+        let pods: Vec<&Arc<Object>> = inf.of(Kind::Pod).iter_ns(ns).collect();
         let desired = if selector_of(svc).is_some() {
             desired_slices(&svc_obj, svc, &pods, inf)
         } else {
@@ -310,29 +315,28 @@ impl Controller for EndpointSliceController {
                 ApiRequest::new(Verb::Delete, Kind::EndpointSlice, ns, extra.name()),
             );
         }
-        Ok(())
+        Ok(Action::await_change())
     }
 
-    fn on_response(&mut self, tag: u64, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
-        let Some(key) = self.tags.remove(&tag) else {
+    fn on_response(&mut self, id: ReqId, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
+        let Some(key) = self.sent.take(id) else {
             return;
         };
         if let Some(n) = self.in_flight.get_mut(&key) {
             *n = n.saturating_sub(1);
         }
         if resp.result.is_err() {
-            self.queue.add_rate_limited(key, env.now());
+            env.retry(key);
         } else {
-            self.queue.add(key);
+            env.enqueue(key);
         }
     }
 }
 
 impl EndpointSliceController {
     fn send(&mut self, env: &mut Env, key: &str, req: ApiRequest) {
-        self.next_tag += 1;
-        self.tags.insert(self.next_tag, key.to_string());
         *self.in_flight.entry(key.to_string()).or_insert(0) += 1;
-        env.send(req, self.next_tag);
+        let id = env.send(req);
+        self.sent.insert(id, key.to_string());
     }
 }

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::api::{ApiRequest, ApiResponse, Body, PatchType, Propagation, Verb};
+use crate::api::{ApiRequest, Body, PatchType, Propagation, Verb};
 use crate::client::{Change, WorkQueue};
-use crate::controllers::{Controller, Env, Informers};
+use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 use crate::object::{Kind, Object};
 use crate::time::{Time, SECOND};
 
@@ -17,7 +17,6 @@ const RESCAN: Time = 30 * SECOND;
 /// The garbage collector.
 #[derive(Default)]
 pub struct GarbageCollector {
-    queue: WorkQueue<String>,
     last_scan: Time,
     /// Dependents already asked to be deleted, and when. A request that failed (etcd or
     /// the apiserver down) is asked again after `RESCAN`, as upstream's attemptToDelete
@@ -35,12 +34,12 @@ const TRACKED: &[&str] = &[
 ];
 
 fn all_objects(inf: &Informers) -> impl Iterator<Item = &Arc<Object>> {
-    inf.deployments
+    inf.of(Kind::Deployment)
         .iter()
-        .chain(inf.replicasets.iter())
-        .chain(inf.pods.iter())
-        .chain(inf.services.iter())
-        .chain(inf.endpointslices.iter())
+        .chain(inf.of(Kind::ReplicaSet).iter())
+        .chain(inf.of(Kind::Pod).iter())
+        .chain(inf.of(Kind::Service).iter())
+        .chain(inf.of(Kind::EndpointSlice).iter())
 }
 
 fn id(o: &Object) -> String {
@@ -142,38 +141,49 @@ impl Controller for GarbageCollector {
         "garbage-collector-controller"
     }
 
-    fn queue(&mut self) -> &mut WorkQueue<String> {
-        &mut self.queue
+    fn watches(&self) -> &'static [Kind] {
+        &[
+            Kind::Deployment,
+            Kind::ReplicaSet,
+            Kind::Pod,
+            Kind::Service,
+            Kind::EndpointSlice,
+        ]
     }
 
-    fn on_change(&mut self, _kind: Kind, change: &Change, _inf: &Informers, _now: Time) {
+    fn on_change(
+        &mut self,
+        _kind: Kind,
+        change: &Change,
+        queue: &mut WorkQueue<String>,
+        _inf: &Informers,
+        _now: Time,
+    ) {
         match change {
             Change::Deleted(o) => {
                 self.asked.remove(&id(o));
-                self.queue.add("scan".into());
+                queue.add("scan".into());
             }
             Change::Updated(old, new)
                 if old.meta().deletion_timestamp.is_none()
                     && new.meta().deletion_timestamp.is_some() =>
             {
-                self.queue.add("scan".into());
+                queue.add("scan".into());
             }
             Change::Updated(old, new)
                 if old.meta().owner_references != new.meta().owner_references =>
             {
-                self.queue.add("scan".into());
+                queue.add("scan".into());
             }
             _ => {}
         }
     }
 
-    fn sync(&mut self, _key: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
+    fn sync(&mut self, _key: &str, env: &mut Env, inf: &Informers) -> SyncResult {
         self.last_scan = env.now();
         self.scan(env, inf);
-        Ok(())
+        Ok(Action::await_change())
     }
-
-    fn on_response(&mut self, _tag: u64, _resp: &ApiResponse, _env: &mut Env, _inf: &Informers) {}
 
     fn tick(&mut self, env: &mut Env, inf: &Informers) {
         if env.now() >= self.last_scan + RESCAN {

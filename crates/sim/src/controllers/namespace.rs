@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Namespace, NamespaceCondition, NamespaceSpec};
 
-use crate::api::{ApiRequest, ApiResponse, ApiResult, Body, Subresource, Verb};
-use crate::client::{Change, WorkQueue};
-use crate::controllers::{Controller, Env, Informers};
+use crate::api::{ApiRequest, ApiResponse, ApiResult, Body, ReqId, Subresource, Verb};
+use crate::client::{Change, Pending, WorkQueue};
+use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 use crate::object::{Kind, Object};
 use crate::time::{k8s_time, Time, SECOND};
 
@@ -28,11 +28,10 @@ struct Sweep {
 /// The namespace controller.
 #[derive(Default)]
 pub struct NamespaceController {
-    queue: WorkQueue<String>,
     sweeps: BTreeMap<String, Sweep>,
     /// Request tag → (namespace, kind listed).
-    tags: BTreeMap<u64, (String, Kind)>,
-    next_tag: u64,
+    /// The List requests in flight: which namespace and kind each is for.
+    sent: Pending<(String, Kind)>,
 }
 
 fn terminating(o: &Object) -> bool {
@@ -44,7 +43,8 @@ impl NamespaceController {
         let Some(sweep) = self.sweeps.remove(&ns) else {
             return;
         };
-        let Some(Object::Namespace(current)) = inf.namespaces.get("", &ns).map(|o| (**o).clone())
+        let Some(Object::Namespace(current)) =
+            inf.of(Kind::Namespace).get("", &ns).map(|o| (**o).clone())
         else {
             return;
         };
@@ -136,7 +136,7 @@ impl NamespaceController {
             );
         }
         let _ = resources;
-        self.queue.add_after(ns, now + RECHECK);
+        env.enqueue_after(ns, RECHECK);
     }
 }
 
@@ -145,28 +145,35 @@ impl Controller for NamespaceController {
         "namespace-controller"
     }
 
-    fn queue(&mut self) -> &mut WorkQueue<String> {
-        &mut self.queue
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Namespace]
     }
 
-    fn on_change(&mut self, kind: Kind, change: &Change, _inf: &Informers, _now: Time) {
+    fn on_change(
+        &mut self,
+        kind: Kind,
+        change: &Change,
+        queue: &mut WorkQueue<String>,
+        _inf: &Informers,
+        _now: Time,
+    ) {
         if kind != Kind::Namespace {
             return;
         }
         if let Change::Added(o) | Change::Updated(_, o) = change {
             if terminating(o) {
-                self.queue.add(o.name().to_string());
+                queue.add(o.name().to_string());
             }
         }
     }
 
-    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
-        let Some(o) = inf.namespaces.get("", key) else {
+    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult {
+        let Some(o) = inf.of(Kind::Namespace).get("", key) else {
             self.sweeps.remove(key);
-            return Ok(());
+            return Ok(Action::await_change());
         };
         if !terminating(o) || self.sweeps.contains_key(key) {
-            return Ok(());
+            return Ok(Action::await_change());
         }
         // Like the controller's discovery walk: every namespaced resource the server has.
         let mut sweep = Sweep::default();
@@ -174,17 +181,16 @@ impl Controller for NamespaceController {
             if !kind.info().namespaced {
                 continue;
             }
-            self.next_tag += 1;
-            self.tags.insert(self.next_tag, (key.to_string(), kind));
-            env.send(ApiRequest::new(Verb::List, kind, key, ""), self.next_tag);
+            let id = env.send(ApiRequest::new(Verb::List, kind, key, ""));
+            self.sent.insert(id, (key.to_string(), kind));
             sweep.lists_out += 1;
         }
         self.sweeps.insert(key.to_string(), sweep);
-        Ok(())
+        Ok(Action::await_change())
     }
 
-    fn on_response(&mut self, tag: u64, resp: &ApiResponse, env: &mut Env, inf: &Informers) {
-        let Some((ns, kind)) = self.tags.remove(&tag) else {
+    fn on_response(&mut self, id: ReqId, resp: &ApiResponse, env: &mut Env, inf: &Informers) {
+        let Some((ns, kind)) = self.sent.take(id) else {
             return;
         };
         let Some(sweep) = self.sweeps.get_mut(&ns) else {

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{Node, Pod, Taint, Toleration};
 
-use crate::api::{ApiRequest, ApiResponse, Body, Subresource, Verb};
+use crate::api::{ApiRequest, Body, Subresource, Verb};
 use crate::apiserver::write::set_pod_condition;
 use crate::client::recorder::NORMAL;
 use crate::client::{Change, Recorder, WorkQueue};
-use crate::controllers::{Controller, Env, Informers};
+use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 use crate::object::{Kind, Object};
 use crate::time::{from_k8s_micro_time, from_k8s_time, k8s_time, Time, SECOND};
 
@@ -28,8 +28,8 @@ pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 /// The node lifecycle and taint-eviction controllers.
 #[derive(Default)]
 pub struct NodeLifecycleController {
-    queue: WorkQueue<String>,
-    recorder: Option<Recorder>,
+    /// The taint-eviction controller's events come from their own component.
+    taint_eviction: Option<Recorder>,
     /// Pods already asked to be deleted (so each eviction is sent once).
     evicted: BTreeMap<String, Time>,
 }
@@ -67,14 +67,14 @@ fn tolerates(tols: &[Toleration], t: &Taint) -> Option<Option<i64>> {
 impl NodeLifecycleController {
     fn monitor(&mut self, env: &mut Env, inf: &Informers) {
         let now = env.now();
-        for node_obj in inf.nodes.iter() {
+        for node_obj in inf.of(Kind::Node).iter() {
             let Object::Node(node) = &**node_obj else {
                 continue;
             };
             let name = node_obj.name();
             let (status, heartbeat) = ready_status(node);
             let lease_renew = inf
-                .leases
+                .of(Kind::Lease)
                 .get("kube-node-lease", name)
                 .and_then(|l| match &**l {
                     Object::Lease(l) => l
@@ -122,17 +122,14 @@ impl NodeLifecycleController {
             .with_subresource(Subresource::Status)
             .with_body(Body::Object(n.into()));
         env.fire(req);
-        let rec = self
-            .recorder
-            .get_or_insert_with(|| Recorder::new("node-controller", None));
-        env.event(rec, node_obj, NORMAL, "NodeNotReady", "Node is not ready");
+        env.event(node_obj, NORMAL, "NodeNotReady", "Node is not ready");
         // MarkPodsNotReady: endpoints drop the node's pods right away.
         self.mark_pods_not_ready(env, inf, node_obj.name());
     }
 
     fn mark_pods_not_ready(&mut self, env: &mut Env, inf: &Informers, node: &str) {
         let now = env.now();
-        for pod_obj in inf.pods.iter() {
+        for pod_obj in inf.of(Kind::Pod).iter() {
             let Object::Pod(p) = &**pod_obj else { continue };
             if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) != Some(node) {
                 continue;
@@ -211,7 +208,7 @@ impl NodeLifecycleController {
         if taints.is_empty() {
             return;
         }
-        for pod_obj in inf.pods.iter() {
+        for pod_obj in inf.of(Kind::Pod).iter() {
             let Object::Pod(p) = &**pod_obj else { continue };
             if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) != Some(node_obj.name())
                 || p.metadata.deletion_timestamp.is_some()
@@ -226,9 +223,9 @@ impl NodeLifecycleController {
                 if deadline <= now {
                     self.evicted.insert(key, now);
                     let rec = self
-                        .recorder
+                        .taint_eviction
                         .get_or_insert_with(|| Recorder::new("taint-eviction-controller", None));
-                    env.event(
+                    env.event_from(
                         rec,
                         pod_obj,
                         NORMAL,
@@ -278,11 +275,22 @@ impl Controller for NodeLifecycleController {
         "node-lifecycle-controller"
     }
 
-    fn queue(&mut self) -> &mut WorkQueue<String> {
-        &mut self.queue
+    fn component(&self) -> &'static str {
+        "node-controller"
     }
 
-    fn on_change(&mut self, kind: Kind, change: &Change, _inf: &Informers, _now: Time) {
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Node, Kind::Lease, Kind::Pod]
+    }
+
+    fn on_change(
+        &mut self,
+        kind: Kind,
+        change: &Change,
+        _queue: &mut WorkQueue<String>,
+        _inf: &Informers,
+        _now: Time,
+    ) {
         if kind == Kind::Pod {
             if let Change::Deleted(o) = change {
                 self.evicted
@@ -291,11 +299,9 @@ impl Controller for NodeLifecycleController {
         }
     }
 
-    fn sync(&mut self, _key: &str, _env: &mut Env, _inf: &Informers) -> Result<(), ()> {
-        Ok(())
+    fn sync(&mut self, _key: &str, _env: &mut Env, _inf: &Informers) -> SyncResult {
+        Ok(Action::await_change())
     }
-
-    fn on_response(&mut self, _tag: u64, _resp: &ApiResponse, _env: &mut Env, _inf: &Informers) {}
 
     fn tick(&mut self, env: &mut Env, inf: &Informers) {
         self.monitor(env, inf);

@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 
 use serde_json::json;
 
-use crate::api::{ApiRequest, ApiResponse, Body, Verb};
+use crate::api::{ApiRequest, ApiResponse, Body, ReqId, Verb};
 use crate::client::{Change, WorkQueue};
-use crate::controllers::{Controller, Env, Informers};
+use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 use crate::object::{Kind, Object};
 use crate::time::Time;
 
@@ -17,7 +17,6 @@ pub const DEFAULT: &str = "default";
 /// The service-account controller.
 #[derive(Default)]
 pub struct ServiceAccountController {
-    queue: WorkQueue<String>,
     /// Namespaces whose create is in flight (so each is sent once).
     creating: BTreeSet<String>,
 }
@@ -27,40 +26,50 @@ impl Controller for ServiceAccountController {
         "serviceaccount-controller"
     }
 
-    fn queue(&mut self) -> &mut WorkQueue<String> {
-        &mut self.queue
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Namespace, Kind::ServiceAccount]
     }
 
-    fn on_change(&mut self, kind: Kind, change: &Change, _inf: &Informers, _now: Time) {
+    fn on_change(
+        &mut self,
+        kind: Kind,
+        change: &Change,
+        queue: &mut WorkQueue<String>,
+        _inf: &Informers,
+        _now: Time,
+    ) {
         match (kind, change) {
             (Kind::Namespace, Change::Added(o) | Change::Updated(_, o)) => {
-                self.queue.add(o.name().to_string())
+                queue.add(o.name().to_string())
             }
             (Kind::ServiceAccount, Change::Deleted(o)) if o.name() == DEFAULT => {
-                self.queue.add(o.namespace().to_string())
+                queue.add(o.namespace().to_string())
             }
             _ => {}
         }
     }
 
-    fn sync(&mut self, ns: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
-        let active = inf.namespaces.get("", ns).is_some_and(
+    fn sync(&mut self, ns: &str, env: &mut Env, inf: &Informers) -> SyncResult {
+        let active = inf.of(Kind::Namespace).get("", ns).is_some_and(
             |o| matches!(&**o, Object::Namespace(n) if n.metadata.deletion_timestamp.is_none()),
         );
-        if !active || inf.serviceaccounts.get(ns, DEFAULT).is_some() || self.creating.contains(ns) {
-            return Ok(());
+        if !active
+            || inf.of(Kind::ServiceAccount).get(ns, DEFAULT).is_some()
+            || self.creating.contains(ns)
+        {
+            return Ok(Action::await_change());
         }
         self.creating.insert(ns.to_string());
         let body =
             json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": DEFAULT}});
         let req =
             ApiRequest::new(Verb::Create, Kind::ServiceAccount, ns, "").with_body(Body::Raw(body));
-        env.send(req, 0);
+        env.send(req);
         let _ = ns;
-        Ok(())
+        Ok(Action::await_change())
     }
 
-    fn on_response(&mut self, _tag: u64, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
+    fn on_response(&mut self, _id: ReqId, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
         // Which namespace does not matter: forget them all and let the informer decide.
         let _ = resp;
         self.creating.clear();

@@ -12,11 +12,11 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::api::storage::v1::StorageClass;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::api::{ApiRequest, ApiResponse, Body, PatchType, Subresource, Verb};
+use crate::api::{ApiRequest, Body, PatchType, Subresource, Verb};
 use crate::client::recorder::NORMAL;
 use crate::client::{Change, Recorder, WorkQueue};
 use crate::cluster::addons::LOCAL_PATH_PROVISIONER;
-use crate::controllers::{Controller, Env, Informers};
+use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 use crate::object::{Kind, Object};
 use crate::time::{Time, SECOND};
 
@@ -31,8 +31,6 @@ const DEFAULT_CLASS: &str = "storageclass.kubernetes.io/is-default-class";
 /// The PV binder and the local-path provisioner.
 #[derive(Default)]
 pub struct VolumeController {
-    queue: WorkQueue<String>,
-    recorder: Option<Recorder>,
     provisioner: Option<Recorder>,
     /// Claims being provisioned: key → when the volume is ready.
     provisioning: BTreeMap<String, Time>,
@@ -65,7 +63,7 @@ fn pod_claims(o: &Object) -> Vec<String> {
 }
 
 fn default_class(inf: &Informers) -> Option<StorageClass> {
-    inf.storageclasses
+    inf.of(Kind::StorageClass)
         .iter()
         .filter_map(|o| match &**o {
             Object::StorageClass(sc) => Some(sc.clone()),
@@ -82,7 +80,11 @@ fn default_class(inf: &Informers) -> Option<StorageClass> {
 }
 
 fn class(inf: &Informers, name: &str) -> Option<StorageClass> {
-    match inf.storageclasses.get("", name).map(|o| (**o).clone()) {
+    match inf
+        .of(Kind::StorageClass)
+        .get("", name)
+        .map(|o| (**o).clone())
+    {
         Some(Object::StorageClass(sc)) => Some(sc),
         _ => None,
     }
@@ -98,10 +100,7 @@ impl VolumeController {
     }
 
     fn event(&mut self, env: &mut Env, o: &Object, reason: &str, msg: &str) {
-        let rec = self
-            .recorder
-            .get_or_insert_with(|| Recorder::new("persistentvolume-controller", None));
-        env.event(rec, o, NORMAL, reason, msg);
+        env.event(o, NORMAL, reason, msg);
     }
 
     fn provisioner_event(
@@ -114,7 +113,7 @@ impl VolumeController {
     ) {
         if self.provisioner.is_none() {
             let pod = inf
-                .pods
+                .of(Kind::Pod)
                 .iter_ns("local-path-storage")
                 .find(|p| p.name().starts_with("local-path-provisioner"))
                 .map_or("local-path-provisioner".to_string(), |p| {
@@ -127,13 +126,13 @@ impl VolumeController {
             ));
         }
         if let Some(rec) = self.provisioner.as_mut() {
-            env.event(rec, o, NORMAL, reason, msg);
+            env.event_from(rec, o, NORMAL, reason, msg);
         }
     }
 
     fn sync_claim(&mut self, key: &str, env: &mut Env, inf: &Informers) {
         let (ns, name) = key.split_once('/').unwrap_or(("", key));
-        let Some(obj) = inf.pvcs.get(ns, name).cloned() else {
+        let Some(obj) = inf.of(Kind::PersistentVolumeClaim).get(ns, name).cloned() else {
             self.provisioning.remove(key);
             return;
         };
@@ -161,7 +160,11 @@ impl VolumeController {
         };
         let volume = spec.volume_name.clone().filter(|v| !v.is_empty());
         if let Some(pv_name) = volume {
-            let pv = match inf.pvs.get("", &pv_name).map(|o| (**o).clone()) {
+            let pv = match inf
+                .of(Kind::PersistentVolume)
+                .get("", &pv_name)
+                .map(|o| (**o).clone())
+            {
                 Some(Object::PersistentVolume(pv)) => pv,
                 _ => return,
             };
@@ -201,15 +204,18 @@ impl VolumeController {
             return;
         }
         // A volume already claims it (provisioned for it): bind the claim to it.
-        let claimed_by = inf.pvs.iter().find_map(|o| match &**o {
-            Object::PersistentVolume(pv) => pv
-                .spec
-                .as_ref()
-                .and_then(|s| s.claim_ref.as_ref())
-                .filter(|r| r.uid.as_deref() == Some(uid.as_str()))
-                .and(pv.metadata.name.clone()),
-            _ => None,
-        });
+        let claimed_by = inf
+            .of(Kind::PersistentVolume)
+            .iter()
+            .find_map(|o| match &**o {
+                Object::PersistentVolume(pv) => pv
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.claim_ref.as_ref())
+                    .filter(|r| r.uid.as_deref() == Some(uid.as_str()))
+                    .and(pv.metadata.name.clone()),
+                _ => None,
+            });
         if let Some(pv) = claimed_by {
             if self.once(format!("bind/{uid}")) {
                 let patch = serde_json::json!({"spec": {"volumeName": pv}});
@@ -249,11 +255,7 @@ impl VolumeController {
         let Some(sc) = class(inf, &class_name) else {
             if self.once(format!("noclass/{uid}/{}", env.now() / RESYNC)) {
                 let msg = format!("storageclass.storage.k8s.io \"{class_name}\" not found");
-                let rec = self
-                    .recorder
-                    .get_or_insert_with(|| Recorder::new("persistentvolume-controller", None));
                 env.event(
-                    rec,
                     &obj,
                     crate::client::recorder::WARNING,
                     "ProvisioningFailed",
@@ -268,7 +270,7 @@ impl VolumeController {
         if wffc && node.is_none() {
             // The scheduler's VolumeBinding plugin records the chosen node at PreBind;
             // a consumer already bound to a node (nodeName set directly) picks it too.
-            let consumer = inf.pods.iter_ns(ns).find(|p| {
+            let consumer = inf.of(Kind::Pod).iter_ns(ns).find(|p| {
                 pod_claims(p).contains(&key.to_string())
                     && matches!(&***p, Object::Pod(pod) if pod.spec.as_ref().and_then(|s| s.node_name.clone()).is_some())
             });
@@ -335,7 +337,7 @@ impl VolumeController {
                 );
                 let at = env.now() + PROVISION_TIME;
                 self.provisioning.insert(key.to_string(), at);
-                self.queue.add_after(format!("claim/{key}"), at);
+                env.enqueue_after(format!("claim/{key}"), at - env.now());
             }
             Some(at) if env.now() >= at => {
                 if self.once(format!("create/{uid}")) {
@@ -355,13 +357,17 @@ impl VolumeController {
                 }
             }
             Some(at) => {
-                self.queue.add_after(format!("claim/{key}"), at);
+                env.enqueue_after(format!("claim/{key}"), at - env.now());
             }
         }
     }
 
     fn sync_volume(&mut self, name: &str, env: &mut Env, inf: &Informers) {
-        let pv = match inf.pvs.get("", name).map(|o| (**o).clone()) {
+        let pv = match inf
+            .of(Kind::PersistentVolume)
+            .get("", name)
+            .map(|o| (**o).clone())
+        {
             Some(Object::PersistentVolume(pv)) => pv,
             _ => return,
         };
@@ -398,7 +404,10 @@ impl VolumeController {
         }
         let ns = r.namespace.clone().unwrap_or_default();
         let cname = r.name.clone().unwrap_or_default();
-        let claim_obj = inf.pvcs.get(&ns, &cname).cloned();
+        let claim_obj = inf
+            .of(Kind::PersistentVolumeClaim)
+            .get(&ns, &cname)
+            .cloned();
         let live = claim_obj
             .as_ref()
             .and_then(|o| claim(o))
@@ -471,7 +480,7 @@ fn matching_volume(
             .and_then(|r| r.get("storage")),
     );
     let modes = spec.access_modes.clone().unwrap_or_default();
-    inf.pvs
+    inf.of(Kind::PersistentVolume)
         .iter()
         .filter_map(|o| match &**o {
             Object::PersistentVolume(pv) => Some(pv.clone()),
@@ -502,14 +511,21 @@ fn matching_volume(
 }
 
 fn provisioner_running(inf: &Informers) -> bool {
-    inf.pods.iter_ns("local-path-storage").any(|p| match &**p {
-        Object::Pod(pod) => pod.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"),
-        _ => false,
-    })
+    inf.of(Kind::Pod)
+        .iter_ns("local-path-storage")
+        .any(|p| match &**p {
+            Object::Pod(pod) => {
+                pod.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+            }
+            _ => false,
+        })
 }
 
 fn first_node(inf: &Informers) -> Option<String> {
-    inf.nodes.iter().next().map(|n| n.name().to_string())
+    inf.of(Kind::Node)
+        .iter()
+        .next()
+        .map(|n| n.name().to_string())
 }
 
 /// The PV the local-path provisioner creates for a claim on `node`.
@@ -592,30 +608,46 @@ impl Controller for VolumeController {
         "persistentvolume-binder"
     }
 
-    fn queue(&mut self) -> &mut WorkQueue<String> {
-        &mut self.queue
+    fn component(&self) -> &'static str {
+        "persistentvolume-controller"
     }
 
-    fn on_change(&mut self, kind: Kind, change: &Change, inf: &Informers, _now: Time) {
+    fn watches(&self) -> &'static [Kind] {
+        &[
+            Kind::PersistentVolumeClaim,
+            Kind::PersistentVolume,
+            Kind::Pod,
+            Kind::StorageClass,
+            Kind::Node,
+        ]
+    }
+
+    fn on_change(
+        &mut self,
+        kind: Kind,
+        change: &Change,
+        queue: &mut WorkQueue<String>,
+        inf: &Informers,
+        _now: Time,
+    ) {
         let o = change.object();
         match kind {
             Kind::PersistentVolumeClaim => {
-                self.queue
-                    .add(format!("claim/{}", key_of(o.namespace(), o.name())));
+                queue.add(format!("claim/{}", key_of(o.namespace(), o.name())));
                 if let Some(v) = claim(o).and_then(|c| c.spec.as_ref()?.volume_name.clone()) {
-                    self.queue.add(format!("volume/{v}"));
+                    queue.add(format!("volume/{v}"));
                 }
                 if matches!(change, Change::Deleted(_)) {
-                    for pv in inf.pvs.iter() {
-                        self.queue.add(format!("volume/{}", pv.name()));
+                    for pv in inf.of(Kind::PersistentVolume).iter() {
+                        queue.add(format!("volume/{}", pv.name()));
                     }
                 }
             }
             Kind::PersistentVolume => {
-                self.queue.add(format!("volume/{}", o.name()));
+                queue.add(format!("volume/{}", o.name()));
                 if let Object::PersistentVolume(pv) = &**o {
                     if let Some(r) = pv.spec.as_ref().and_then(|s| s.claim_ref.as_ref()) {
-                        self.queue.add(format!(
+                        queue.add(format!(
                             "claim/{}/{}",
                             r.namespace.clone().unwrap_or_default(),
                             r.name.clone().unwrap_or_default()
@@ -629,42 +661,38 @@ impl Controller for VolumeController {
             }
             Kind::Pod => {
                 for c in pod_claims(o) {
-                    self.queue.add(format!("claim/{c}"));
+                    queue.add(format!("claim/{c}"));
                 }
             }
             Kind::StorageClass => {
-                for c in inf.pvcs.iter() {
-                    self.queue
-                        .add(format!("claim/{}", key_of(c.namespace(), c.name())));
+                for c in inf.of(Kind::PersistentVolumeClaim).iter() {
+                    queue.add(format!("claim/{}", key_of(c.namespace(), c.name())));
                 }
             }
             _ => {}
         }
     }
 
-    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
+    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult {
         if let Some(k) = key.strip_prefix("claim/") {
             self.sync_claim(k, env, inf);
         } else if let Some(n) = key.strip_prefix("volume/") {
             self.sync_volume(n, env, inf);
         }
-        Ok(())
+        Ok(Action::await_change())
     }
-
-    fn on_response(&mut self, _tag: u64, _resp: &ApiResponse, _env: &mut Env, _inf: &Informers) {}
 
     fn tick(&mut self, env: &mut Env, inf: &Informers) {
         if env.now() < self.last_resync + RESYNC {
             return;
         }
         self.last_resync = env.now();
-        for c in inf.pvcs.iter() {
+        for c in inf.of(Kind::PersistentVolumeClaim).iter() {
             let unbound = claim(c).is_some_and(|x| {
                 x.status.as_ref().and_then(|s| s.phase.as_deref()) != Some("Bound")
             });
             if unbound {
-                self.queue
-                    .add(format!("claim/{}", key_of(c.namespace(), c.name())));
+                env.enqueue(format!("claim/{}", key_of(c.namespace(), c.name())));
             }
         }
     }
