@@ -521,6 +521,13 @@ fn recreate_never_runs_old_and_new_pods_together() {
         events.contains(" from 3 to 0\n") && events.contains(" from 0 to 3\n"),
         "{events}"
     );
+    // One ScalingReplicaSet event per scale, each counted once (no "(x2 over ...)").
+    let scaling: Vec<&str> = events
+        .lines()
+        .filter(|l| l.contains("ScalingReplicaSet"))
+        .collect();
+    assert_eq!(scaling.len(), 3, "{events}");
+    assert!(scaling.iter().all(|l| !l.contains("(x")), "{events}");
 }
 
 /// `kubectl rollout status` word for word: while the controller has not observed the

@@ -7,27 +7,30 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus, ReplicaSet, ReplicaSetSpec};
+use k8s_openapi::api::core::v1::PodTemplateSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector as K8sSelector, ObjectMeta};
 
-use crate::api::{ApiRequest, ApiResponse, Body, Subresource, Verb};
+use crate::api::{ApiRequest, ApiResponse, Body, ReqId, Subresource, Verb};
 use crate::client::recorder::NORMAL;
-use crate::client::{Change, Recorder, WorkQueue};
+use crate::client::{Change, Pending, WorkQueue};
 use crate::controllers::deployment_util as du;
 use crate::controllers::util::{
-    compute_hash, controlled_by, controller_ref, equal_ignore_hash, is_pod_active, key_of,
-    owner_ref, split_key, with_label,
+    compute_hash, controller_ref, equal_ignore_hash, is_pod_active, key_of, owner_ref, split_key,
+    with_label,
 };
-use crate::controllers::{Controller, Env, Informers};
+use crate::controllers::{Action, Controller, Env, Informers, SyncError, SyncResult};
 use crate::object::{Kind, Object};
 use crate::time::{from_k8s_time, Time};
 
 /// The Deployment controller.
 #[derive(Default)]
 pub struct DeploymentController {
-    queue: WorkQueue<String>,
-    tags: BTreeMap<u64, String>,
-    next_tag: u64,
-    recorder: Option<Recorder>,
+    /// The Deployment each write in flight was for, and the ReplicaSet it scales.
+    sent: Pending<(String, Option<String>)>,
+    /// Scales sent and not yet seen: ReplicaSet key → (the resourceVersion it was
+    /// scaled from, the size asked for). A sync that runs before the write's watch
+    /// event arrives sees the old size; it must not send (and announce) the scale again.
+    scaling: BTreeMap<String, (u64, i32)>,
 }
 
 fn as_rs(o: &Arc<Object>) -> Option<&ReplicaSet> {
@@ -39,16 +42,12 @@ fn as_rs(o: &Arc<Object>) -> Option<&ReplicaSet> {
 
 impl DeploymentController {
     fn send(&mut self, env: &mut Env, key: &str, req: ApiRequest) {
-        self.next_tag += 1;
-        self.tags.insert(self.next_tag, key.to_string());
-        env.send(req, self.next_tag);
+        let id = env.send(req);
+        self.sent.insert(id, (key.to_string(), None));
     }
 
     fn event(&mut self, env: &mut Env, d: &Arc<Object>, reason: &str, msg: &str) {
-        let rec = self
-            .recorder
-            .get_or_insert_with(|| Recorder::new("deployment-controller", None));
-        env.event(rec, d, NORMAL, reason, msg);
+        env.event(d, NORMAL, reason, msg);
     }
 
     /// Scales a ReplicaSet (spec.replicas + the desired/max annotations); returns whether
@@ -65,6 +64,14 @@ impl DeploymentController {
         let Some(rs) = as_rs(rs_obj) else {
             return false;
         };
+        let rs_key = key_of(rs_obj);
+        match self.scaling.get(&rs_key) {
+            Some(&(rv, want)) if rv == rs_obj.resource_version() && want == n => return true,
+            Some(_) => {
+                self.scaling.remove(&rs_key);
+            }
+            None => {}
+        }
         let cur = du::rs_replicas(rs);
         let desired = d
             .spec
@@ -95,7 +102,10 @@ impl DeploymentController {
             rs_obj.name(),
         )
         .with_body(Body::Object(new.into()));
-        self.send(env, key, req);
+        let id = env.send(req);
+        self.sent
+            .insert(id, (key.to_string(), Some(rs_key.clone())));
+        self.scaling.insert(rs_key, (rs_obj.resource_version(), n));
         if cur != n {
             let dir = if n > cur { "up" } else { "down" };
             self.event(
@@ -313,7 +323,7 @@ impl DeploymentController {
                 let last = c.last_update_time.as_ref().map_or(now, from_k8s_time);
                 let due = last + secs as u64 * 1000 + 1;
                 if due > now {
-                    self.queue.add_after(key.to_string(), due);
+                    env.enqueue_after(key, due - now);
                 }
             }
         }
@@ -418,26 +428,43 @@ impl Controller for DeploymentController {
         "deployment-controller"
     }
 
-    fn queue(&mut self) -> &mut WorkQueue<String> {
-        &mut self.queue
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
     }
 
-    fn on_change(&mut self, kind: Kind, change: &Change, inf: &Informers, _now: Time) {
+    fn on_change(
+        &mut self,
+        kind: Kind,
+        change: &Change,
+        queue: &mut WorkQueue<String>,
+        inf: &Informers,
+        _now: Time,
+    ) {
         let o = change.object();
         match kind {
-            Kind::Deployment => self.queue.add(key_of(o)),
+            Kind::Deployment => queue.add(key_of(o)),
             Kind::ReplicaSet => {
+                // The watch event of a scale we sent (or the ReplicaSet's deletion) ends
+                // the wait for it.
+                let k = key_of(o);
+                let seen = matches!(change, Change::Deleted(_))
+                    || self
+                        .scaling
+                        .get(&k)
+                        .is_some_and(|(rv, _)| *rv != o.resource_version());
+                if seen {
+                    self.scaling.remove(&k);
+                }
                 if let Some(r) = controller_ref(o).filter(|r| r.kind == "Deployment") {
-                    self.queue.add(format!("{}/{}", o.namespace(), r.name));
+                    queue.add(format!("{}/{}", o.namespace(), r.name));
                 }
             }
             Kind::Pod if matches!(change, Change::Deleted(_)) => {
                 // Recreate waits for old pods to disappear.
-                if let Some(rs) =
-                    controller_ref(o).and_then(|r| inf.replicasets.get(o.namespace(), &r.name))
-                {
+                let rss = inf.of(Kind::ReplicaSet);
+                if let Some(rs) = controller_ref(o).and_then(|r| rss.get(o.namespace(), &r.name)) {
                     if let Some(r) = controller_ref(rs).filter(|r| r.kind == "Deployment") {
-                        self.queue.add(format!("{}/{}", o.namespace(), r.name));
+                        queue.add(format!("{}/{}", o.namespace(), r.name));
                     }
                 }
             }
@@ -445,226 +472,302 @@ impl Controller for DeploymentController {
         }
     }
 
-    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
+    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult {
         let (ns, name) = split_key(key);
-        let Some(dobj) = inf.deployments.get(ns, name).cloned() else {
-            return Ok(());
+        let Some(dobj) = inf.of(Kind::Deployment).get(ns, name).cloned() else {
+            return Ok(Action::await_change());
         };
         let Object::Deployment(d) = &*dobj else {
-            return Ok(());
+            return Ok(Action::await_change());
         };
+        let Some(spec) = &d.spec else {
+            return Ok(Action::await_change());
+        };
+        let owned = Owned::of(&dobj, &spec.template, inf);
+        if dobj.meta().deletion_timestamp.is_some() {
+            self.sync_status(env, key, d, &owned.all, owned.new_rs());
+            return Ok(Action::await_change());
+        }
+        // Each step that writes ends this sync; the write's watch event brings the next.
+        if self.check_paused_conditions(env, key, d) || self.sync_revisions(env, key, d, &owned) {
+            return Ok(Action::await_change());
+        }
+        let paused = spec.paused.unwrap_or(false);
+        if paused || is_scaling_event(d, &owned.all) {
+            if !self.scale(env, key, &dobj, d, &owned.objs, owned.new_idx) {
+                if paused {
+                    let limit = spec.revision_history_limit.unwrap_or(10);
+                    self.cleanup(env, key, limit, &owned.old());
+                }
+                self.sync_status(env, key, d, &owned.all, owned.new_rs());
+            }
+            return Ok(Action::await_change());
+        }
+        if is_recreate(d) {
+            self.recreate(env, key, &dobj, d, &owned, inf);
+        } else {
+            self.rollout_rolling(env, key, &dobj, d, &owned)?;
+        }
+        Ok(Action::await_change())
+    }
+
+    fn on_response(&mut self, id: ReqId, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
+        let Some((key, scaled)) = self.sent.take(id) else {
+            return;
+        };
+        if let Err(s) = &resp.result {
+            if let Some(rs) = scaled {
+                // The scale did not happen: the next sync may send it again.
+                self.scaling.remove(&rs);
+            }
+            if !s.is_already_exists() {
+                env.retry(key);
+            }
+        }
+    }
+}
+
+/// A Deployment's ReplicaSets (oldest first) and which of them matches its template.
+struct Owned<'a> {
+    objs: Vec<&'a Arc<Object>>,
+    all: Vec<&'a ReplicaSet>,
+    new_idx: Option<usize>,
+}
+
+impl<'a> Owned<'a> {
+    /// The ReplicaSets `dobj` controls, from the informer's controller index.
+    fn of(dobj: &Arc<Object>, template: &PodTemplateSpec, inf: &'a Informers) -> Owned<'a> {
         let uid = dobj.meta().uid.clone().unwrap_or_default();
-        let mut rs_objs: Vec<&Arc<Object>> = inf
-            .replicasets
-            .iter_ns(ns)
-            .filter(|r| controlled_by(r, &uid))
+        let mut objs: Vec<&Arc<Object>> = inf
+            .of(Kind::ReplicaSet)
+            .controlled_by(&uid)
+            .filter(|r| r.namespace() == dobj.namespace())
             .collect();
-        rs_objs.sort_by_key(|r| {
+        objs.sort_by_key(|r| {
             (
                 r.meta().creation_timestamp.as_ref().map(from_k8s_time),
                 r.name().to_string(),
             )
         });
-        let all: Vec<&ReplicaSet> = rs_objs.iter().filter_map(|r| as_rs(r)).collect();
-        let Some(spec) = &d.spec else { return Ok(()) };
+        let all: Vec<&ReplicaSet> = objs.iter().filter_map(|r| as_rs(r)).collect();
         let new_idx = all.iter().position(|r| {
             r.spec
                 .as_ref()
                 .and_then(|s| s.template.as_ref())
-                .is_some_and(|t| equal_ignore_hash(t, &spec.template))
+                .is_some_and(|t| equal_ignore_hash(t, template))
         });
-        let new_rs = new_idx.map(|i| all[i]);
-        if dobj.meta().deletion_timestamp.is_some() {
-            self.sync_status(env, key, d, &all, new_rs);
-            return Ok(());
-        }
-        let paused = spec.paused.unwrap_or(false);
-        let replicas = spec.replicas.unwrap_or(1);
-        // checkPausedConditions: Progressing Unknown with DeploymentPaused /
-        // DeploymentResumed (never over a reported ProgressDeadlineExceeded).
-        if has_progress_deadline(d) {
-            let status = d.status.clone().unwrap_or_default();
-            let reason = du::get_condition(&status, "Progressing").and_then(|c| c.reason.clone());
-            let paused_cond = reason.as_deref() == Some("DeploymentPaused");
-            let timed_out = reason.as_deref() == Some("ProgressDeadlineExceeded");
-            let change = match (paused, paused_cond) {
-                (true, false) => Some(("DeploymentPaused", "Deployment is paused")),
-                (false, true) => Some(("DeploymentResumed", "Deployment is resumed")),
-                _ => None,
-            };
-            if let (Some((reason, msg)), false) = (change, timed_out) {
-                let mut status = status;
-                du::set_condition(
-                    &mut status,
-                    du::condition("Progressing", "Unknown", reason, msg, env.now()),
-                );
-                self.update_status(env, key, d, status);
-                return Ok(());
-            }
-        }
-        let old: Vec<(&Arc<Object>, &ReplicaSet)> = rs_objs
+        Owned { objs, all, new_idx }
+    }
+
+    fn new_rs(&self) -> Option<&'a ReplicaSet> {
+        self.new_idx.map(|i| self.all[i])
+    }
+
+    /// The old ReplicaSets: every one but the new.
+    fn old(&self) -> Vec<(&'a Arc<Object>, &'a ReplicaSet)> {
+        self.objs
             .iter()
-            .zip(all.iter())
+            .zip(self.all.iter())
             .enumerate()
-            .filter(|(i, _)| Some(*i) != new_idx)
+            .filter(|(i, _)| Some(*i) != self.new_idx)
             .map(|(_, (o, r))| (*o, *r))
-            .collect();
+            .collect()
+    }
+}
 
-        // A ReplicaSet that becomes new again (rollback) takes the next revision number and
-        // remembers its old one (`SetNewReplicaSetAnnotations`).
-        if let (Some(n), Some(ni)) = (new_rs, new_idx) {
-            let max_old = old
-                .iter()
-                .map(|(_, r)| du::revision_of(r.metadata.annotations.as_ref()))
-                .max()
-                .unwrap_or(0);
-            let rev = du::revision_of(n.metadata.annotations.as_ref());
-            if rev <= max_old {
-                let mut nr = n.clone();
-                let a = nr.metadata.annotations.get_or_insert_with(BTreeMap::new);
-                let history = a
-                    .get(du::REVISION_HISTORY)
-                    .filter(|h| !h.is_empty())
-                    .map_or(rev.to_string(), |h| format!("{h},{rev}"));
-                a.insert(du::REVISION_HISTORY.into(), history);
-                a.insert(du::REVISION.into(), (max_old + 1).to_string());
-                let o = rs_objs[ni];
-                let req = ApiRequest::new(Verb::Update, Kind::ReplicaSet, o.namespace(), o.name())
-                    .with_body(Body::Object(nr.into()));
-                self.send(env, key, req);
-                return Ok(());
-            }
-        }
-        // Keep the Deployment's revision annotation in step with its new ReplicaSet.
-        if let Some(n) = new_rs {
-            let rev = du::revision_of(n.metadata.annotations.as_ref());
-            if du::revision_of(d.metadata.annotations.as_ref()) != rev && rev > 0 {
-                let mut nd = d.clone();
-                nd.metadata
-                    .annotations
-                    .get_or_insert_with(BTreeMap::new)
-                    .insert(du::REVISION.into(), rev.to_string());
-                let req = ApiRequest::new(Verb::Update, Kind::Deployment, ns, name)
-                    .with_body(Body::Object(nd.into()));
-                self.send(env, key, req);
-                return Ok(());
-            }
-        }
+/// `isScalingEvent`: an active ReplicaSet whose desired-replicas annotation differs
+/// from the Deployment's replicas (ReplicaSets without the annotation do not count).
+fn is_scaling_event(d: &Deployment, all: &[&ReplicaSet]) -> bool {
+    let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+    all.iter().any(|r| {
+        du::rs_replicas(r) > 0
+            && r.metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(du::DESIRED_REPLICAS))
+                .and_then(|v| v.parse::<i32>().ok())
+                .is_some_and(|desired| desired != replicas)
+    })
+}
 
-        // Scaling event: the deployment's replicas changed under an existing rollout.
-        // (`isScalingEvent`: an active ReplicaSet whose desired-replicas annotation differs;
-        // ReplicaSets without the annotation do not count.)
-        let is_scaling_event = all.iter().any(|r| {
-            du::rs_replicas(r) > 0
-                && r.metadata
-                    .annotations
-                    .as_ref()
-                    .and_then(|a| a.get(du::DESIRED_REPLICAS))
-                    .and_then(|v| v.parse::<i32>().ok())
-                    .is_some_and(|desired| desired != replicas)
-        });
-        if paused || is_scaling_event {
-            if self.scale(env, key, &dobj, d, &rs_objs, new_idx) {
-                return Ok(());
-            }
-            if paused {
-                self.cleanup(env, key, spec.revision_history_limit.unwrap_or(10), &old);
-            }
-            self.sync_status(env, key, d, &all, new_rs);
-            return Ok(());
+impl DeploymentController {
+    /// `checkPausedConditions`: Progressing Unknown with DeploymentPaused /
+    /// DeploymentResumed (never over a reported ProgressDeadlineExceeded). Returns
+    /// whether it wrote.
+    fn check_paused_conditions(&mut self, env: &mut Env, key: &str, d: &Deployment) -> bool {
+        if !has_progress_deadline(d) {
+            return false;
         }
+        let paused = d.spec.as_ref().and_then(|s| s.paused).unwrap_or(false);
+        let status = d.status.clone().unwrap_or_default();
+        let reason = du::get_condition(&status, "Progressing").and_then(|c| c.reason.clone());
+        let paused_cond = reason.as_deref() == Some("DeploymentPaused");
+        let timed_out = reason.as_deref() == Some("ProgressDeadlineExceeded");
+        let change = match (paused, paused_cond) {
+            (true, false) => Some(("DeploymentPaused", "Deployment is paused")),
+            (false, true) => Some(("DeploymentResumed", "Deployment is resumed")),
+            _ => None,
+        };
+        let (Some((reason, msg)), false) = (change, timed_out) else {
+            return false;
+        };
+        let mut status = status;
+        du::set_condition(
+            &mut status,
+            du::condition("Progressing", "Unknown", reason, msg, env.now()),
+        );
+        self.update_status(env, key, d, status);
+        true
+    }
 
-        if is_recreate(d) {
-            return self.recreate(env, key, &dobj, d, &all, new_idx, &rs_objs, &old, inf);
+    /// Revision bookkeeping: a ReplicaSet that becomes new again (rollback) takes the
+    /// next revision number and remembers its old one (`SetNewReplicaSetAnnotations`),
+    /// and the Deployment's revision annotation follows its new ReplicaSet. Returns
+    /// whether it wrote.
+    fn sync_revisions(&mut self, env: &mut Env, key: &str, d: &Deployment, o: &Owned) -> bool {
+        let (Some(n), Some(ni)) = (o.new_rs(), o.new_idx) else {
+            return false;
+        };
+        let max_old = o
+            .old()
+            .iter()
+            .map(|(_, r)| du::revision_of(r.metadata.annotations.as_ref()))
+            .max()
+            .unwrap_or(0);
+        let rev = du::revision_of(n.metadata.annotations.as_ref());
+        if rev <= max_old {
+            let mut nr = n.clone();
+            let a = nr.metadata.annotations.get_or_insert_with(BTreeMap::new);
+            let history = a
+                .get(du::REVISION_HISTORY)
+                .filter(|h| !h.is_empty())
+                .map_or(rev.to_string(), |h| format!("{h},{rev}"));
+            a.insert(du::REVISION_HISTORY.into(), history);
+            a.insert(du::REVISION.into(), (max_old + 1).to_string());
+            let obj = o.objs[ni];
+            let req = ApiRequest::new(Verb::Update, Kind::ReplicaSet, obj.namespace(), obj.name())
+                .with_body(Body::Object(nr.into()));
+            self.send(env, key, req);
+            return true;
         }
+        if du::revision_of(d.metadata.annotations.as_ref()) != rev && rev > 0 {
+            let mut nd = d.clone();
+            nd.metadata
+                .annotations
+                .get_or_insert_with(BTreeMap::new)
+                .insert(du::REVISION.into(), rev.to_string());
+            let (ns, name) = split_key(key);
+            let req = ApiRequest::new(Verb::Update, Kind::Deployment, ns, name)
+                .with_body(Body::Object(nd.into()));
+            self.send(env, key, req);
+            return true;
+        }
+        false
+    }
 
-        let Some(ni) = new_idx else {
-            self.create_new_rs(env, key, &dobj, d, &all);
+    /// `rolloutRolling`: scale up the new ReplicaSet, else scale down old ones, else
+    /// clean up history and sync the status.
+    fn rollout_rolling(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        dobj: &Arc<Object>,
+        d: &Deployment,
+        o: &Owned,
+    ) -> Result<(), SyncError> {
+        let Some(ni) = o.new_idx else {
+            self.create_new_rs(env, key, dobj, d, &o.all);
             return Ok(());
         };
-        let new_obj = rs_objs[ni];
-        let new = all[ni];
-
+        let new = o.all[ni];
+        let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
         // reconcileNewReplicaSet
         let new_replicas = du::rs_replicas(new);
         let target = if new_replicas > replicas {
             replicas
         } else {
-            du::new_rs_new_replicas(d, &all, new_replicas).map_err(|_| ())?
+            du::new_rs_new_replicas(d, &o.all, new_replicas).map_err(SyncError::new)?
         };
-        if target != new_replicas && self.scale_rs(env, key, &dobj, d, new_obj, target) {
+        if target != new_replicas && self.scale_rs(env, key, dobj, d, o.objs[ni], target) {
             return Ok(());
         }
-
-        // reconcileOldReplicaSets
-        let old_total: i32 = old.iter().map(|(_, r)| du::rs_replicas(r)).sum();
-        if old_total > 0 {
-            let all_pods: i32 = all.iter().map(|r| du::rs_replicas(r)).sum();
-            let min_available = replicas - du::max_unavailable(d);
-            let new_unavailable = du::rs_replicas(new) - du::rs_available(new);
-            let mut max_scaled_down = all_pods - min_available - new_unavailable;
-            if max_scaled_down > 0 {
-                // cleanupUnhealthyReplicas (oldest first: scale away unavailable pods), then
-                // scaleDownOldReplicaSetsForRollingUpdate; one write per ReplicaSet.
-                let mut targets: Vec<i32> = old.iter().map(|(_, r)| du::rs_replicas(r)).collect();
-                for (i, (_, r)) in old.iter().enumerate() {
-                    if max_scaled_down <= 0 {
-                        break;
-                    }
-                    let avail = du::rs_available(r);
-                    if targets[i] == 0 || targets[i] == avail {
-                        continue;
-                    }
-                    if targets[i] < avail {
-                        // Upstream: "when cleaning up unhealthy replicas, got invalid request
-                        // to scale down" — an error, and the Deployment is requeued.
-                        return Err(());
-                    }
-                    let down = max_scaled_down.min(targets[i] - avail);
-                    targets[i] -= down;
-                    max_scaled_down -= down;
-                }
-                let available: i32 = all.iter().map(|r| du::rs_available(r)).sum();
-                let mut total_down = available - min_available;
-                for t in targets.iter_mut() {
-                    if total_down <= 0 {
-                        break;
-                    }
-                    if *t == 0 {
-                        continue;
-                    }
-                    let down = total_down.min(*t);
-                    total_down -= down;
-                    *t -= down;
-                }
-                let mut sent = false;
-                for ((o, r), t) in old.iter().zip(targets) {
-                    if t != du::rs_replicas(r) {
-                        sent |= self.scale_rs(env, key, &dobj, d, o, t);
-                    }
-                }
-                if sent {
-                    return Ok(());
-                }
-            }
+        let old = o.old();
+        if self.reconcile_old_replica_sets(env, key, dobj, d, new, &o.all, &old)? {
+            return Ok(());
         }
-        let status = calculate_status(d, &all, Some(new), env.now());
+        let status = calculate_status(d, &o.all, Some(new), env.now());
         if du::deployment_complete(d, &status) {
-            self.cleanup(env, key, spec.revision_history_limit.unwrap_or(10), &old);
+            let limit = d.spec.as_ref().and_then(|s| s.revision_history_limit);
+            self.cleanup(env, key, limit.unwrap_or(10), &old);
         }
-        self.sync_status(env, key, d, &all, Some(new));
+        self.sync_status(env, key, d, &o.all, Some(new));
         Ok(())
     }
 
-    fn on_response(&mut self, tag: u64, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
-        let Some(key) = self.tags.remove(&tag) else {
-            return;
-        };
-        if let Err(s) = &resp.result {
-            if !s.is_already_exists() {
-                self.queue.add_rate_limited(key, env.now());
+    /// `reconcileOldReplicaSets`: `cleanupUnhealthyReplicas` (oldest first: scale away
+    /// unavailable pods), then `scaleDownOldReplicaSetsForRollingUpdate`; one write per
+    /// ReplicaSet. Returns whether it wrote.
+    #[allow(clippy::too_many_arguments)]
+    fn reconcile_old_replica_sets(
+        &mut self,
+        env: &mut Env,
+        key: &str,
+        dobj: &Arc<Object>,
+        d: &Deployment,
+        new: &ReplicaSet,
+        all: &[&ReplicaSet],
+        old: &[(&Arc<Object>, &ReplicaSet)],
+    ) -> Result<bool, SyncError> {
+        let old_total: i32 = old.iter().map(|(_, r)| du::rs_replicas(r)).sum();
+        if old_total <= 0 {
+            return Ok(false);
+        }
+        let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+        let all_pods: i32 = all.iter().map(|r| du::rs_replicas(r)).sum();
+        let min_available = replicas - du::max_unavailable(d);
+        let new_unavailable = du::rs_replicas(new) - du::rs_available(new);
+        let mut max_scaled_down = all_pods - min_available - new_unavailable;
+        if max_scaled_down <= 0 {
+            return Ok(false);
+        }
+        let mut targets: Vec<i32> = old.iter().map(|(_, r)| du::rs_replicas(r)).collect();
+        for (i, (_, r)) in old.iter().enumerate() {
+            if max_scaled_down <= 0 {
+                break;
+            }
+            let avail = du::rs_available(r);
+            if targets[i] == 0 || targets[i] == avail {
+                continue;
+            }
+            if targets[i] < avail {
+                return Err(SyncError::new(
+                    "when cleaning up unhealthy replicas, got invalid request to scale down",
+                ));
+            }
+            let down = max_scaled_down.min(targets[i] - avail);
+            targets[i] -= down;
+            max_scaled_down -= down;
+        }
+        let available: i32 = all.iter().map(|r| du::rs_available(r)).sum();
+        let mut total_down = available - min_available;
+        for t in targets.iter_mut() {
+            if total_down <= 0 {
+                break;
+            }
+            if *t == 0 {
+                continue;
+            }
+            let down = total_down.min(*t);
+            total_down -= down;
+            *t -= down;
+        }
+        let mut sent = false;
+        for ((o, r), t) in old.iter().zip(targets) {
+            if t != du::rs_replicas(r) {
+                sent |= self.scale_rs(env, key, dobj, d, o, t);
             }
         }
+        Ok(sent)
     }
 }
 
@@ -790,54 +893,50 @@ impl DeploymentController {
         self.scale_rs(env, key, dobj, d, rs_obj, n)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// `rolloutRecreate`: scale every old ReplicaSet to zero, wait for their pods to be
+    /// gone, then create or scale up the new one.
     fn recreate(
         &mut self,
         env: &mut Env,
         key: &str,
         dobj: &Arc<Object>,
         d: &Deployment,
-        all: &[&ReplicaSet],
-        new_idx: Option<usize>,
-        rs_objs: &[&Arc<Object>],
-        old: &[(&Arc<Object>, &ReplicaSet)],
+        o: &Owned,
         inf: &Informers,
-    ) -> Result<(), ()> {
+    ) {
+        let old = o.old();
         let mut sent = false;
-        for (o, r) in old {
+        for (obj, r) in &old {
             if du::rs_replicas(r) > 0 {
-                sent |= self.scale_rs(env, key, dobj, d, o, 0);
+                sent |= self.scale_rs(env, key, dobj, d, obj, 0);
             }
         }
         if sent {
-            return Ok(());
+            return;
         }
-        let old_uids: Vec<String> = old
+        let pods = inf.of(Kind::Pod);
+        let old_pods_running = old
             .iter()
-            .filter_map(|(o, _)| o.meta().uid.clone())
-            .collect();
-        let old_pods_running = inf
-            .pods
-            .iter_ns(dobj.namespace())
-            .any(|p| old_uids.iter().any(|u| controlled_by(p, u)) && matches!(&**p, Object::Pod(x) if is_pod_active(x) || x.metadata.deletion_timestamp.is_some()));
+            .filter_map(|(obj, _)| obj.meta().uid.as_deref())
+            .flat_map(|uid| pods.controlled_by(uid))
+            .any(|p| matches!(&**p, Object::Pod(x) if is_pod_active(x) || x.metadata.deletion_timestamp.is_some()));
         if old_pods_running {
-            self.sync_status(env, key, d, all, new_idx.map(|i| all[i]));
-            return Ok(());
+            self.sync_status(env, key, d, &o.all, o.new_rs());
+            return;
         }
-        let Some(ni) = new_idx else {
-            self.create_new_rs(env, key, dobj, d, all);
-            return Ok(());
+        let Some(ni) = o.new_idx else {
+            self.create_new_rs(env, key, dobj, d, &o.all);
+            return;
         };
         let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
-        if !self.scale_rs(env, key, dobj, d, rs_objs[ni], replicas) {
-            let spec = d.spec.as_ref().expect("spec");
-            let status = calculate_status(d, all, Some(all[ni]), env.now());
+        if !self.scale_rs(env, key, dobj, d, o.objs[ni], replicas) {
+            let status = calculate_status(d, &o.all, Some(o.all[ni]), env.now());
             if du::deployment_complete(d, &status) {
-                self.cleanup(env, key, spec.revision_history_limit.unwrap_or(10), old);
+                let limit = d.spec.as_ref().and_then(|s| s.revision_history_limit);
+                self.cleanup(env, key, limit.unwrap_or(10), &old);
             }
-            self.sync_status(env, key, d, all, Some(all[ni]));
+            self.sync_status(env, key, d, &o.all, Some(o.all[ni]));
         }
-        Ok(())
     }
 
     /// `cleanupDeployment`: of the old ReplicaSets not being deleted, the
@@ -873,3 +972,7 @@ impl DeploymentController {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "deployment_tests.rs"]
+mod tests;

@@ -8,14 +8,14 @@ use std::sync::Arc;
 use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
 use k8s_openapi::api::core::v1::Pod;
 
-use crate::api::{ApiRequest, ApiResponse, Body, Subresource, Verb};
+use crate::api::{ApiRequest, ApiResponse, Body, ReqId, Subresource, Verb};
 use crate::client::recorder::{NORMAL, WARNING};
-use crate::client::{Change, Recorder, WorkQueue};
+use crate::client::{Change, Pending, WorkQueue};
 use crate::controllers::util::{
-    controlled_by, controller_ref, is_pod_active, is_pod_available, is_pod_ready, key_of,
-    pod_from_template, split_key,
+    controller_ref, is_pod_active, is_pod_available, is_pod_ready, key_of, pod_from_template,
+    split_key,
 };
-use crate::controllers::{Controller, Env, Informers};
+use crate::controllers::{Action, Controller, Env, Informers, SyncError, SyncResult};
 use crate::object::{Kind, Object};
 use crate::selector::LabelSelector;
 use crate::time::{Time, MINUTE};
@@ -45,19 +45,20 @@ struct Batches {
     rs: Arc<Object>,
 }
 
-const TAG_CREATE: u64 = 1 << 40;
-const TAG_STATUS: u64 = 2 << 40;
-const TAG_DELETE: u64 = 3 << 40;
+/// What a request in flight was for (each names its ReplicaSet's key).
+#[derive(Debug)]
+enum Sent {
+    Create(String),
+    Status(String),
+    Delete(String),
+}
 
 /// The ReplicaSet controller.
 #[derive(Default)]
 pub struct ReplicaSetController {
-    queue: WorkQueue<String>,
     expectations: BTreeMap<String, Expectation>,
     batches: BTreeMap<String, Batches>,
-    tags: BTreeMap<u64, String>,
-    next_tag: u64,
-    recorder: Option<Recorder>,
+    sent: Pending<Sent>,
     /// Consecutive syncs whose creations failed, per ReplicaSet (the work queue's
     /// per-item backoff; kept here because the sync that sent the creates has already
     /// returned when they fail).
@@ -72,13 +73,6 @@ const RETRY_BASE: Time = 5;
 const RETRY_MAX: Time = 1_000_000;
 
 impl ReplicaSetController {
-    fn tag(&mut self, kind: u64, key: &str) -> u64 {
-        self.next_tag += 1;
-        let t = kind | self.next_tag;
-        self.tags.insert(t, key.to_string());
-        t
-    }
-
     fn satisfied(&self, key: &str, now: Time) -> bool {
         match self.expectations.get(key) {
             None => true,
@@ -94,7 +88,7 @@ impl ReplicaSetController {
         if r.kind != "ReplicaSet" {
             return None;
         }
-        let rs = inf.replicasets.get(pod.namespace(), &r.name)?;
+        let rs = inf.of(Kind::ReplicaSet).get(pod.namespace(), &r.name)?;
         (rs.meta().uid.as_deref() == Some(r.uid.as_str())).then(|| key_of(rs))
     }
 
@@ -108,10 +102,10 @@ impl ReplicaSetController {
         let pod = b.pod.clone();
         let ns = b.rs.namespace().to_string();
         for _ in 0..n {
-            let tag = self.tag(TAG_CREATE, key);
             let req = ApiRequest::new(Verb::Create, Kind::Pod, &ns, "")
                 .with_body(Body::Object(pod.clone().into()));
-            env.send(req, tag);
+            let id = env.send(req);
+            self.sent.insert(id, Sent::Create(key.to_string()));
         }
     }
 
@@ -170,11 +164,13 @@ impl ReplicaSetController {
                 },
             );
             for v in victims {
-                let tag = self.tag(TAG_DELETE, key);
-                env.send(
-                    ApiRequest::new(Verb::Delete, Kind::Pod, v.namespace(), v.name()),
-                    tag,
-                );
+                let id = env.send(ApiRequest::new(
+                    Verb::Delete,
+                    Kind::Pod,
+                    v.namespace(),
+                    v.name(),
+                ));
+                self.sent.insert(id, Sent::Delete(key.to_string()));
             }
         }
     }
@@ -185,13 +181,20 @@ impl Controller for ReplicaSetController {
         "replicaset-controller"
     }
 
-    fn queue(&mut self) -> &mut WorkQueue<String> {
-        &mut self.queue
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::ReplicaSet, Kind::Pod]
     }
 
-    fn on_change(&mut self, kind: Kind, change: &Change, inf: &Informers, _now: Time) {
+    fn on_change(
+        &mut self,
+        kind: Kind,
+        change: &Change,
+        queue: &mut WorkQueue<String>,
+        inf: &Informers,
+        _now: Time,
+    ) {
         match kind {
-            Kind::ReplicaSet => self.queue.add(key_of(change.object())),
+            Kind::ReplicaSet => queue.add(key_of(change.object())),
             Kind::Pod => {
                 let pod = change.object();
                 let Some(key) = Self::owner_key(pod, inf) else {
@@ -219,31 +222,32 @@ impl Controller for ReplicaSetController {
                         }
                     }
                 }
-                self.queue.add(key);
+                queue.add(key);
             }
             _ => {}
         }
     }
 
-    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> Result<(), ()> {
+    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult {
         let (ns, name) = split_key(key);
-        let Some(rs) = inf.replicasets.get(ns, name).cloned() else {
+        let Some(rs) = inf.of(Kind::ReplicaSet).get(ns, name).cloned() else {
             self.expectations.remove(key);
             self.batches.remove(key);
             self.create_failures.remove(key);
             self.replica_failure.remove(key);
-            return Ok(());
+            return Ok(Action::await_change());
         };
         let Object::ReplicaSet(r) = &*rs else {
-            return Ok(());
+            return Ok(Action::await_change());
         };
         let uid = rs.meta().uid.clone().unwrap_or_default();
-        let selector =
-            LabelSelector::from_k8s(r.spec.as_ref().map(|s| &s.selector)).map_err(|_| ())?;
+        let selector = LabelSelector::from_k8s(r.spec.as_ref().map(|s| &s.selector))
+            .map_err(SyncError::new)?;
+        // The pods this ReplicaSet controls, from the informer's controller index.
         let owned: Vec<&Arc<Object>> = inf
-            .pods
-            .iter_ns(ns)
-            .filter(|p| controlled_by(p, &uid) && selector.matches_object(p))
+            .of(Kind::Pod)
+            .controlled_by(&uid)
+            .filter(|p| p.namespace() == ns && selector.matches_object(p))
             .collect();
         let active: Vec<&Arc<Object>> = owned
             .iter()
@@ -270,27 +274,36 @@ impl Controller for ReplicaSetController {
         if r.status.as_ref() != Some(&status) {
             let mut updated = r.clone();
             updated.status = Some(status.clone());
-            let tag = self.tag(TAG_STATUS, key);
             let req = ApiRequest::new(Verb::Update, Kind::ReplicaSet, ns, name)
                 .with_subresource(Subresource::Status)
                 .with_body(Body::Object(updated.into()));
-            env.send(req, tag);
+            let id = env.send(req);
+            self.sent.insert(id, Sent::Status(key.to_string()));
         }
         // Pods that are ready but not yet available need another look later.
         if min_ready > 0
             && status.ready_replicas.unwrap_or(0) > status.available_replicas.unwrap_or(0)
         {
-            self.queue.add_after(key.to_string(), now + 1000);
+            return Ok(Action::requeue(1000));
         }
-        Ok(())
+        Ok(Action::await_change())
     }
 
-    fn on_response(&mut self, tag: u64, resp: &ApiResponse, env: &mut Env, inf: &Informers) {
-        let Some(key) = self.tags.remove(&tag) else {
-            return;
-        };
-        let kind = tag & (0xff << 40);
-        if kind == TAG_CREATE {
+    fn on_response(&mut self, id: ReqId, resp: &ApiResponse, env: &mut Env, inf: &Informers) {
+        match self.sent.take(id) {
+            Some(Sent::Create(key)) => self.created(key, resp, env, inf),
+            Some(Sent::Delete(key)) => self.deleted(key, resp, env, inf),
+            Some(Sent::Status(key)) if resp.result.is_err() => env.retry(key),
+            Some(Sent::Status(_)) | None => {}
+        }
+    }
+}
+
+impl ReplicaSetController {
+    /// A pod creation of a slow-start batch answered: the next batch goes when the
+    /// whole batch is back, the round stops at its first error.
+    fn created(&mut self, key: String, resp: &ApiResponse, env: &mut Env, inf: &Informers) {
+        {
             let mut next = false;
             let mut failure = None;
             if let Some(b) = self.batches.get_mut(&key) {
@@ -325,10 +338,10 @@ impl Controller for ReplicaSetController {
                             let n = self.create_failures.entry(key.clone()).or_insert(0);
                             let delay = RETRY_BASE.saturating_mul(1 << (*n).min(30)).min(RETRY_MAX);
                             *n += 1;
-                            self.queue.add_after(key.clone(), env.now() + delay);
+                            env.enqueue_after(key.clone(), delay);
                         } else {
                             self.create_failures.remove(&key);
-                            self.queue.add(key.clone());
+                            env.enqueue(key.clone());
                         }
                     } else {
                         let b = self.batches.get_mut(&key).expect("present");
@@ -338,77 +351,62 @@ impl Controller for ReplicaSetController {
                 }
             }
             if let Some((rs, msg)) = failure {
-                let rec = self
-                    .recorder
-                    .get_or_insert_with(|| Recorder::new("replicaset-controller", None));
                 env.event(
-                    rec,
                     &rs,
                     WARNING,
                     "FailedCreate",
                     &format!("Error creating: {msg}"),
                 );
             } else if let Ok(crate::api::ApiResult::Object(pod)) = &resp.result {
-                if let Some(rs) = inf.replicasets.get(pod.namespace(), split_key(&key).1) {
-                    let rec = self
-                        .recorder
-                        .get_or_insert_with(|| Recorder::new("replicaset-controller", None));
-                    env.event(
-                        rec,
-                        rs,
-                        NORMAL,
-                        "SuccessfulCreate",
-                        &format!("Created pod: {}", pod.name()),
-                    );
+                let rss = inf.of(Kind::ReplicaSet);
+                if let Some(rs) = rss.get(pod.namespace(), split_key(&key).1) {
+                    let msg = format!("Created pod: {}", pod.name());
+                    env.event(rs, NORMAL, "SuccessfulCreate", &msg);
                 }
             }
             if next {
                 self.send_batch(&key, env);
             }
-        } else if kind == TAG_DELETE {
-            match &resp.result {
-                Ok(crate::api::ApiResult::Object(pod)) => {
-                    if let Some(rs) = inf.replicasets.get(pod.namespace(), split_key(&key).1) {
-                        let rec = self
-                            .recorder
-                            .get_or_insert_with(|| Recorder::new("replicaset-controller", None));
-                        env.event(
-                            rec,
-                            rs,
-                            NORMAL,
-                            "SuccessfulDelete",
-                            &format!("Deleted pod: {}", pod.name()),
-                        );
-                    }
-                }
-                Err(s) if s.is_not_found() => {}
-                _ => {
-                    // The pod was not deleted: stop expecting it and retry.
-                    self.expectations.remove(&key);
-                    self.queue.add_rate_limited(key, env.now());
+        }
+    }
+
+    /// A pod deletion answered.
+    fn deleted(&mut self, key: String, resp: &ApiResponse, env: &mut Env, inf: &Informers) {
+        match &resp.result {
+            Ok(crate::api::ApiResult::Object(pod)) => {
+                let rss = inf.of(Kind::ReplicaSet);
+                if let Some(rs) = rss.get(pod.namespace(), split_key(&key).1) {
+                    let msg = format!("Deleted pod: {}", pod.name());
+                    env.event(rs, NORMAL, "SuccessfulDelete", &msg);
                 }
             }
-        } else if resp.result.is_err() {
-            self.queue.add_rate_limited(key, env.now());
+            Err(s) if s.is_not_found() => {}
+            _ => {
+                // The pod was not deleted: stop expecting it and retry.
+                self.expectations.remove(&key);
+                env.retry(key);
+            }
         }
     }
 }
 
 /// Pods of every ReplicaSet controlled by the same owner as `rs` (for co-location ranks).
 fn related_pods(rs: &Arc<Object>, inf: &Informers) -> Vec<Arc<Object>> {
-    let owner = controller_ref(rs).map(|r| r.uid.clone());
-    let rs_uids: BTreeSet<String> = match &owner {
+    let ns = rs.namespace();
+    let rs_uids: BTreeSet<String> = match controller_ref(rs) {
         Some(o) => inf
-            .replicasets
-            .iter_ns(rs.namespace())
-            .filter(|r| controller_ref(r).is_some_and(|c| &c.uid == o))
+            .of(Kind::ReplicaSet)
+            .controlled_by(&o.uid)
+            .filter(|r| r.namespace() == ns)
             .filter_map(|r| r.meta().uid.clone())
             .collect(),
         None => rs.meta().uid.iter().cloned().collect(),
     };
-    inf.pods
-        .iter_ns(rs.namespace())
-        .filter(|p| controller_ref(p).is_some_and(|c| rs_uids.contains(&c.uid)))
+    let pods = inf.of(Kind::Pod);
+    rs_uids
+        .iter()
+        .flat_map(|uid| pods.controlled_by(uid))
+        .filter(|p| p.namespace() == ns)
         .filter(|p| matches!(&***p, Object::Pod(pod) if is_pod_active(pod)))
         .cloned()
         .collect()
@@ -515,3 +513,7 @@ pub fn pods_to_delete<'a>(
     }
     ranked.into_iter().take(diff).collect()
 }
+
+#[cfg(test)]
+#[path = "replicaset_tests.rs"]
+mod tests;
