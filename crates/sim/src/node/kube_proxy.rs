@@ -6,7 +6,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 
-use crate::client::{Client, Informer};
+use crate::client::{Client, Informers, Timers};
 use crate::cluster::{ClusterConfig, ProxyMode};
 use crate::node::journal::{Level, LogLine};
 use crate::object::{Kind, Object};
@@ -18,9 +18,19 @@ pub const MIN_SYNC_PERIOD: Time = SECOND;
 /// `syncPeriod` (iptables).
 pub const SYNC_PERIOD: Time = 30 * SECOND;
 
-const TIMER_SYNC: u64 = 1;
-const TIMER_SVC: u64 = 2;
-const TIMER_SLICES: u64 = 3;
+/// What a kube-proxy timer means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timer {
+    /// minSyncPeriod has passed since the last sync: sync now.
+    Sync,
+    /// syncPeriod: the periodic full resync.
+    Resync,
+    /// An informer's list/watch backoff ended.
+    Informer(Kind),
+}
+
+/// The kinds kube-proxy's rules come from.
+const WATCHES: [Kind; 2] = [Kind::Service, Kind::EndpointSlice];
 
 /// The rules kube-proxy last wrote into the node's kernel (they outlive kube-proxy).
 #[derive(Clone, Debug, Default)]
@@ -46,8 +56,8 @@ pub struct KubeProxy {
     /// Mode.
     pub mode: ProxyMode,
     client: Client,
-    services: Informer,
-    slices: Informer,
+    informers: Informers,
+    timers: Timers<Timer>,
     last_sync: Option<Time>,
     sync_scheduled: bool,
     dirty: bool,
@@ -68,8 +78,8 @@ impl KubeProxy {
             pod_cidr: pod_cidr.to_string(),
             mode: config.proxy_mode,
             client: Client::new("system:kube-proxy", &[]),
-            services: Informer::new(Kind::Service, TIMER_SVC),
-            slices: Informer::new(Kind::EndpointSlice, TIMER_SLICES),
+            informers: Informers::default(),
+            timers: Timers::new(0),
             last_sync: None,
             sync_scheduled: false,
             dirty: false,
@@ -100,52 +110,48 @@ impl KubeProxy {
                 crate::cluster::KUBERNETES_VERSION
             ),
         ));
-        self.services.start(ctx, &mut self.client);
-        self.slices.start(ctx, &mut self.client);
-        ctx.timer(SYNC_PERIOD, TIMER_SYNC + 10);
+        self.timers = Timers::new(ctx.now);
+        self.informers = Informers::default();
+        for k in WATCHES {
+            let timers = &mut self.timers;
+            self.informers
+                .register(k, || timers.standing(Timer::Informer(k)));
+        }
+        self.informers.start(ctx, &mut self.client);
+        self.timers.set(ctx, SYNC_PERIOD, Timer::Resync);
     }
 
     /// Handles a message.
     pub fn handle(&mut self, ctx: &mut Ctx, _from: Actor, payload: Payload) {
         let changed = match payload {
-            Payload::ApiResp(r) => {
-                let a = self.services.on_response(ctx, &mut self.client, &r);
-                let b = if a.is_none() {
-                    self.slices.on_response(ctx, &mut self.client, &r)
-                } else {
-                    None
-                };
-                a.or(b).is_some_and(|c| !c.is_empty())
-            }
-            Payload::Watch(ev) => {
-                let a = self.services.on_watch(ctx, &mut self.client, &ev);
-                let b = if a.is_none() {
-                    self.slices.on_watch(ctx, &mut self.client, &ev)
-                } else {
-                    None
-                };
-                a.or(b).is_some_and(|c| !c.is_empty())
-            }
+            Payload::ApiResp(r) => self
+                .informers
+                .on_response(ctx, &mut self.client, &r)
+                .is_some_and(|(_, c)| !c.is_empty()),
+            Payload::Watch(ev) => self
+                .informers
+                .on_watch(ctx, &mut self.client, &ev)
+                .is_some_and(|(_, c)| !c.is_empty()),
             Payload::ConnectionLost => {
-                self.services.on_connection_lost(ctx);
-                self.slices.on_connection_lost(ctx);
+                self.informers.on_connection_lost(ctx);
                 false
             }
-            Payload::Timer(TIMER_SYNC) => {
-                self.sync_scheduled = false;
-                self.sync(ctx);
-                false
-            }
-            Payload::Timer(t) if t == TIMER_SYNC + 10 => {
-                ctx.timer(SYNC_PERIOD, TIMER_SYNC + 10);
-                true
-            }
-            Payload::Timer(t) => {
-                if !self.services.on_timer(ctx, &mut self.client, t) {
-                    self.slices.on_timer(ctx, &mut self.client, t);
+            Payload::Timer(token) => match self.timers.fired(token) {
+                Some(Timer::Sync) => {
+                    self.sync_scheduled = false;
+                    self.sync(ctx);
+                    false
                 }
-                false
-            }
+                Some(Timer::Resync) => {
+                    self.timers.set(ctx, SYNC_PERIOD, Timer::Resync);
+                    true
+                }
+                Some(Timer::Informer(kind)) => {
+                    self.informers.on_timer(ctx, &mut self.client, kind, token);
+                    false
+                }
+                None => false,
+            },
             _ => false,
         };
         if changed {
@@ -155,12 +161,13 @@ impl KubeProxy {
     }
 
     fn request_sync(&mut self, ctx: &mut Ctx) {
-        if self.sync_scheduled || !(self.services.has_synced() && self.slices.has_synced()) {
+        if self.sync_scheduled || !self.informers.synced() {
             return;
         }
         let earliest = self.last_sync.map_or(ctx.now, |t| t + MIN_SYNC_PERIOD);
         self.sync_scheduled = true;
-        ctx.timer(earliest.saturating_sub(ctx.now), TIMER_SYNC);
+        self.timers
+            .set(ctx, earliest.saturating_sub(ctx.now), Timer::Sync);
     }
 
     fn sync(&mut self, ctx: &mut Ctx) {
@@ -170,16 +177,25 @@ impl KubeProxy {
         self.dirty = false;
         self.last_sync = Some(ctx.now);
         self.syncs += 1;
-        let services = self.services.iter().filter_map(|o| match &**o {
-            Object::Service(s) => Some(Arc::new(s.clone())),
-            _ => None,
-        });
-        let slices = self.slices.iter().filter_map(|o| match &**o {
-            Object::EndpointSlice(s) => Some(Arc::new(s.clone())),
-            _ => None,
-        });
+        let services = self
+            .informers
+            .of(Kind::Service)
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::Service(s) => Some(Arc::new(s.clone())),
+                _ => None,
+            });
+        let slices = self
+            .informers
+            .of(Kind::EndpointSlice)
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::EndpointSlice(s) => Some(Arc::new(s.clone())),
+                _ => None,
+            });
         let endpoints: usize = self
-            .slices
+            .informers
+            .of(Kind::EndpointSlice)
             .iter()
             .filter_map(|o| match &**o {
                 Object::EndpointSlice(s) => Some(s.endpoints.len()),
@@ -196,7 +212,7 @@ impl KubeProxy {
             src,
             format!(
                 "\"Syncing {tool} rules\" numServices={} numEndpoints={endpoints}",
-                self.services.len()
+                self.informers.of(Kind::Service).len()
             ),
         ));
         self.journal.push(LogLine::klog(
