@@ -2,9 +2,12 @@
 
 use std::fmt;
 
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::apps::v1::{
+    ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet,
+};
 use k8s_openapi::api::authorization::v1::SelfSubjectAccessReview;
-use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{
     ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, PersistentVolume,
@@ -117,7 +120,10 @@ kinds! {
     ReplicaSet: ReplicaSet { group: "apps", version: "v1", plural: "replicasets", singular: "replicaset", short: ["rs"], namespaced: true, etcd: "replicasets" },
     DaemonSet: DaemonSet { group: "apps", version: "v1", plural: "daemonsets", singular: "daemonset", short: ["ds"], namespaced: true, etcd: "daemonsets" },
     StatefulSet: StatefulSet { group: "apps", version: "v1", plural: "statefulsets", singular: "statefulset", short: ["sts"], namespaced: true, etcd: "statefulsets" },
+    ControllerRevision: ControllerRevision { group: "apps", version: "v1", plural: "controllerrevisions", singular: "controllerrevision", short: [], namespaced: true, etcd: "controllerrevisions" },
     Job: Job { group: "batch", version: "v1", plural: "jobs", singular: "job", short: [], namespaced: true, etcd: "jobs" },
+    CronJob: CronJob { group: "batch", version: "v1", plural: "cronjobs", singular: "cronjob", short: ["cj"], namespaced: true, etcd: "cronjobs" },
+    HorizontalPodAutoscaler: HorizontalPodAutoscaler { group: "autoscaling", version: "v2", plural: "horizontalpodautoscalers", singular: "horizontalpodautoscaler", short: ["hpa"], namespaced: true, etcd: "horizontalpodautoscalers" },
     EndpointSlice: EndpointSlice { group: "discovery.k8s.io", version: "v1", plural: "endpointslices", singular: "endpointslice", short: [], namespaced: true, etcd: "endpointslices" },
     PodDisruptionBudget: PodDisruptionBudget { group: "policy", version: "v1", plural: "poddisruptionbudgets", singular: "poddisruptionbudget", short: ["pdb"], namespaced: true, etcd: "poddisruptionbudgets" },
     Lease: Lease { group: "coordination.k8s.io", version: "v1", plural: "leases", singular: "lease", short: [], namespaced: true, etcd: "leases" },

@@ -38,6 +38,8 @@ pub fn set_defaults(obj: &mut Object) {
         Object::Job(j) => default_job(j),
         // policy/v1 defaults nothing (v1beta1 defaulted minAvailable to 1).
         Object::PodDisruptionBudget(_) => {}
+        Object::ControllerRevision(_) | Object::CronJob(_) | Object::HorizontalPodAutoscaler(_) => {
+        }
         Object::Service(s) => default_service(s),
         Object::Endpoints(e) => {
             for p in e

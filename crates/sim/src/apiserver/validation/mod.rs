@@ -74,6 +74,9 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
         Object::ClusterRoleBinding(b) => rbac::validate_cluster_role_binding(b),
         // Reviews are answered, never stored.
         Object::SelfSubjectAccessReview(_) => Vec::new(),
+        Object::ControllerRevision(r) => other::validate_meta_only(&r.metadata),
+        Object::CronJob(c) => other::validate_meta_only(&c.metadata),
+        Object::HorizontalPodAutoscaler(h) => other::validate_meta_only(&h.metadata),
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Secret, ServiceAccount};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::meta::*;
 use super::names::*;
@@ -475,6 +476,11 @@ pub fn validate_priority_class_update(new: &PriorityClass, old: &PriorityClass) 
 }
 
 /// `ValidateLease`.
+/// A namespaced object whose spec has no rules of its own yet: its metadata only.
+pub fn validate_meta_only(m: &ObjectMeta) -> Vec<FieldError> {
+    validate_object_meta(m, true, name_is_dns_subdomain, &Path::new("metadata"))
+}
+
 pub fn validate_lease(l: &Lease) -> Vec<FieldError> {
     let mut errs = validate_object_meta(
         &l.metadata,
