@@ -33,6 +33,11 @@ impl Informers {
         self.by_kind.insert(kind, inf);
     }
 
+    /// Adds a configured informer (a field selector, a namespace) for its kind.
+    pub fn insert(&mut self, inf: Informer) {
+        self.by_kind.insert(inf.kind, inf);
+    }
+
     /// The cache of `kind`. Asking for a kind no loop registered is a bug in that loop.
     pub fn of(&self, kind: Kind) -> &Informer {
         self.by_kind

@@ -63,6 +63,12 @@ impl<T: Clone> Timers<T> {
             .or_else(|| self.standing.get(&token).cloned())
     }
 
+    /// Forgets every pending one-shot timer whose meaning matches `f`: when it fires,
+    /// [`Timers::fired`] returns `None` (a probe rescheduled, a pod gone).
+    pub fn cancel(&mut self, mut f: impl FnMut(&T) -> bool) {
+        self.one_shot.retain(|_, t| !f(t));
+    }
+
     /// Number of one-shot timers still pending.
     pub fn pending(&self) -> usize {
         self.one_shot.len()

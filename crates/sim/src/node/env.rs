@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Container, Pod};
+use k8s_openapi::api::core::v1::{Container, Pod, Service};
 
 use crate::object::Object;
 
@@ -155,4 +155,149 @@ pub fn service_links() -> Vec<(String, String)> {
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect()
+}
+
+/// `makeEnvVariableName`: upper case, dashes to underscores.
+fn env_name(s: &str) -> String {
+    s.to_uppercase().replace('-', "_")
+}
+
+/// `envvars.FromServices`: for each Service with a cluster IP, `<NAME>_SERVICE_HOST`,
+/// `<NAME>_SERVICE_PORT` (the first port), `<NAME>_SERVICE_PORT_<PORTNAME>` for named
+/// ports, and the Docker-link variables `<NAME>_PORT`, `<NAME>_PORT_<port>_<PROTO>` with
+/// its `_PROTO`, `_PORT` and `_ADDR`.
+pub fn from_services(services: &[&Service]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for svc in services {
+        let spec = svc.spec.clone().unwrap_or_default();
+        let ip = spec.cluster_ip.clone().unwrap_or_default();
+        let ports = spec.ports.clone().unwrap_or_default();
+        if ip.is_empty() || ip == "None" || ports.is_empty() {
+            continue;
+        }
+        let prefix = env_name(svc.metadata.name.as_deref().unwrap_or(""));
+        out.push((format!("{prefix}_SERVICE_HOST"), ip.clone()));
+        out.push((format!("{prefix}_SERVICE_PORT"), ports[0].port.to_string()));
+        for p in ports
+            .iter()
+            .filter(|p| p.name.as_deref().is_some_and(|n| !n.is_empty()))
+        {
+            let n = env_name(p.name.as_deref().unwrap_or(""));
+            out.push((format!("{prefix}_SERVICE_PORT_{n}"), p.port.to_string()));
+        }
+        for (i, p) in ports.iter().enumerate() {
+            let proto = p.protocol.clone().unwrap_or_else(|| "TCP".into());
+            let lower = proto.to_lowercase();
+            let url = format!("{lower}://{ip}:{}", p.port);
+            if i == 0 {
+                out.push((format!("{prefix}_PORT"), url.clone()));
+            }
+            let pp = format!("{prefix}_PORT_{}_{}", p.port, proto.to_uppercase());
+            out.push((pp.clone(), url));
+            out.push((format!("{pp}_PROTO"), lower));
+            out.push((format!("{pp}_PORT"), p.port.to_string()));
+            out.push((format!("{pp}_ADDR"), ip.clone()));
+        }
+    }
+    out
+}
+
+/// `getServiceEnvVarMap`: the `kubernetes` Service of the default namespace always, and
+/// with `enableServiceLinks` every Service of the pod's namespace (a Service of the
+/// pod's namespace wins over the master Service of the same name).
+pub fn service_env(pod: &Pod, services: &[&Service]) -> Vec<(String, String)> {
+    let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
+    let links = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.enable_service_links)
+        .unwrap_or(true);
+    let mut chosen: BTreeMap<String, &Service> = BTreeMap::new();
+    for svc in services {
+        let name = svc.metadata.name.clone().unwrap_or_default();
+        let svc_ns = svc.metadata.namespace.as_deref().unwrap_or("");
+        if svc_ns == "default" && name == "kubernetes" {
+            chosen.entry(name).or_insert(svc);
+        } else if svc_ns == ns && links {
+            chosen.insert(name, svc);
+        }
+    }
+    let list: Vec<&Service> = chosen.into_values().collect();
+    from_services(&list)
+}
+
+#[cfg(test)]
+mod service_env_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn svc(ns: &str, name: &str, ports: serde_json::Value) -> Service {
+        serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"clusterIP": "10.96.0.20", "ports": ports}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_service_gives_the_docker_link_variables_of_upstream() {
+        let s = svc(
+            "default",
+            "my-svc",
+            json!([{"name": "http", "port": 80, "protocol": "TCP"}, {"name": "dns", "port": 53, "protocol": "UDP"}]),
+        );
+        let env: BTreeMap<String, String> = from_services(&[&s]).into_iter().collect();
+        let want = [
+            ("MY_SVC_SERVICE_HOST", "10.96.0.20"),
+            ("MY_SVC_SERVICE_PORT", "80"),
+            ("MY_SVC_SERVICE_PORT_HTTP", "80"),
+            ("MY_SVC_SERVICE_PORT_DNS", "53"),
+            ("MY_SVC_PORT", "tcp://10.96.0.20:80"),
+            ("MY_SVC_PORT_80_TCP", "tcp://10.96.0.20:80"),
+            ("MY_SVC_PORT_80_TCP_PROTO", "tcp"),
+            ("MY_SVC_PORT_80_TCP_PORT", "80"),
+            ("MY_SVC_PORT_80_TCP_ADDR", "10.96.0.20"),
+            ("MY_SVC_PORT_53_UDP", "udp://10.96.0.20:53"),
+            ("MY_SVC_PORT_53_UDP_PROTO", "udp"),
+            ("MY_SVC_PORT_53_UDP_PORT", "53"),
+            ("MY_SVC_PORT_53_UDP_ADDR", "10.96.0.20"),
+        ];
+        let want: BTreeMap<String, String> = want
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(env, want);
+    }
+
+    #[test]
+    fn only_the_pods_namespace_and_the_kubernetes_service_and_headless_ones_are_skipped() {
+        let kube = svc(
+            "default",
+            "kubernetes",
+            json!([{"name": "https", "port": 443}]),
+        );
+        let other = svc("other", "db", json!([{"port": 5432}]));
+        let mine = svc("default", "web", json!([{"port": 80}]));
+        let mut headless = svc("default", "peers", json!([{"port": 80}]));
+        headless.spec.as_mut().unwrap().cluster_ip = Some("None".into());
+        let pod: Pod = serde_json::from_value(
+            json!({"metadata": {"namespace": "default"}, "spec": {"containers": []}}),
+        )
+        .unwrap();
+        let names: Vec<String> = service_env(&pod, &[&kube, &other, &mine, &headless])
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| k.ends_with("_SERVICE_HOST"))
+            .collect();
+        assert_eq!(names, ["KUBERNETES_SERVICE_HOST", "WEB_SERVICE_HOST"]);
+        // enableServiceLinks: false keeps only the master Service.
+        let mut no_links = pod.clone();
+        no_links.spec.as_mut().unwrap().enable_service_links = Some(false);
+        let names: Vec<String> = service_env(&no_links, &[&kube, &mine])
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| k.ends_with("_SERVICE_HOST"))
+            .collect();
+        assert_eq!(names, ["KUBERNETES_SERVICE_HOST"]);
+    }
 }

@@ -9,6 +9,7 @@ use crate::node::images;
 use crate::node::podworker::{Action, Backoff, Waiting};
 use crate::node::runtime::ContainerConfig;
 use crate::node::volumes;
+use crate::object::{Kind, Object};
 use crate::world::Ctx;
 
 use super::Kubelet;
@@ -98,13 +99,20 @@ impl Kubelet {
             .container_spec(name)
             .ok_or_else(|| format!("container {name} not found"))?;
         let pod_ip = w.sandbox.as_ref().map(|s| s.1.clone()).unwrap_or_default();
+        let services: Vec<&k8s_openapi::api::core::v1::Service> = self
+            .informers
+            .of(Kind::Service)
+            .iter()
+            .filter_map(|o| match &**o {
+                Object::Service(s) => Some(s),
+                _ => None,
+            })
+            .collect();
         let mut env: BTreeMap<String, String> = BTreeMap::new();
-        if pod
-            .spec
-            .as_ref()
-            .and_then(|s| s.enable_service_links)
-            .unwrap_or(true)
-        {
+        if self.informers.of(Kind::Service).has_synced() {
+            env.extend(crate::node::env::service_env(pod, &services));
+        } else {
+            // Before the first list only the master Service's address is known.
             env.extend(volumes::service_links());
         }
         env.extend(volumes::env(

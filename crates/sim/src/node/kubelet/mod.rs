@@ -14,7 +14,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::Pod;
 
 use crate::api::{ApiRequest, ApiResponse, Body, PatchType, Subresource, Verb};
-use crate::client::{Change, Client, Informer, Recorder};
+use crate::client::{Change, Client, Informer, Informers, Recorder, Timers};
 use crate::cluster::{ClusterConfig, NodeConfig};
 use crate::node::journal::{q, Level, LogLine, Mount};
 use crate::node::logs::LogEntry;
@@ -34,11 +34,20 @@ pub use probes::ProbeView;
 /// Periodic resync of every pod worker (`syncFrequency`).
 const RESYNC: Time = MINUTE;
 
-const TIMER_HEARTBEAT: u64 = 1;
-const TIMER_RESYNC: u64 = 2;
-const TIMER_INFORMER: u64 = 3;
-const TIMER_POD_BASE: u64 = 1 << 32;
-const TIMER_PROBE_BASE: u64 = 1 << 48;
+/// What a kubelet timer means.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Timer {
+    /// Renew the Lease, check containerd, report node status.
+    Heartbeat,
+    /// `syncFrequency`: every pod worker syncs.
+    Resync,
+    /// An informer's list/watch backoff ended.
+    Informer(Kind),
+    /// A pod worker asked to be synced again (a backoff, a grace period).
+    Pod(String),
+    /// A probe of one container is due.
+    Probe(String, String, ProbeKind),
+}
 
 #[derive(Debug)]
 enum Inflight {
@@ -78,18 +87,17 @@ pub struct Kubelet {
     config: NodeConfig,
     client: Client,
     recorder: Recorder,
-    pods: Informer,
+    /// Pods bound to this node, and Services (for the containers' Service links).
+    informers: Informers,
     workers: BTreeMap<String, PodWorker>,
     cri_next: u64,
     cri_inflight: BTreeMap<u64, Inflight>,
     api_inflight: BTreeMap<u64, ApiPurpose>,
-    timers: BTreeMap<u64, String>,
-    next_timer: u64,
+    timers: Timers<Timer>,
     last_status: BTreeMap<String, serde_json::Value>,
     runtime_ok: bool,
     last_node_report: Option<(Time, bool)>,
     probes: BTreeMap<(String, String, ProbeKind), ProbeWorker>,
-    probe_timers: BTreeMap<u64, (String, String, ProbeKind)>,
     started_at: Time,
     rng: Rng,
     images: serde_json::Value,
@@ -126,20 +134,17 @@ impl Kubelet {
             config: config.clone(),
             client: Client::new(&format!("system:node:{name}"), &["system:nodes"]),
             recorder: Recorder::new("kubelet", Some(&name)),
-            pods: Informer::new(Kind::Pod, TIMER_INFORMER)
-                .with_fields(FieldSelector::eq("spec.nodeName", &name)),
+            informers: Informers::default(),
             name,
             workers: BTreeMap::new(),
             cri_next: 1,
             cri_inflight: BTreeMap::new(),
             api_inflight: BTreeMap::new(),
-            timers: BTreeMap::new(),
-            next_timer: 0,
+            timers: Timers::new(0),
             last_status: BTreeMap::new(),
             runtime_ok: true,
             last_node_report: None,
             probes: BTreeMap::new(),
-            probe_timers: BTreeMap::new(),
             started_at: 0,
             images: serde_json::Value::Null,
             images_dirty: false,
@@ -159,9 +164,19 @@ impl Kubelet {
             "server.go:1263",
             "\"Started kubelet\"".into(),
         );
-        self.pods.start(ctx, &mut self.client);
+        self.timers = Timers::new(ctx.now);
+        self.informers = Informers::default();
+        let pods = self.timers.standing(Timer::Informer(Kind::Pod));
+        self.informers.insert(
+            Informer::new(Kind::Pod, pods)
+                .with_fields(FieldSelector::eq("spec.nodeName", &self.name)),
+        );
+        let services = self.timers.standing(Timer::Informer(Kind::Service));
+        self.informers
+            .insert(Informer::new(Kind::Service, services));
+        self.informers.start(ctx, &mut self.client);
         self.heartbeat(ctx);
-        ctx.timer(RESYNC, TIMER_RESYNC);
+        self.timers.set(ctx, RESYNC, Timer::Resync);
     }
 
     /// Pod workers by UID (for inspection).
@@ -207,29 +222,28 @@ impl Kubelet {
     }
 
     fn pod_timer(&mut self, ctx: &mut Ctx, delay: Time, uid: &str) {
-        self.next_timer += 1;
-        let t = TIMER_POD_BASE + self.next_timer;
-        self.timers.insert(t, uid.to_string());
-        ctx.timer(delay, t);
+        self.timers.set(ctx, delay, Timer::Pod(uid.to_string()));
     }
 
     /// Handles a message.
     pub fn handle(&mut self, ctx: &mut Ctx, _from: Actor, payload: Payload) {
         match payload {
             Payload::ApiResp(resp) => {
-                if let Some(changes) = self.pods.on_response(ctx, &mut self.client, &resp) {
-                    self.on_changes(ctx, changes);
-                } else {
-                    self.on_api_response(ctx, resp);
+                match self.informers.on_response(ctx, &mut self.client, &resp) {
+                    Some((Kind::Pod, changes)) => self.on_changes(ctx, changes),
+                    Some(_) => {}
+                    None => self.on_api_response(ctx, resp),
                 }
             }
             Payload::Watch(ev) => {
-                if let Some(changes) = self.pods.on_watch(ctx, &mut self.client, &ev) {
+                if let Some((Kind::Pod, changes)) =
+                    self.informers.on_watch(ctx, &mut self.client, &ev)
+                {
                     self.on_changes(ctx, changes);
                 }
             }
             Payload::ConnectionLost => {
-                self.pods.on_connection_lost(ctx);
+                self.informers.on_connection_lost(ctx);
                 let lost: Vec<(u64, ApiPurpose)> =
                     std::mem::take(&mut self.api_inflight).into_iter().collect();
                 for (_, p) in lost {
@@ -239,23 +253,24 @@ impl Kubelet {
                 }
             }
             Payload::CriResp(resp) => self.on_cri(ctx, resp),
-            Payload::Timer(TIMER_HEARTBEAT) => self.heartbeat(ctx),
-            Payload::Timer(TIMER_RESYNC) => {
-                let uids: Vec<String> = self.workers.keys().cloned().collect();
-                for uid in uids {
-                    self.sync(ctx, &uid);
+            Payload::Timer(token) => match self.timers.fired(token) {
+                Some(Timer::Heartbeat) => self.heartbeat(ctx),
+                Some(Timer::Resync) => {
+                    let uids: Vec<String> = self.workers.keys().cloned().collect();
+                    for uid in uids {
+                        self.sync(ctx, &uid);
+                    }
+                    self.timers.set(ctx, RESYNC, Timer::Resync);
                 }
-                ctx.timer(RESYNC, TIMER_RESYNC);
-            }
-            Payload::Timer(TIMER_INFORMER) => {
-                self.pods.on_timer(ctx, &mut self.client, TIMER_INFORMER);
-            }
-            Payload::Timer(t) if t >= TIMER_PROBE_BASE => self.on_probe_timer(ctx, t),
-            Payload::Timer(t) if t >= TIMER_POD_BASE => {
-                if let Some(uid) = self.timers.remove(&t) {
-                    self.sync(ctx, &uid);
+                Some(Timer::Informer(kind)) => {
+                    self.informers.on_timer(ctx, &mut self.client, kind, token)
                 }
-            }
+                Some(Timer::Probe(uid, container, kind)) => {
+                    self.on_probe_timer(ctx, uid, container, kind)
+                }
+                Some(Timer::Pod(uid)) => self.sync(ctx, &uid),
+                None => {}
+            },
             _ => {}
         }
     }

@@ -7,7 +7,7 @@ use crate::object::Kind;
 use crate::time::{k8s_micro_time, Time, MINUTE, SECOND};
 use crate::world::Ctx;
 
-use super::{ApiPurpose, Inflight, Kubelet, TIMER_HEARTBEAT};
+use super::{ApiPurpose, Inflight, Kubelet, Timer};
 
 /// `nodeStatusUpdateFrequency` and the Lease renew interval (¼ of 40 s).
 pub const HEARTBEAT: Time = 10 * SECOND;
@@ -22,7 +22,7 @@ impl Kubelet {
             .with_body(Body::Patch(PatchType::Merge, patch));
         self.api(ctx, req, ApiPurpose::Lease);
         self.cri(ctx, CriOp::ListImages, Inflight::Health);
-        ctx.timer(HEARTBEAT, TIMER_HEARTBEAT);
+        self.timers.set(ctx, HEARTBEAT, Timer::Heartbeat);
     }
 
     pub(super) fn on_node_response(

@@ -13,7 +13,7 @@ use crate::node::runtime::ContainerState;
 use crate::time::Time;
 use crate::world::Ctx;
 
-use super::{Kubelet, TIMER_PROBE_BASE};
+use super::{Kubelet, Timer};
 
 /// What the probes say about a pod's containers (by name), for its status.
 #[derive(Clone, Debug, Default)]
@@ -111,18 +111,18 @@ impl Kubelet {
         kind: ProbeKind,
         at: Time,
     ) {
-        let key = (uid.to_string(), container.to_string(), kind);
-        self.probe_timers.retain(|_, k| *k != key);
-        self.next_timer += 1;
-        let token = TIMER_PROBE_BASE + self.next_timer;
-        self.probe_timers.insert(token, key);
-        ctx.timer(at.saturating_sub(ctx.now), token);
+        let t = Timer::Probe(uid.to_string(), container.to_string(), kind);
+        self.timers.cancel(|x| *x == t);
+        self.timers.set(ctx, at.saturating_sub(ctx.now), t);
     }
 
-    pub(super) fn on_probe_timer(&mut self, ctx: &mut Ctx, token: u64) {
-        let Some((uid, container, kind)) = self.probe_timers.remove(&token) else {
-            return;
-        };
+    pub(super) fn on_probe_timer(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: String,
+        container: String,
+        kind: ProbeKind,
+    ) {
         let Some(spec) = self
             .workers
             .get(&uid)
@@ -306,6 +306,7 @@ impl Kubelet {
     /// Drops every probe worker of a pod.
     pub(super) fn forget_probes(&mut self, uid: &str) {
         self.probes.retain(|(u, _, _), _| u != uid);
-        self.probe_timers.retain(|_, (u, _, _)| u != uid);
+        self.timers
+            .cancel(|t| matches!(t, Timer::Probe(u, _, _) if u == uid));
     }
 }
