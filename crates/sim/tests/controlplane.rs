@@ -382,10 +382,26 @@ fn quota_and_limit_ranges_speak_through_kubectl() {
         "{\"limits\":{\"cpu\":\"500m\"},\"requests\":{\"cpu\":\"100m\"}}"
     );
     assert!(t.ok("kubectl get pod p1 -o jsonpath={.metadata.annotations}").ends_with("\"kubernetes.io/limit-ranger\":\"LimitRanger plugin set: cpu request for container c; cpu limit for container c\"}"));
+    // The QoS class is computed after LimitRanger's defaults: Burstable, not BestEffort.
+    assert_eq!(
+        t.ok("kubectl get pod p1 -o jsonpath={.status.qosClass}"),
+        "Burstable"
+    );
     assert_eq!(
         t.err("kubectl apply -f p2.yaml"),
         "Error from server (Forbidden): error when creating \"p2.yaml\": pods \"p2\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1\n"
     );
+    // The quota controller keeps status.used: kubectl shows Used/Hard, and usage falls
+    // when the pod goes.
+    t.settle(2);
+    assert_eq!(
+        t.ok("kubectl get quota"),
+        "NAME   AGE   REQUEST     LIMIT\nq      2s    pods: 1/1   \n"
+    );
+    t.ok("kubectl delete pod p1 --grace-period=0 --force");
+    t.settle(5);
+    assert!(t.ok("kubectl get quota").contains("pods: 0/1"));
+    t.ok("kubectl apply -f p2.yaml");
 }
 
 #[test]

@@ -311,8 +311,10 @@ fn create(s: &mut ApiServer, req: &ApiRequest, now: Time) -> Result<WriteOp, Sta
         m.deletion_grace_period_seconds = None;
         m.managed_fields = None;
     }
-    strategy::prepare_for_create(&mut obj);
+    // Mutating admission runs before the strategy's PrepareForCreate, as in upstream's
+    // create handler: a pod's QoS class is computed after LimitRanger's defaults.
     admission_chain::mutate_create(s, &mut obj)?;
+    strategy::prepare_for_create(&mut obj);
     admission_chain::validate_create(s, &obj, now)?;
     let key = obj.key().etcd_key();
     let obj = Arc::new(obj);

@@ -416,7 +416,11 @@ pub async fn delete(k: Kubectl) -> i32 {
         req.options.propagation = prop;
         req.options.grace_period_seconds = grace;
         match k.sys.api(req).await {
-            Ok(_) => {
+            Ok(result) => {
+                let uid = match &result {
+                    ApiResult::Object(o) | ApiResult::Success(o) => o.meta().uid.clone(),
+                    _ => None,
+                };
                 let verb = if force && grace == Some(0) {
                     "force deleted"
                 } else {
@@ -429,7 +433,7 @@ pub async fn delete(k: Kubectl) -> i32 {
                 };
                 k.sys
                     .out(&format!("{} {verb}{from}\n", kind_quoted(kind, &name)));
-                deleted.push((kind, ns, name));
+                deleted.push((kind, ns, name, uid));
             }
             Err(s) if s.is_not_found() && k.flags.bool("ignore-not-found") => {}
             Err(s) => {
@@ -443,7 +447,7 @@ pub async fn delete(k: Kubectl) -> i32 {
     let code = deferred.finish(&k, code);
     let wait = k.flags.get("wait").is_none_or(|w| w != "false") && !(force && grace == Some(0));
     if wait {
-        for (kind, ns, name) in deleted {
+        for (kind, ns, name, uid) in deleted {
             loop {
                 match k
                     .sys
@@ -451,6 +455,9 @@ pub async fn delete(k: Kubectl) -> i32 {
                     .await
                 {
                     Err(s) if s.is_not_found() => break,
+                    // kubectl waits for the deleted object's uid: an object a controller
+                    // created again under the same name is another object.
+                    Ok(ApiResult::Object(o)) if uid.is_some() && o.meta().uid != uid => break,
                     Err(s) if s.transport != crate::api::Transport::Server => {
                         return k.status_error(&s)
                     }

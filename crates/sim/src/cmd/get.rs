@@ -87,6 +87,14 @@ fn list_request(k: &Kubectl, kind: Kind, all_ns: bool) -> Result<ApiRequest, Str
 }
 
 /// `kubectl get`.
+/// The apiserver's deprecation warning for v1 Endpoints, which kubectl prints to stderr.
+fn warn_deprecated(k: &Kubectl, targets: &[Request]) {
+    if targets.iter().any(|t| t.kind == Kind::Endpoints) {
+        k.sys
+            .err("Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n");
+    }
+}
+
 pub async fn get(k: Kubectl) -> i32 {
     let format = match OutputFormat::parse(k.flags.get("output").unwrap_or("")) {
         Ok(f) => f,
@@ -114,6 +122,7 @@ pub async fn get(k: Kubectl) -> i32 {
             .flat_map(|v| v.split(',').map(str::to_string))
             .collect(),
     };
+    warn_deprecated(&k, &targets);
     let mut code = 0;
     let mut groups: Vec<(Kind, Vec<Arc<Object>>)> = Vec::new();
     let mut list_rv = 0;
@@ -241,6 +250,7 @@ pub async fn describe(k: Kubectl) -> i32 {
         Ok(t) => t,
         Err(e) => return k.error(&e.replace("get", "describe")),
     };
+    warn_deprecated(&k, &targets);
     let ns = k.namespace();
     let mut code = 0;
     let mut first = true;

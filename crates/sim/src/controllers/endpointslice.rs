@@ -35,7 +35,7 @@ pub struct EndpointSliceController {
     in_flight: BTreeMap<String, usize>,
 }
 
-fn selector_of(svc: &Service) -> Option<LabelSelector> {
+pub(crate) fn selector_of(svc: &Service) -> Option<LabelSelector> {
     let sel = svc.spec.as_ref()?.selector.as_ref()?;
     if sel.is_empty() {
         return None;
@@ -50,7 +50,7 @@ fn selector_of(svc: &Service) -> Option<LabelSelector> {
 }
 
 /// Resolves a Service port's targetPort against a pod (named ports look up containerPort).
-fn target_port(target: Option<&IntOrString>, port: i32, pod: &Pod) -> Option<i32> {
+pub(crate) fn target_port(target: Option<&IntOrString>, port: i32, pod: &Pod) -> Option<i32> {
     match target {
         None => Some(port),
         Some(IntOrString::Int(0)) => Some(port),

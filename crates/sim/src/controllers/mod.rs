@@ -6,12 +6,15 @@ pub mod deployment;
 pub mod deployment_util;
 pub mod disruption;
 pub mod disruption_status;
+pub mod endpoints;
 pub mod endpointslice;
 pub mod gc;
 pub mod namespace;
 pub mod nodelifecycle;
 pub mod ranking;
 pub mod replicaset;
+pub mod resourcequota;
+pub mod rootcacertpublisher;
 pub mod runtime;
 pub mod serviceaccount;
 #[cfg(test)]
@@ -66,12 +69,15 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(deployment::DeploymentController::default()),
         Box::new(replicaset::ReplicaSetController::default()),
         Box::new(endpointslice::EndpointSliceController::default()),
+        Box::new(endpoints::EndpointsController::default()),
         Box::new(nodelifecycle::NodeLifecycleController::default()),
         Box::new(gc::GarbageCollector::default()),
         Box::new(namespace::NamespaceController::default()),
         Box::new(serviceaccount::ServiceAccountController::default()),
         Box::new(volume::VolumeController::default()),
         Box::new(disruption::DisruptionController::default()),
+        Box::new(resourcequota::ResourceQuotaController::default()),
+        Box::new(rootcacertpublisher::RootCaCertPublisher::default()),
     ]
 }
 

@@ -228,8 +228,10 @@ impl VolumeController {
         }
         // Static binding: an Available volume of the claim's class that fits it.
         let selected = annotations(&c).get(SELECTED_NODE).cloned();
+        // `IsDelayBindingMode`: a class that does not exist does not delay binding, so a
+        // static volume of class `manual` binds without a StorageClass object.
         let static_ok = class_name.is_empty()
-            || class(inf, &class_name).is_some_and(|sc| {
+            || class(inf, &class_name).is_none_or(|sc| {
                 sc.volume_binding_mode.as_deref() != Some("WaitForFirstConsumer")
                     || selected.is_some()
             });

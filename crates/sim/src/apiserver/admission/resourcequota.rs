@@ -420,6 +420,38 @@ fn mask(u: &Usage, names: &BTreeSet<String>) -> Usage {
         .collect()
 }
 
+/// The quota controller's recalculation (`CalculateUsage`): for every hard resource of
+/// `q`, the sum of what the namespace's matching objects use; resources nothing uses are
+/// reported as zero.
+pub fn calculate_usage<'a>(
+    q: &ResourceQuota,
+    objects: impl IntoIterator<Item = &'a Object>,
+) -> BTreeMap<String, ApiQuantity> {
+    let hard: Vec<String> = q
+        .spec
+        .as_ref()
+        .and_then(|s| s.hard.as_ref())
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k.clone())
+        .collect();
+    let mut used: Usage = hard.iter().map(|h| (h.clone(), Quantity::zero())).collect();
+    // Matching reads the hard limits from the status, which this recalculation writes.
+    let mut q = q.clone();
+    q.status.get_or_insert_with(Default::default).hard =
+        q.spec.as_ref().and_then(|s| s.hard.clone());
+    for o in objects {
+        if !quota_matches(&q, o) {
+            continue;
+        }
+        let names: BTreeSet<String> = matching_resources(o, &hard).into_iter().collect();
+        add_into(&mut used, &mask(&usage(o), &names));
+    }
+    used.iter()
+        .map(|(k, v)| (k.clone(), ApiQuantity(v.canonical())))
+        .collect()
+}
+
 /// Charges `obj` (with `old` for updates) against `quotas` of its namespace. Returns the
 /// quotas whose usage changed, with `status.used` updated, or the Forbidden rejection.
 pub fn check(
