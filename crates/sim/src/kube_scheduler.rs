@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::api::{ApiRequest, ApiResponse, Body, PatchType, ReqId, Subresource, Verb};
 use crate::client::recorder::{NORMAL, WARNING};
-use crate::client::{Change, Client, Informer, Recorder};
+use crate::client::{Change, Client, Informer, Informers, Recorder, Timers};
 use crate::cluster::ClusterConfig;
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
@@ -25,14 +25,22 @@ use crate::scheduler::{
 use crate::time::{k8s_time, Time, SECOND};
 use crate::world::{Actor, Ctx, Payload};
 
-const TIMER_CYCLE: u64 = 1;
-const TIMER_FLUSH_BACKOFF: u64 = 2;
-const TIMER_FLUSH_UNSCHEDULABLE: u64 = 3;
-const INFORMER_TOKENS: u64 = 100;
-/// Wake-ups of binding cycles (Permit deadlines, PreBind polls) count up from here.
-const BINDING_TIMER_TOKENS: u64 = 1_000_000;
+/// What a scheduler timer means.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Timer {
+    /// Run the next scheduling cycle.
+    Cycle,
+    /// `flushBackoffQCompleted`, every second.
+    FlushBackoff,
+    /// `flushUnschedulablePodsLeftover`, every 30 s.
+    FlushUnschedulable,
+    /// An informer's list/watch backoff ended.
+    Informer(Kind),
+    /// A binding cycle's wake-up (a Permit deadline, a PreBind poll), by pod key.
+    Binding(String),
+}
 
-/// Informer slots (index = token − 100).
+/// The kinds the scheduler's informers watch, in the order they list.
 const KINDS: [Kind; 10] = [
     Kind::Node,
     Kind::Pod,
@@ -77,7 +85,8 @@ struct BindingWrite {
 pub struct KubeScheduler {
     client: Client,
     rng: Rng,
-    informers: Vec<Informer>,
+    informers: Informers,
+    timers: Timers<Timer>,
     frameworks: BTreeMap<String, Framework>,
     queue: SchedulingQueue,
     state: SchedulerState,
@@ -85,8 +94,6 @@ pub struct KubeScheduler {
     bindings: BTreeMap<String, Binding>,
     bind_requests: BTreeMap<ReqId, BindingWrite>,
     /// Binding-cycle wake-up timer token → pod key.
-    binding_timers: BTreeMap<u64, String>,
-    next_binding_timer: u64,
     /// One event recorder per profile: events carry the profile's schedulerName.
     recorders: BTreeMap<String, Recorder>,
     cycle_scheduled: bool,
@@ -147,11 +154,8 @@ impl KubeScheduler {
             client: Client::new("system:kube-scheduler", &[]),
             recorders,
             rng: Rng::stream(config.seed, "kube-scheduler"),
-            informers: KINDS
-                .iter()
-                .enumerate()
-                .map(|(i, k)| Informer::new(*k, INFORMER_TOKENS + i as u64))
-                .collect(),
+            informers: Informers::default(),
+            timers: Timers::new(0),
             frameworks,
             queue: SchedulingQueue::new(
                 cfg.pod_initial_backoff_seconds,
@@ -164,8 +168,6 @@ impl KubeScheduler {
             snapshot: None,
             bindings: BTreeMap::new(),
             bind_requests: BTreeMap::new(),
-            binding_timers: BTreeMap::new(),
-            next_binding_timer: BINDING_TIMER_TOKENS,
             cycle_scheduled: false,
             annotations: config.scheduling_annotations,
             config_error,
@@ -175,11 +177,16 @@ impl KubeScheduler {
 
     /// Starts the informers and the queue's flush loops.
     pub fn start(&mut self, ctx: &mut Ctx) {
-        for inf in &mut self.informers {
-            inf.start(ctx, &mut self.client);
+        self.timers = Timers::new(ctx.now);
+        self.informers = Informers::default();
+        for k in KINDS {
+            let timers = &mut self.timers;
+            self.informers
+                .register(k, || timers.standing(Timer::Informer(k)));
         }
-        ctx.timer(SECOND, TIMER_FLUSH_BACKOFF);
-        ctx.timer(30 * SECOND, TIMER_FLUSH_UNSCHEDULABLE);
+        self.informers.start(ctx, &mut self.client);
+        self.timers.set(ctx, SECOND, Timer::FlushBackoff);
+        self.timers.set(ctx, 30 * SECOND, Timer::FlushUnschedulable);
     }
 
     /// Pods waiting: (active + backoff + unschedulable, binding).
@@ -189,42 +196,25 @@ impl KubeScheduler {
     }
 
     fn informer(&self, kind: Kind) -> &Informer {
-        let i = KINDS.iter().position(|k| *k == kind).unwrap_or(0);
-        &self.informers[i]
+        self.informers.of(kind)
     }
 
     /// Handles a message.
     pub fn handle(&mut self, ctx: &mut Ctx, _from: Actor, payload: Payload) {
         match payload {
             Payload::ApiResp(resp) => {
-                let mut found = None;
-                for inf in &mut self.informers {
-                    if let Some(c) = inf.on_response(ctx, &mut self.client, &resp) {
-                        found = Some((inf.kind, c));
-                        break;
-                    }
-                }
-                match found {
+                match self.informers.on_response(ctx, &mut self.client, &resp) {
                     Some((kind, changes)) => self.on_changes(ctx, kind, changes),
                     None => self.on_bind_response(ctx, resp),
                 }
             }
             Payload::Watch(ev) => {
-                let mut found = None;
-                for inf in &mut self.informers {
-                    if let Some(c) = inf.on_watch(ctx, &mut self.client, &ev) {
-                        found = Some((inf.kind, c));
-                        break;
-                    }
-                }
-                if let Some((kind, changes)) = found {
+                if let Some((kind, changes)) = self.informers.on_watch(ctx, &mut self.client, &ev) {
                     self.on_changes(ctx, kind, changes);
                 }
             }
             Payload::ConnectionLost => {
-                for inf in &mut self.informers {
-                    inf.on_connection_lost(ctx);
-                }
+                self.informers.on_connection_lost(ctx);
                 let ids: Vec<ReqId> = self.bind_requests.keys().copied().collect();
                 for id in ids {
                     let s = crate::api::Status::transport(
@@ -234,37 +224,32 @@ impl KubeScheduler {
                     self.on_bind_response(ctx, ApiResponse { id, result: Err(s) });
                 }
             }
-            Payload::Timer(TIMER_CYCLE) => {
-                self.cycle_scheduled = false;
-                self.schedule_one(ctx);
-            }
-            Payload::Timer(TIMER_FLUSH_BACKOFF) => {
-                self.queue.flush_backoff_completed(ctx.now);
-                ctx.timer(SECOND, TIMER_FLUSH_BACKOFF);
-            }
-            Payload::Timer(t) if t >= BINDING_TIMER_TOKENS => {
-                if let Some(key) = self.binding_timers.remove(&t) {
-                    self.advance_binding(ctx, &key);
+            Payload::Timer(token) => match self.timers.fired(token) {
+                Some(Timer::Cycle) => {
+                    self.cycle_scheduled = false;
+                    self.schedule_one(ctx);
                 }
-            }
-            Payload::Timer(TIMER_FLUSH_UNSCHEDULABLE) => {
-                self.queue.flush_unschedulable_leftover(ctx.now);
-                ctx.timer(30 * SECOND, TIMER_FLUSH_UNSCHEDULABLE);
-            }
-            Payload::Timer(t) => {
-                for inf in &mut self.informers {
-                    if inf.on_timer(ctx, &mut self.client, t) {
-                        break;
-                    }
+                Some(Timer::FlushBackoff) => {
+                    self.queue.flush_backoff_completed(ctx.now);
+                    self.timers.set(ctx, SECOND, Timer::FlushBackoff);
                 }
-            }
+                Some(Timer::FlushUnschedulable) => {
+                    self.queue.flush_unschedulable_leftover(ctx.now);
+                    self.timers.set(ctx, 30 * SECOND, Timer::FlushUnschedulable);
+                }
+                Some(Timer::Binding(key)) => self.advance_binding(ctx, &key),
+                Some(Timer::Informer(kind)) => {
+                    self.informers.on_timer(ctx, &mut self.client, kind, token)
+                }
+                None => {}
+            },
             _ => {}
         }
         self.kick(ctx);
     }
 
     fn synced(&self) -> bool {
-        self.informers.iter().all(Informer::has_synced)
+        self.informers.synced()
     }
 
     /// Builds the snapshot once every informer has listed.
@@ -580,7 +565,7 @@ impl KubeScheduler {
         }
         if self.queue.can_pop() {
             self.cycle_scheduled = true;
-            ctx.timer(0, TIMER_CYCLE);
+            self.timers.set(ctx, 0, Timer::Cycle);
         }
     }
 
@@ -837,10 +822,11 @@ impl KubeScheduler {
         }
         match progress {
             Progress::WaitUntil(t) => {
-                let token = self.next_binding_timer;
-                self.next_binding_timer += 1;
-                self.binding_timers.insert(token, key.to_string());
-                ctx.timer(t.saturating_sub(ctx.now), token);
+                self.timers.set(
+                    ctx,
+                    t.saturating_sub(ctx.now),
+                    Timer::Binding(key.to_string()),
+                );
             }
             Progress::BindSent => {}
             Progress::Failed(status) => self.fail_binding(ctx, key, status),

@@ -2,17 +2,16 @@
 //! kind for a whole component, created for the kinds its loops ask for, with one
 //! dispatch path for responses, watch events and backoff timers.
 
-use std::collections::BTreeMap;
-
 use crate::api::{ApiResponse, WatchEvent};
 use crate::client::{Change, Client, Informer};
 use crate::object::Kind;
 use crate::world::Ctx;
 
-/// One informer per kind, shared by every loop of a component.
+/// One informer per kind, shared by every loop of a component, in registration order
+/// (the order their lists are sent in).
 #[derive(Debug, Default)]
 pub struct Informers {
-    by_kind: BTreeMap<Kind, Informer>,
+    by_kind: Vec<Informer>,
 }
 
 /// Node leases live in one namespace; every other kind is watched cluster-wide.
@@ -23,48 +22,50 @@ fn namespace_of(kind: Kind) -> Option<&'static str> {
 impl Informers {
     /// Adds an informer for `kind` (once) whose backoff timer uses `timer_token`.
     pub fn register(&mut self, kind: Kind, timer_token: impl FnOnce() -> u64) {
-        if self.by_kind.contains_key(&kind) {
+        if self.by_kind.iter().any(|i| i.kind == kind) {
             return;
         }
         let mut inf = Informer::new(kind, timer_token());
         if let Some(ns) = namespace_of(kind) {
             inf = inf.in_namespace(ns);
         }
-        self.by_kind.insert(kind, inf);
+        self.by_kind.push(inf);
     }
 
     /// Adds a configured informer (a field selector, a namespace) for its kind.
     pub fn insert(&mut self, inf: Informer) {
-        self.by_kind.insert(inf.kind, inf);
+        self.by_kind.retain(|i| i.kind != inf.kind);
+        self.by_kind.push(inf);
     }
 
     /// The cache of `kind`. Asking for a kind no loop registered is a bug in that loop.
     pub fn of(&self, kind: Kind) -> &Informer {
         self.by_kind
-            .get(&kind)
+            .iter()
+            .find(|i| i.kind == kind)
             .unwrap_or_else(|| panic!("no informer for {kind:?}: add it to the loop's watches"))
     }
 
     /// The cache of `kind`, mutably (tests seed fake informers through it).
     pub fn of_mut(&mut self, kind: Kind) -> Option<&mut Informer> {
-        self.by_kind.get_mut(&kind)
+        self.by_kind.iter_mut().find(|i| i.kind == kind)
     }
 
     /// Every registered kind.
     pub fn kinds(&self) -> impl Iterator<Item = Kind> + '_ {
-        self.by_kind.keys().copied()
+        self.by_kind.iter().map(|i| i.kind)
     }
 
     /// Starts every informer with a list.
     pub fn start(&mut self, ctx: &mut Ctx, client: &mut Client) {
-        for inf in self.by_kind.values_mut() {
+        for inf in self.by_kind.iter_mut() {
             inf.start(ctx, client);
         }
     }
 
     /// Whether every informer has listed once.
     pub fn synced(&self) -> bool {
-        self.by_kind.values().all(Informer::has_synced)
+        self.by_kind.iter().all(Informer::has_synced)
     }
 
     /// Handles a response if it belongs to an informer: the kind and the changes it
@@ -76,7 +77,7 @@ impl Informers {
         resp: &ApiResponse,
     ) -> Option<(Kind, Vec<Change>)> {
         self.by_kind
-            .values_mut()
+            .iter_mut()
             .find_map(|inf| inf.on_response(ctx, client, resp).map(|c| (inf.kind, c)))
     }
 
@@ -88,20 +89,20 @@ impl Informers {
         ev: &WatchEvent,
     ) -> Option<(Kind, Vec<Change>)> {
         self.by_kind
-            .values_mut()
+            .iter_mut()
             .find_map(|inf| inf.on_watch(ctx, client, ev).map(|c| (inf.kind, c)))
     }
 
     /// The connection broke: every informer retries after its backoff.
     pub fn on_connection_lost(&mut self, ctx: &mut Ctx) {
-        for inf in self.by_kind.values_mut() {
+        for inf in self.by_kind.iter_mut() {
             inf.on_connection_lost(ctx);
         }
     }
 
     /// Handles the backoff timer of `kind`'s informer.
     pub fn on_timer(&mut self, ctx: &mut Ctx, client: &mut Client, kind: Kind, token: u64) {
-        if let Some(inf) = self.by_kind.get_mut(&kind) {
+        if let Some(inf) = self.of_mut(kind) {
             inf.on_timer(ctx, client, token);
         }
     }
