@@ -23,11 +23,15 @@ pub fn yaml_to_json(
 }
 
 /// Parses the first YAML document of `text` as JSON (see [`yaml_to_json`]). Empty text
-/// gives `null`.
+/// gives `null`. Text nested deeper than serde_yaml deserializes is refused before it is
+/// parsed (see [`super::too_deep`]).
 pub fn first_document_to_json(
     text: &str,
     duplicates: Duplicates,
 ) -> Result<serde_json::Value, serde_yaml::Error> {
+    if let Some(e) = super::too_deep(text) {
+        return Err(e);
+    }
     match serde_yaml::Deserializer::from_str(text).next() {
         Some(doc) => yaml_to_json(doc, duplicates),
         None => Ok(serde_json::Value::Null),

@@ -100,3 +100,27 @@ fn garbage_never_panics() {
         );
     }
 }
+
+/// Issue 13: `[` × 100,000 took minutes inside libyaml before its depth limit refused it.
+#[test]
+fn deeply_nested_yaml_is_refused_at_the_depth_limit() {
+    let (out, mut w) = apply(&"[".repeat(100_000));
+    assert_eq!(
+        out.stderr,
+        "error: error parsing bad.yaml: error converting YAML to JSON: yaml: recursion limit exceeded\n"
+    );
+    nothing_created(&mut w);
+}
+
+/// Issue 13: a 393-character share link that inflates to `[` × 100,000 hung the page.
+#[test]
+fn a_deeply_nested_shared_scenario_is_refused_with_its_position() {
+    let link = kubeloop_sim::share::encode_share_fragment(&"[".repeat(100_000));
+    assert!(link.len() < 400, "{}", link.len());
+    let text = kubeloop_sim::share::decode_share_fragment(&link).unwrap();
+    let errors = kubeloop_sim::scenario::parse_scenario(&text).unwrap_err();
+    assert_eq!(
+        errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        ["1:129: yaml: recursion limit exceeded"]
+    );
+}
