@@ -124,3 +124,55 @@ fn a_deeply_nested_shared_scenario_is_refused_with_its_position() {
         ["1:129: yaml: recursion limit exceeded"]
     );
 }
+
+fn pod_requesting(resources: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: nginx:1.27\n    resources:\n      requests: {resources}\n"
+    )
+}
+
+/// Issue 13: malformed quantities were stored and run; upstream's decoder refuses them.
+#[test]
+fn malformed_quantities_are_refused_while_decoding() {
+    for bad in ["{cpu: 1KiB}", "{memory: 1.5.5}"] {
+        let (out, mut w) = apply(&pod_requesting(bad));
+        assert_eq!(
+            out.stderr,
+            "Error from server (BadRequest): error when creating \"bad.yaml\": Pod in version \"v1\" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n",
+            "{bad}"
+        );
+        let out = cmd::run(&mut w, "kubectl get pods", &BTreeMap::new(), 10 * SECOND);
+        assert_eq!(out.stderr, "No resources found in default namespace.\n");
+    }
+    let (out, _) = apply(&GOOD.replace(
+        "image: nginx:1.27",
+        "image: nginx:1.27\n        resources: {limits: {memory: 12Zi}}",
+    ));
+    assert_eq!(
+        out.stderr,
+        "Error from server (BadRequest): error when creating \"bad.yaml\": Deployment in version \"v1\" cannot be handled as a Deployment: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n"
+    );
+}
+
+/// Issue 13: `cpu: "1e19"` is beyond an int64 of millicores; it read as 0 and ran on a
+/// 4-CPU node. It fits no node.
+#[test]
+fn a_request_beyond_int64_fits_no_node() {
+    let (out, mut w) = apply(&pod_requesting("{cpu: \"1e19\"}"));
+    assert_eq!(out.stdout, "pod/p created\n", "{out:?}");
+    w.run_for(10 * SECOND);
+    let out = cmd::run(&mut w, "kubectl get pod p", &BTreeMap::new(), 10 * SECOND);
+    assert!(out.stdout.contains("Pending"), "{}", out.stdout);
+    let out = cmd::run(
+        &mut w,
+        "kubectl describe pod p",
+        &BTreeMap::new(),
+        10 * SECOND,
+    );
+    assert!(
+        out.stdout
+            .contains("0/3 nodes are available: 3 Insufficient cpu."),
+        "{}",
+        out.stdout
+    );
+}

@@ -250,6 +250,10 @@ pub fn decode_value(kind: Kind, v: &serde_json::Value) -> Result<Object, Status>
     let mut unknown = Vec::new();
     let o = Object::from_value(kind, v, &mut unknown)
         .map_err(|e| Status::bad_request(format!("{prefix}: {e}")))?;
+    // A malformed quantity fails `Quantity.UnmarshalJSON`, before strictness is judged.
+    if let Some(e) = crate::apiserver::quantity_fields::first_malformed(kind, v) {
+        return Err(Status::bad_request(format!("{prefix}: {e}")));
+    }
     if !unknown.is_empty() {
         let list: Vec<String> = unknown
             .iter()
