@@ -166,3 +166,57 @@ fn a_workload_asking_for_more_pods_than_the_envelope_is_refused_up_front() {
     );
     t.ok("kubectl scale rs big --replicas=2");
 }
+
+/// Issue 13: `sim node add UPPER` printed `node UPPER added` though the kubelet's
+/// registration was refused and the node never appeared.
+#[test]
+fn sim_node_add_refuses_what_the_apiserver_would_not_register() {
+    let mut t = Term::new();
+    assert_eq!(
+        t.err("sim node add UPPER"),
+        "sim: The Node \"UPPER\" is invalid: metadata.name: Invalid value: \"UPPER\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')\n"
+    );
+    assert_eq!(
+        t.err("sim node add node-9 --cpu -4"),
+        "sim: The Node \"node-9\" is invalid: [status.capacity.cpu: Invalid value: \"-4\": must be greater than or equal to 0, status.allocatable.cpu: Invalid value: \"-4\": must be greater than or equal to 0]\n"
+    );
+    let e = t.err("sim node add node-9 --label UP/x=1");
+    assert!(e.starts_with("sim: The Node \"node-9\" is invalid: metadata.labels: Invalid value: \"UP/x\": prefix part a lowercase RFC 1123 subdomain"), "{e}");
+    assert_eq!(
+        t.err("kubectl get node node-9"),
+        "Error from server (NotFound): nodes \"node-9\" not found\n"
+    );
+    assert_eq!(
+        t.ok("sim node add node-9 --label tier=web"),
+        "node node-9 added\n"
+    );
+}
+
+#[test]
+fn scenario_node_names_labels_and_taints_must_register() {
+    let prefix = "n".repeat(250);
+    let text = format!(
+        "apiVersion: kubeloop.dev/v1alpha1
+kind: Scenario
+spec:
+  nodes:
+  - namePrefix: {prefix}
+    count: 1000
+  - name: ok
+    labels: {{UP/x: a}}
+    taints: [{{key: bad key, effect: NoSchedule}}]
+"
+    );
+    let errors: Vec<String> = parse_scenario(&text)
+        .unwrap_err()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(errors.len(), 3, "{errors:#?}");
+    assert_eq!(
+        errors[0],
+        format!("5:17: spec.nodes[0].namePrefix: Invalid value: \"{prefix}\": the node name \"{prefix}1000\" it makes must be no more than 253 characters")
+    );
+    assert!(errors[1].starts_with("8:5: spec.nodes[1].labels: Invalid value: \"UP/x\": prefix part a lowercase RFC 1123 subdomain"), "{}", errors[1]);
+    assert!(errors[2].starts_with("9:20: spec.nodes[1].taints[0].key: Invalid value: \"bad key\": name part must consist of alphanumeric characters"), "{}", errors[2]);
+}

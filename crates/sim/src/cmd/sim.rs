@@ -224,6 +224,21 @@ fn add_node(world: &mut World, args: &[String]) -> Output {
         }
         i += consumed;
     }
+    // The kubelet registers the node through the apiserver; one it would refuse is never
+    // added (it used to print `added` and then never register).
+    let errs = crate::cluster::validate_node_config(&cfg);
+    if !errs.is_empty() {
+        return err(format!(
+            "The {}",
+            crate::apiserver::field_error::invalid_message("Node", "", name, &errs)
+        ));
+    }
+    if world.nodes.len() >= crate::envelope::MAX_NODES as usize {
+        return err(format!(
+            "the cluster already has {} nodes, the most kubeloop simulates",
+            crate::envelope::MAX_NODES
+        ));
+    }
     world.add_node(cfg);
     ok(format!("node {name} added"))
 }
