@@ -37,6 +37,8 @@ struct Checker {
 }
 
 pub(super) fn parse(text: &str) -> Result<Scenario, Vec<ScenarioError>> {
+    // A UTF-8 byte order mark (editors on Windows write one) is not part of the YAML.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.len() > MAX_SCENARIO_BYTES {
         return Err(vec![ScenarioError {
             line: 1,

@@ -176,3 +176,44 @@ fn a_request_beyond_int64_fits_no_node() {
         out.stdout
     );
 }
+
+/// Issue 13: a file saved with a UTF-8 byte order mark gave `kind not set`.
+#[test]
+fn a_byte_order_mark_is_ignored() {
+    let (out, _) = apply(&format!("\u{feff}{GOOD}"));
+    assert_eq!(out.stdout, "deployment.apps/nginx created\n", "{out:?}");
+}
+
+/// Issue 13: YAML merge keys (`<<: *anchor`) failed to decode; go-yaml resolves them.
+#[test]
+fn yaml_merge_keys_are_resolved() {
+    let text = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: merged
+data:
+  <<: &base {a: \"1\", b: \"2\"}
+  b: own
+";
+    let (out, mut w) = apply(text);
+    assert_eq!(out.stdout, "configmap/merged created\n", "{out:?}");
+    let out = cmd::run(
+        &mut w,
+        "kubectl get configmap merged -o jsonpath={.data}",
+        &BTreeMap::new(),
+        10 * SECOND,
+    );
+    assert_eq!(out.stdout, "{\"a\":\"1\",\"b\":\"own\"}");
+}
+
+/// Issue 13: `apply` of an object with only `generateName` created `configmap/`.
+#[test]
+fn apply_refuses_generate_name() {
+    let (out, _) = apply("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: cm-\n");
+    assert_eq!(out.exit_code, 1);
+    assert_eq!(
+        out.stderr,
+        "error: from cm-: cannot use generate name with apply\n"
+    );
+    assert_eq!(out.stdout, "");
+}

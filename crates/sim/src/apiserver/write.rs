@@ -182,6 +182,8 @@ pub(crate) fn compute(
             let patched = patch::apply(&current.to_value(), pt, doc)
                 .map_err(|e| Status::new(422, StatusReason::Invalid, e))?;
             let new = decode_value(req.kind, &patched)?;
+            // patch.go's applyPatch checks the patched name against the URL's.
+            check_name(req, &new)?;
             let rv = new.resource_version();
             let precondition = rv != 0 && rv != current.resource_version();
             if precondition {
