@@ -406,11 +406,25 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
 }
 
 fn kubernetes_service(rng: &mut Rng) -> Service {
+    let mut svc = kubernetes_service_object();
     let mut m = meta("kubernetes", Some("default"), rng);
-    m.labels = Some(labels(&[
-        ("component", "apiserver"),
-        ("provider", "kubernetes"),
-    ]));
+    m.labels = svc.metadata.labels.take();
+    svc.metadata = m;
+    svc
+}
+
+/// The `default/kubernetes` Service as kube-apiserver's `kubernetes` service controller
+/// creates it (no uid or timestamps: the create assigns them).
+pub fn kubernetes_service_object() -> Service {
+    let m = ObjectMeta {
+        name: Some("kubernetes".into()),
+        namespace: Some("default".into()),
+        labels: Some(labels(&[
+            ("component", "apiserver"),
+            ("provider", "kubernetes"),
+        ])),
+        ..ObjectMeta::default()
+    };
     Service {
         metadata: m,
         spec: Some(ServiceSpec {

@@ -120,3 +120,17 @@ fn an_owner_cycle_in_foreground_deletion_unwinds() {
         );
     }
 }
+
+/// kube-apiserver's `kubernetes` service controller recreates a deleted `kubernetes`
+/// Service (it used to stay gone).
+#[test]
+fn a_deleted_kubernetes_service_is_recreated() {
+    let mut t = Term::new();
+    t.ok("kubectl delete service kubernetes");
+    t.settle(11);
+    let out = t.ok("kubectl get service kubernetes");
+    assert!(
+        out.contains("kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP"),
+        "{out}"
+    );
+}
