@@ -134,3 +134,26 @@ fn a_deleted_kubernetes_service_is_recreated() {
         "{out}"
     );
 }
+
+/// An apiserver started while etcd is down answers within its request timeout (it used
+/// to keep every request for 10 minutes), and a create reported as failed is never
+/// applied once etcd is back (it used to be, 20 minutes later).
+#[test]
+fn an_apiserver_without_etcd_times_requests_out_and_forgets_them() {
+    let mut t = Term::new();
+    t.ok("sim stop etcd");
+    t.ok("sim stop kube-apiserver");
+    t.ok("sim start kube-apiserver");
+    let before = t.w.now();
+    assert_eq!(
+        t.err("kubectl create configmap late"),
+        "Error from server (Timeout): Timeout: request did not complete within requested timeout - context deadline exceeded\n"
+    );
+    assert!(t.w.now() - before <= 62_000, "{}", t.w.now() - before);
+    t.ok("sim start etcd");
+    t.settle(60);
+    assert_eq!(
+        t.err("kubectl get configmap late"),
+        "Error from server (NotFound): configmaps \"late\" not found\n"
+    );
+}

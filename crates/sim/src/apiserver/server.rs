@@ -28,6 +28,9 @@ const TIMER_RESYNC: u64 = 1;
 const TIMER_COMPACT: u64 = 2;
 const TIMER_KUBERNETES_SERVICE: u64 = 3;
 
+/// `--request-timeout`: how long a request may take before the apiserver gives up on it.
+const REQUEST_TIMEOUT: Time = MINUTE;
+
 /// How often the `kubernetes` service controller checks its Service
 /// (`--endpoint-reconciler` interval: 10 s).
 const KUBERNETES_SERVICE_INTERVAL: Time = 10 * SECOND;
@@ -140,6 +143,31 @@ impl ApiServer {
         self.load(ctx);
         ctx.timer(COMPACTION_INTERVAL, TIMER_COMPACT);
         ctx.timer(KUBERNETES_SERVICE_INTERVAL, TIMER_KUBERNETES_SERVICE);
+    }
+
+    /// Requests waiting for a cache that cannot load (etcd down since the apiserver
+    /// started) are answered after `--request-timeout` (60 s) with upstream's 504, and
+    /// dropped: a request reported as failed is never applied later.
+    fn expire_not_ready(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let (expired, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.not_ready_queue)
+            .into_iter()
+            .partition(|(_, _, at)| now >= at + REQUEST_TIMEOUT);
+        self.not_ready_queue = waiting;
+        for (client, req, _) in expired {
+            let s = Status::new(
+                504,
+                crate::api::StatusReason::Timeout,
+                "Timeout: request did not complete within requested timeout - context deadline exceeded",
+            );
+            ctx.send(
+                client,
+                Payload::ApiResp(ApiResponse {
+                    id: req.id,
+                    result: Err(s),
+                }),
+            );
+        }
     }
 
     /// kube-apiserver's `kubernetes` service controller: the `default/kubernetes`
@@ -258,6 +286,7 @@ impl ApiServer {
                 ctx.timer(SECOND, TIMER_RESYNC);
             }
             Payload::Timer(TIMER_RESYNC) => {
+                self.expire_not_ready(ctx);
                 if self.etcd_watch.is_none()
                     && !self
                         .pending
