@@ -6,9 +6,9 @@ mod bench;
 use std::io::Read;
 use std::process::ExitCode;
 
-use kubeloop_sim::runner;
 use kubeloop_sim::scenario::parse_scenario;
-use kubeloop_sim::time::parse_duration;
+use kubeloop_sim::time::{format_duration, parse_duration};
+use kubeloop_sim::{envelope, runner};
 
 const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
 
@@ -165,20 +165,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let text = if args.scenario == "-" {
-        let mut s = String::new();
-        if let Err(e) = std::io::stdin().read_to_string(&mut s) {
-            eprintln!("kubeloop: reading standard input: {e}");
-            return ExitCode::from(2);
-        }
-        s
+    // Read one byte past the envelope, so a huge file (or /dev/zero) is refused by the
+    // parser's size check instead of filling memory.
+    let limit = envelope::MAX_SCENARIO_BYTES as u64 + 1;
+    let read = if args.scenario == "-" {
+        read_capped(std::io::stdin().take(limit))
+            .map_err(|e| format!("reading standard input: {e}"))
     } else {
-        match std::fs::read_to_string(&args.scenario) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("kubeloop: {}: {e}", args.scenario);
-                return ExitCode::from(2);
-            }
+        std::fs::File::open(&args.scenario)
+            .and_then(|f| read_capped(f.take(limit)))
+            .map_err(|e| format!("{}: {e}", args.scenario))
+    };
+    let text = match read {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("kubeloop: {e}");
+            return ExitCode::from(2);
         }
     };
     let scenario = match parse_scenario(&text) {
@@ -197,17 +199,51 @@ fn main() -> ExitCode {
     };
     let until = match args.until.as_deref().map(parse_duration) {
         None => None,
+        Some(Ok(ms)) if ms > envelope::MAX_DURATION => {
+            eprintln!(
+                "kubeloop: --until: {} is longer than the {} one run may last (kubeloop's envelope)",
+                args.until.as_deref().unwrap_or_default(),
+                format_duration(envelope::MAX_DURATION)
+            );
+            return ExitCode::from(2);
+        }
         Some(Ok(ms)) => Some(ms),
         Some(Err(e)) => {
             eprintln!("kubeloop: --until: {e}");
             return ExitCode::from(2);
         }
     };
-    let (_, results) = runner::run(&scenario, until);
+    let run = runner::run_within(&scenario, until, envelope::MAX_EVENTS_PER_RUN);
     if args.output == "json" {
-        println!("{}", runner::format_json(&results));
+        println!("{}", runner::format_json(&run.results));
     } else {
-        print!("{}", runner::format_text(&results));
+        print!("{}", runner::format_text(&run.results));
     }
-    ExitCode::SUCCESS
+    match run.stopped {
+        // The scenario asked for more than the envelope: say where it stopped.
+        Some(why) => {
+            eprintln!("kubeloop: {why}");
+            ExitCode::from(3)
+        }
+        None => ExitCode::SUCCESS,
+    }
+}
+
+/// Reads a scenario's text (at most what `r` lets through); more than the envelope, or
+/// bytes that are not UTF-8, are an error.
+fn read_capped(mut r: impl Read) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    r.read_to_end(&mut bytes)?;
+    if bytes.len() > envelope::MAX_SCENARIO_BYTES {
+        return Err(std::io::Error::other(format!(
+            "the scenario is more than {} bytes (1 MiB, kubeloop's envelope)",
+            envelope::MAX_SCENARIO_BYTES
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
 }

@@ -172,6 +172,28 @@ fn quantities(m: &BTreeMap<String, String>) -> BTreeMap<String, Quantity> {
         .collect()
 }
 
+/// What the apiserver's Node validation says about the Node a kubelet would register for
+/// `c` (name, labels, taints, resources): empty when it would register.
+pub fn validate_node_config(c: &NodeConfig) -> Vec<crate::apiserver::field_error::FieldError> {
+    let node = Node {
+        metadata: ObjectMeta {
+            name: Some(c.name.clone()),
+            labels: Some(c.labels.clone()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(NodeSpec {
+            taints: Some(c.taints.clone()),
+            ..NodeSpec::default()
+        }),
+        status: Some(NodeStatus {
+            capacity: Some(quantities(&c.capacity)),
+            allocatable: Some(quantities(&c.allocatable)),
+            ..NodeStatus::default()
+        }),
+    };
+    crate::apiserver::validation::validate_create(&crate::object::Object::Node(node))
+}
+
 /// The Node object a kubelet registers for `host`.
 pub fn node_object(host: &NodeHost, now: crate::time::Time, rng: &mut Rng) -> Node {
     let c = &host.config;
@@ -384,11 +406,25 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
 }
 
 fn kubernetes_service(rng: &mut Rng) -> Service {
+    let mut svc = kubernetes_service_object();
     let mut m = meta("kubernetes", Some("default"), rng);
-    m.labels = Some(labels(&[
-        ("component", "apiserver"),
-        ("provider", "kubernetes"),
-    ]));
+    m.labels = svc.metadata.labels.take();
+    svc.metadata = m;
+    svc
+}
+
+/// The `default/kubernetes` Service as kube-apiserver's `kubernetes` service controller
+/// creates it (no uid or timestamps: the create assigns them).
+pub fn kubernetes_service_object() -> Service {
+    let m = ObjectMeta {
+        name: Some("kubernetes".into()),
+        namespace: Some("default".into()),
+        labels: Some(labels(&[
+            ("component", "apiserver"),
+            ("provider", "kubernetes"),
+        ])),
+        ..ObjectMeta::default()
+    };
     Service {
         metadata: m,
         spec: Some(ServiceSpec {

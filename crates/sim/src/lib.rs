@@ -10,6 +10,7 @@ pub mod client;
 pub mod cluster;
 pub mod cmd;
 pub mod controllers;
+pub mod envelope;
 pub mod etcd;
 pub mod kube_scheduler;
 pub mod kubectl;

@@ -178,6 +178,9 @@ pub fn parse_manifests(text: &str, source: &str) -> Result<Vec<Manifest>, Manife
 /// Reads `text` as kubectl does: objects up to the first syntax or validation error, and
 /// a mapping error for each object whose kind is not served.
 pub fn parse_manifest_stream(text: &str, source: &str) -> ManifestStream {
+    // kubectl's FileVisitor reads files through unicode.BOMOverride: a UTF-8 byte order
+    // mark is dropped before decoding.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = ManifestStream::default();
     let is_json = text
         .trim_start_matches(|c: char| c.is_whitespace())

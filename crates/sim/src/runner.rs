@@ -7,6 +7,7 @@ use k8s_openapi::api::core::v1::{ContainerImage, Taint};
 
 use crate::cluster::{ClusterConfig, NodeConfig, ProxyMode};
 use crate::cmd;
+use crate::envelope;
 use crate::scenario::{self, Scenario};
 use crate::time::{Time, MINUTE};
 use crate::world::World;
@@ -94,14 +95,39 @@ pub fn is_streaming(line: &str) -> bool {
 /// Runs a scenario: each step at its time (or when the previous command returned), then
 /// the world until `until` (default: the last step's time).
 pub fn run(sc: &Scenario, until: Option<Time>) -> (World, Vec<StepResult>) {
+    let r = run_within(sc, until, envelope::MAX_EVENTS_PER_RUN);
+    (r.world, r.results)
+}
+
+/// A scenario run that may have stopped at its event budget.
+pub struct Run {
+    /// The world as the run left it.
+    pub world: World,
+    /// What each step that ran printed.
+    pub results: Vec<StepResult>,
+    /// Why the run stopped before its end, if it did: the budget was spent.
+    pub stopped: Option<String>,
+}
+
+/// [`run`], delivering at most `budget` messages in all: when they are spent the run
+/// stops where it is, the steps after it do not run, and [`Run::stopped`] says so.
+pub fn run_within(sc: &Scenario, until: Option<Time>, budget: u64) -> Run {
     let mut world = World::new(cluster_config(sc));
     let files: BTreeMap<String, String> = sc.spec.files.clone();
     let steps = sc.steps_in_order();
     let until = until.or(sc.until_ms()).unwrap_or_else(|| sc.last_step_ms());
     let mut results = Vec::new();
+    let start = world.delivered();
+    let left = |w: &World| budget.saturating_sub(w.delivered() - start);
+    let stopped = |w: &World| Some(envelope::budget_note(w.delivered() - start, w.now()));
     for (i, step) in steps.iter().enumerate() {
-        if step.at_ms > world.now() {
-            world.run_until(step.at_ms);
+        if step.at_ms > world.now() && !world.run_until_within(step.at_ms, left(&world)) {
+            let stopped = stopped(&world);
+            return Run {
+                world,
+                results,
+                stopped,
+            };
         }
         let limit = if is_streaming(&step.run) {
             let end = steps.get(i + 1).map_or(until, |s| s.at_ms);
@@ -109,7 +135,8 @@ pub fn run(sc: &Scenario, until: Option<Time>) -> (World, Vec<StepResult>) {
         } else {
             COMMAND_LIMIT
         };
-        let out = cmd::run(&mut world, &step.run, &files, limit);
+        let budget = left(&world).min(envelope::MAX_EVENTS_PER_COMMAND);
+        let out = cmd::run_within(&mut world, &step.run, &files, limit, budget);
         results.push(StepResult {
             at_ms: step.at_ms,
             command: step.run.clone(),
@@ -117,11 +144,28 @@ pub fn run(sc: &Scenario, until: Option<Time>) -> (World, Vec<StepResult>) {
             stdout: out.stdout,
             stderr: out.stderr,
         });
+        if left(&world) == 0 {
+            let stopped = stopped(&world);
+            return Run {
+                world,
+                results,
+                stopped,
+            };
+        }
     }
-    if until > world.now() {
-        world.run_until(until);
+    if until > world.now() && !world.run_until_within(until, left(&world)) {
+        let stopped = stopped(&world);
+        return Run {
+            world,
+            results,
+            stopped,
+        };
     }
-    (world, results)
+    Run {
+        world,
+        results,
+        stopped: None,
+    }
 }
 
 /// `[<seconds>s] $ <command>` followed by what the terminal printed.

@@ -133,8 +133,14 @@ impl Checker {
                 self.invalid(&name_field, &Value::String(name.clone()), &detail);
             }
         }
-        if let Some(prefix) = &group.name_prefix {
-            if let Err(detail) = dns1123_subdomain(&format!("{prefix}1")) {
+        // Every generated name must be valid: the longest (the last) is checked.
+        let longest = group
+            .name_prefix
+            .as_ref()
+            .map(|p| format!("{p}{}", group.count.unwrap_or(1)));
+        if let (Some(prefix), Some(longest)) = (&group.name_prefix, &longest) {
+            if let Err(detail) = dns1123_subdomain(longest) {
+                let detail = format!("the node name {longest:?} it makes {detail}");
                 self.invalid(&prefix_field, &Value::String(prefix.clone()), &detail);
             }
         }
@@ -153,6 +159,7 @@ impl Checker {
                 group.taints.push(t);
             }
         }
+        self.node_registers(&group, path);
         let images_field = format!("{path}.images");
         let images = m
             .get("images")
@@ -166,6 +173,51 @@ impl Checker {
             .boolean(m.get("unschedulable"), &format!("{path}.unschedulable"))
             .unwrap_or(false);
         Some(group)
+    }
+
+    /// Labels and taints as the apiserver validates the Node the kubelet registers (a
+    /// node it refuses would never join): keys must be qualified names, label values
+    /// valid, taints unique.
+    fn node_registers(&mut self, group: &NodeGroup, path: &str) {
+        let cfg = crate::cluster::NodeConfig {
+            name: "node".into(),
+            capacity: BTreeMap::new(),
+            allocatable: BTreeMap::new(),
+            labels: group.labels.clone(),
+            taints: group
+                .taints
+                .iter()
+                .map(|t| k8s_openapi::api::core::v1::Taint {
+                    key: t.key.clone(),
+                    value: (!t.value.is_empty()).then(|| t.value.clone()),
+                    effect: t.effect.as_str().into(),
+                    time_added: None,
+                })
+                .collect(),
+            images: Vec::new(),
+        };
+        for mut e in crate::cluster::validate_node_config(&cfg) {
+            let Some(rest) = e
+                .field
+                .strip_prefix("metadata.labels")
+                .map(|r| format!("{path}.labels{r}"))
+                .or_else(|| {
+                    e.field
+                        // Upstream validates node taints under this path.
+                        .strip_prefix("metadata.taints")
+                        .map(|r| format!("{path}.taints{r}"))
+                })
+            else {
+                continue;
+            };
+            e.field = rest;
+            let target = if e.field.ends_with(".labels") {
+                Target::Key
+            } else {
+                Target::Value
+            };
+            self.push(&e.field.clone(), target, e.to_string());
+        }
     }
 
     fn resources(&mut self, v: Option<&Value>, path: &str) -> BTreeMap<String, String> {

@@ -18,11 +18,9 @@ mod values;
 
 pub use values::parse_quantity_milli;
 
-/// The most nodes a scenario may have in all (Kubernetes' tested scale limit).
-pub const MAX_NODES: u32 = 5000;
+pub use crate::envelope::MAX_NODES;
 
-/// The largest Go duration, in milliseconds (`math.MaxInt64` nanoseconds).
-const MAX_DURATION_MS: Time = (i64::MAX / 1_000_000) as Time;
+use crate::envelope::{MAX_DURATION, MAX_SCENARIO_BYTES, MAX_STEPS};
 
 /// How many extra YAML documents are looked at before giving up.
 const MAX_EXTRA_DOCUMENTS: usize = 64;
@@ -39,6 +37,19 @@ struct Checker {
 }
 
 pub(super) fn parse(text: &str) -> Result<Scenario, Vec<ScenarioError>> {
+    // A UTF-8 byte order mark (editors on Windows write one) is not part of the YAML.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.len() > MAX_SCENARIO_BYTES {
+        return Err(vec![ScenarioError {
+            line: 1,
+            column: 1,
+            message: format!(
+                "the scenario is {} bytes: at most {MAX_SCENARIO_BYTES} (1 MiB, kubeloop's envelope)",
+                text.len()
+            ),
+            field: String::new(),
+        }]);
+    }
     let value = match yamlpos::first_document_to_json(text, Duplicates::Reject) {
         Ok(v) => v,
         Err(e) => return Err(vec![syntax_error(&e)]),
@@ -297,7 +308,15 @@ impl Checker {
         };
         let shown = Value::String(text.clone());
         match parse_duration(&text) {
-            Ok(ms) if ms <= MAX_DURATION_MS => Some((text, ms)),
+            Ok(ms) if ms <= MAX_DURATION => Some((text, ms)),
+            Ok(_) => {
+                let detail = format!(
+                    "must be at most {} (the longest run kubeloop simulates)",
+                    crate::time::format_duration(MAX_DURATION)
+                );
+                self.invalid(path, &shown, &detail);
+                None
+            }
             Err(_) if text.trim_start_matches('+').starts_with('-') => {
                 self.invalid(path, &shown, "must not be negative");
                 None
@@ -418,7 +437,17 @@ impl Checker {
         let steps = m
             .get("steps")
             .map_or(&[][..], |v| self.list(v, "spec.steps"));
-        for (i, step) in steps.iter().enumerate() {
+        if steps.len() > MAX_STEPS {
+            self.push(
+                "spec.steps",
+                Target::Key,
+                format!(
+                    "spec.steps: Too many: {}: must have at most {MAX_STEPS} steps",
+                    steps.len()
+                ),
+            );
+        }
+        for (i, step) in steps.iter().enumerate().take(MAX_STEPS) {
             if let Some(s) = self.step(step, &format!("spec.steps[{i}]")) {
                 spec.steps.push(s);
             }

@@ -404,14 +404,28 @@ impl World {
     }
 
     /// Runs every event up to and including `t`, then sets the clock to `t`.
+    /// Unbounded: what a user asks for goes through [`World::run_until_within`].
     pub fn run_until(&mut self, t: Time) {
+        self.run_until_within(t, u64::MAX);
+    }
+
+    /// [`World::run_until`], delivering at most `budget` messages. Returns whether it
+    /// reached `t`; when the budget runs out first, the clock stays at the last event
+    /// delivered, so the run can go on later from exactly there.
+    pub fn run_until_within(&mut self, t: Time, budget: u64) -> bool {
+        let mut delivered = 0;
         while let Some(next) = self.next_event_time() {
             if next > t {
                 break;
             }
+            if delivered == budget {
+                return false;
+            }
             self.step();
+            delivered += 1;
         }
         self.now = self.now.max(t);
+        true
     }
 
     /// Runs for `d` ms of virtual time.

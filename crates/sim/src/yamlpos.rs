@@ -136,7 +136,7 @@ pub fn locate(text: &str, doc: usize, path: &str, target: Target) -> Option<Pos>
 
 /// [`locate`] with an already parsed path.
 pub fn locate_segments(text: &str, doc: usize, path: &[Segment], target: Target) -> Option<Pos> {
-    if doc >= MAX_DOCUMENTS {
+    if doc >= MAX_DOCUMENTS || too_deep(text).is_some() {
         return None;
     }
     let mut docs = serde_yaml::Deserializer::from_str(text);
@@ -602,8 +602,15 @@ pub fn go_yaml_message(err: &serde_yaml::Error) -> String {
 mod json;
 pub use json::{first_document_to_json, yaml_to_json, Duplicates};
 
+#[path = "yamlpos_depth.rs"]
+mod depth;
+pub use depth::{too_deep, MAX_NESTING};
+
 /// Counts the YAML documents in `text` the way serde_yaml iterates them, up to `limit`.
 pub fn count_documents(text: &str, limit: usize) -> usize {
+    if too_deep(text).is_some() {
+        return 0;
+    }
     let mut n = 0;
     for doc in serde_yaml::Deserializer::from_str(text).take(limit) {
         n += 1;

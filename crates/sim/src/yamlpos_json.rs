@@ -23,16 +23,25 @@ pub fn yaml_to_json(
 }
 
 /// Parses the first YAML document of `text` as JSON (see [`yaml_to_json`]). Empty text
-/// gives `null`.
+/// gives `null`. Text nested deeper than serde_yaml deserializes is refused before it is
+/// parsed (see [`super::too_deep`]).
 pub fn first_document_to_json(
     text: &str,
     duplicates: Duplicates,
 ) -> Result<serde_json::Value, serde_yaml::Error> {
+    if let Some(e) = super::too_deep(text) {
+        return Err(e);
+    }
     match serde_yaml::Deserializer::from_str(text).next() {
         Some(doc) => yaml_to_json(doc, duplicates),
         None => Ok(serde_json::Value::Null),
     }
 }
+
+/// The YAML merge key.
+const MERGE_KEY: &str = "<<";
+/// go-yaml's error for a merge key whose value is not mappings.
+const MERGE_ERROR: &str = "map merge requires map or sequence of maps as the value";
 
 #[derive(Clone, Copy)]
 struct JsonSeed {
@@ -95,6 +104,7 @@ impl<'de> de::Visitor<'de> for JsonSeed {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut out = serde_json::Map::new();
+        let mut merges = Vec::new();
         loop {
             let seed = JsonKeySeed {
                 existing: &out,
@@ -104,7 +114,31 @@ impl<'de> de::Visitor<'de> for JsonSeed {
                 break;
             };
             let value = map.next_value_seed(self)?;
-            out.insert(key, value);
+            if key == MERGE_KEY {
+                merges.push(value);
+            } else {
+                out.insert(key, value);
+            }
+        }
+        // YAML merge keys (`<<: *base`), as go-yaml resolves them: the mapping's own keys
+        // win, then the merged mappings in order.
+        for merged in merges {
+            let sources = match merged {
+                serde_json::Value::Object(m) => vec![m],
+                serde_json::Value::Array(items) => items
+                    .into_iter()
+                    .map(|v| match v {
+                        serde_json::Value::Object(m) => Ok(m),
+                        _ => Err(de::Error::custom(MERGE_ERROR)),
+                    })
+                    .collect::<Result<_, _>>()?,
+                _ => return Err(de::Error::custom(MERGE_ERROR)),
+            };
+            for source in sources {
+                for (k, v) in source {
+                    out.entry(k).or_insert(v);
+                }
+            }
         }
         Ok(serde_json::Value::Object(out))
     }

@@ -149,6 +149,7 @@ pub fn validate_create(s: &mut ApiServer, o: &Object, now: Time) -> Result<(), S
         limitranger::validate_pod(p, &limit_ranges(&s.cache, o.namespace()))
             .map_err(admission_status)?;
     }
+    envelope(s, o, Operation::Create)?;
     forget_stored_charges(s, now);
     quota(&s.cache, &s.quota_charges, Operation::Create, o, None)
 }
@@ -253,13 +254,46 @@ fn quota(
 }
 
 /// Validation and validating admission for an update.
-pub fn validate_update(_s: &ApiServer, new: &Object, old: &Object) -> Result<(), Status> {
+pub fn validate_update(s: &ApiServer, new: &Object, old: &Object) -> Result<(), Status> {
     let errs = validation::validate_update(new, old);
     if errs.is_empty() {
-        Ok(())
+        envelope(s, new, Operation::Update)
     } else {
         Err(invalid(new, &errs))
     }
+}
+
+/// kubeloop's envelope (not an upstream plugin): at most [`envelope::MAX_PODS`] pods in
+/// the cluster, and no workload that asks for more. Upstream's controllers would create
+/// such pods for hours; one browser tab cannot hold them, so the request is refused up
+/// front, naming the limit.
+fn envelope(s: &ApiServer, o: &Object, op: Operation) -> Result<(), Status> {
+    use crate::apiserver::admission::forbidden;
+    use crate::envelope::MAX_PODS;
+    let asked = match o {
+        Object::Deployment(d) => d.spec.as_ref().and_then(|s| s.replicas),
+        Object::ReplicaSet(r) => r.spec.as_ref().and_then(|s| s.replicas),
+        Object::StatefulSet(x) => x.spec.as_ref().and_then(|s| s.replicas),
+        Object::Job(j) => j.spec.as_ref().and_then(|s| s.parallelism),
+        _ => None,
+    };
+    let field = if o.kind() == Kind::Job {
+        "spec.parallelism"
+    } else {
+        "spec.replicas"
+    };
+    if let Some(n) = asked.filter(|&n| n as i64 > MAX_PODS as i64) {
+        let reason = format!(
+            "{field}: {n} is more pods than kubeloop simulates (at most {MAX_PODS} in the cluster)"
+        );
+        return Err(admission_status(forbidden(o, &reason)));
+    }
+    if op == Operation::Create && o.kind() == Kind::Pod && s.cache.count(Kind::Pod) >= MAX_PODS {
+        let reason =
+            format!("the cluster already holds {MAX_PODS} pods, the most kubeloop simulates");
+        return Err(admission_status(forbidden(o, &reason)));
+    }
+    Ok(())
 }
 
 /// A Service allocation failure as the apiserver reports it: Invalid, one cause.

@@ -10,6 +10,7 @@ pub mod field_error;
 pub mod namespace;
 pub mod patch;
 pub mod quantity;
+pub mod quantity_fields;
 pub mod server;
 pub mod strategy;
 pub mod validation;

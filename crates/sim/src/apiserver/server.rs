@@ -26,6 +26,14 @@ mod reads;
 
 const TIMER_RESYNC: u64 = 1;
 const TIMER_COMPACT: u64 = 2;
+const TIMER_KUBERNETES_SERVICE: u64 = 3;
+
+/// `--request-timeout`: how long a request may take before the apiserver gives up on it.
+const REQUEST_TIMEOUT: Time = MINUTE;
+
+/// How often the `kubernetes` service controller checks its Service
+/// (`--endpoint-reconciler` interval: 10 s).
+const KUBERNETES_SERVICE_INTERVAL: Time = 10 * SECOND;
 
 /// One pipeline stage of a request, with virtual timestamps.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,6 +142,55 @@ impl ApiServer {
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.load(ctx);
         ctx.timer(COMPACTION_INTERVAL, TIMER_COMPACT);
+        ctx.timer(KUBERNETES_SERVICE_INTERVAL, TIMER_KUBERNETES_SERVICE);
+    }
+
+    /// Requests waiting for a cache that cannot load (etcd down since the apiserver
+    /// started) are answered after `--request-timeout` (60 s) with upstream's 504, and
+    /// dropped: a request reported as failed is never applied later.
+    fn expire_not_ready(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let (expired, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.not_ready_queue)
+            .into_iter()
+            .partition(|(_, _, at)| now >= at + REQUEST_TIMEOUT);
+        self.not_ready_queue = waiting;
+        for (client, req, _) in expired {
+            let s = Status::new(
+                504,
+                crate::api::StatusReason::Timeout,
+                "Timeout: request did not complete within requested timeout - context deadline exceeded",
+            );
+            ctx.send(
+                client,
+                Payload::ApiResp(ApiResponse {
+                    id: req.id,
+                    result: Err(s),
+                }),
+            );
+        }
+    }
+
+    /// kube-apiserver's `kubernetes` service controller: the `default/kubernetes`
+    /// Service is created again when it is missing, through the apiserver's own
+    /// loopback client (as `system:apiserver`, in `system:masters`).
+    fn ensure_kubernetes_service(&mut self, ctx: &mut Ctx) {
+        let missing = self
+            .cache
+            .get(Kind::Service, "default", "kubernetes")
+            .is_none();
+        let namespace_active = self
+            .cache
+            .get(Kind::Namespace, "", "default")
+            .is_some_and(|n| n.meta().deletion_timestamp.is_none());
+        if !self.ready || !missing || !namespace_active {
+            return;
+        }
+        let svc = crate::cluster::kubernetes_service_object();
+        let mut req = ApiRequest::new(Verb::Create, Kind::Service, "default", "")
+            .with_body(crate::api::Body::Object(Object::Service(svc)));
+        req.user = Some("system:apiserver".into());
+        req.groups = vec!["system:masters".into(), "system:authenticated".into()];
+        self.serve(ctx, Actor::ApiServer, req);
     }
 
     /// Whether the cache is filled and requests are served.
@@ -229,6 +286,7 @@ impl ApiServer {
                 ctx.timer(SECOND, TIMER_RESYNC);
             }
             Payload::Timer(TIMER_RESYNC) => {
+                self.expire_not_ready(ctx);
                 if self.etcd_watch.is_none()
                     && !self
                         .pending
@@ -243,6 +301,10 @@ impl ApiServer {
                         self.load(ctx);
                     }
                 }
+            }
+            Payload::Timer(TIMER_KUBERNETES_SERVICE) => {
+                self.ensure_kubernetes_service(ctx);
+                ctx.timer(KUBERNETES_SERVICE_INTERVAL, TIMER_KUBERNETES_SERVICE);
             }
             Payload::Timer(TIMER_COMPACT) => {
                 if self.compact_candidate > 0 {

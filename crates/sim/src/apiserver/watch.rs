@@ -64,6 +64,12 @@ impl WatchCache {
     }
 
     /// Iterates objects of a kind without cloning.
+    /// How many objects of a kind the cache holds.
+    pub fn count(&self, kind: Kind) -> usize {
+        self.objects.get(&kind).map_or(0, |m| m.len())
+    }
+
+    /// All objects of a kind, sorted by namespace and name.
     pub fn iter(&self, kind: Kind) -> impl Iterator<Item = &Arc<Object>> {
         self.objects.get(&kind).into_iter().flat_map(|m| m.values())
     }

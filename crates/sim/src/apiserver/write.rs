@@ -182,6 +182,8 @@ pub(crate) fn compute(
             let patched = patch::apply(&current.to_value(), pt, doc)
                 .map_err(|e| Status::new(422, StatusReason::Invalid, e))?;
             let new = decode_value(req.kind, &patched)?;
+            // patch.go's applyPatch checks the patched name against the URL's.
+            check_name(req, &new)?;
             let rv = new.resource_version();
             let precondition = rv != 0 && rv != current.resource_version();
             if precondition {
@@ -250,6 +252,10 @@ pub fn decode_value(kind: Kind, v: &serde_json::Value) -> Result<Object, Status>
     let mut unknown = Vec::new();
     let o = Object::from_value(kind, v, &mut unknown)
         .map_err(|e| Status::bad_request(format!("{prefix}: {e}")))?;
+    // A malformed quantity fails `Quantity.UnmarshalJSON`, before strictness is judged.
+    if let Some(e) = crate::apiserver::quantity_fields::first_malformed(kind, v) {
+        return Err(Status::bad_request(format!("{prefix}: {e}")));
+    }
     if !unknown.is_empty() {
         let list: Vec<String> = unknown
             .iter()

@@ -187,6 +187,16 @@ pub async fn apply(k: Kubectl) -> i32 {
                 continue;
             }
         };
+        if m.name.is_empty() {
+            let generate = m.value["metadata"]["generateName"].as_str().unwrap_or("");
+            if !generate.is_empty() {
+                // apply.go's applyOneObject: apply needs the name to find the live object.
+                code = k.error(&format!(
+                    "from {generate}: cannot use generate name with apply"
+                ));
+                continue;
+            }
+        }
         let modified = with_last_applied(&m.value);
         match k
             .sys
@@ -360,7 +370,8 @@ pub async fn delete(k: Kubectl) -> i32 {
                 Ok(kd) => kd,
                 Err(e) => return k.error(&e),
             };
-            let tns = if kind.info().namespaced {
+            let all_namespaces = k.flags.bool("all-namespaces") && kind.info().namespaced;
+            let tns = if kind.info().namespaced && !all_namespaces {
                 ns.clone()
             } else {
                 String::new()
@@ -377,18 +388,17 @@ pub async fn delete(k: Kubectl) -> i32 {
                     Ok(ApiResult::List { items, .. }) => {
                         if items.is_empty() {
                             k.sys.err(&crate::kubectl::printers::no_resources_message(
-                                if kind.info().namespaced {
+                                if kind.info().namespaced && !all_namespaces {
                                     Some(ns.as_str())
                                 } else {
                                     None
                                 },
                             ));
                         }
-                        targets.extend(
-                            items
-                                .iter()
-                                .map(|o| (kind, tns.clone(), o.name().to_string(), None)),
-                        );
+                        // With -A each object is deleted in its own namespace.
+                        targets.extend(items.iter().map(|o| {
+                            (kind, o.namespace().to_string(), o.name().to_string(), None)
+                        }));
                     }
                     Ok(_) => {}
                     Err(s) => return k.status_error(&s),

@@ -209,7 +209,11 @@ pub async fn patch(k: Kubectl) -> i32 {
     let Some(p) = k.flags.get("patch") else {
         return k.error("must specify -p to patch");
     };
-    let doc: Value = match serde_json::from_str(p).or_else(|_| serde_yaml::from_str::<Value>(p)) {
+    let doc = serde_json::from_str(p).or_else(|_| match crate::yamlpos::too_deep(p) {
+        Some(e) => Err(e),
+        None => serde_yaml::from_str::<Value>(p),
+    });
+    let doc: Value = match doc {
         Ok(v) => v,
         Err(e) => return k.error(&format!("unable to parse \"{p}\": {e}")),
     };

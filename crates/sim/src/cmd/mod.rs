@@ -23,6 +23,7 @@ pub mod top;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use crate::envelope;
 use crate::process::{Output, Process};
 use crate::world::World;
 
@@ -142,13 +143,27 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
 }
 
 /// Runs a command to completion, advancing the world (at most `limit` ms of virtual time;
-/// a command still running then is interrupted like Ctrl-C).
+/// a command still running then is interrupted like Ctrl-C). At most
+/// [`envelope::MAX_EVENTS_PER_COMMAND`] messages are delivered meanwhile.
 pub fn run(
     world: &mut World,
     line: &str,
     files: &BTreeMap<String, String>,
     limit: crate::time::Time,
 ) -> Output {
+    run_within(world, line, files, limit, envelope::MAX_EVENTS_PER_COMMAND)
+}
+
+/// [`run`] with an event budget: a command still running when `budget` messages have
+/// been delivered is interrupted, and its stderr ends with a note saying why.
+pub fn run_within(
+    world: &mut World,
+    line: &str,
+    files: &BTreeMap<String, String>,
+    limit: crate::time::Time,
+    budget: u64,
+) -> Output {
+    let before = world.delivered();
     match start(world, line, files) {
         Started::Done(o) => o,
         Started::Running(id) => {
@@ -158,9 +173,20 @@ pub fn run(
                     world.processes.remove(&id);
                     return o;
                 }
+                let spent = world.delivered() - before;
                 match world.next_event_time() {
-                    Some(t) if t <= deadline => {
+                    Some(t) if t <= deadline && spent < budget => {
                         world.step();
+                    }
+                    Some(t) if t <= deadline => {
+                        let mut p = world.processes.remove(&id).expect("process");
+                        p.interrupt();
+                        let mut o = p.output().unwrap_or_default();
+                        o.stderr.push_str(&format!(
+                            "kubeloop: {}\n",
+                            envelope::budget_note(spent, world.now())
+                        ));
+                        return o;
                     }
                     _ => {
                         world.run_until(deadline);

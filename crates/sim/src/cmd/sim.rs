@@ -2,6 +2,7 @@
 //! add nodes, crash containers, advance time.
 
 use crate::cluster::NodeConfig;
+use crate::envelope;
 use crate::process::Output;
 use crate::time::{format_duration, parse_duration};
 use crate::world::{Actor, World};
@@ -131,14 +132,12 @@ pub fn run(world: &mut World, args: &[String]) -> Output {
         "node" if arg.map(String::as_str) == Some("add") => add_node(world, &args[2..]),
         "crash" => crash(world, &args[1..]),
         "advance" => match arg.map(|d| parse_duration(d)) {
-            Some(Ok(d)) => {
-                world.run_for(d);
-                ok(format!(
-                    "advanced {} to t={}",
-                    format_duration(d),
-                    format_duration(world.now())
-                ))
-            }
+            Some(Ok(d)) if d > envelope::MAX_DURATION => err(format!(
+                "cannot advance {}: at most {} at a time (kubeloop's envelope)",
+                format_duration(d),
+                format_duration(envelope::MAX_DURATION)
+            )),
+            Some(Ok(d)) => advance(world, d, envelope::MAX_EVENTS_PER_COMMAND),
             Some(Err(e)) => err(e),
             None => err("usage: sim advance DURATION".into()),
         },
@@ -152,6 +151,26 @@ pub fn run(world: &mut World, args: &[String]) -> Output {
         ),
         other => err(format!("unknown command \"{other}\"")),
     }
+}
+
+/// `sim advance D`: runs the world for `d`, delivering at most `budget` messages; a run
+/// that spends its budget first says how far it got.
+pub fn advance(world: &mut World, d: crate::time::Time, budget: u64) -> Output {
+    let start = world.now();
+    if world.run_until_within(start + d, budget) {
+        return ok(format!(
+            "advanced {} to t={}",
+            format_duration(d),
+            format_duration(world.now())
+        ));
+    }
+    let mut o = ok(format!(
+        "advanced {} to t={}",
+        format_duration(world.now() - start),
+        format_duration(world.now())
+    ));
+    o.stderr = format!("sim: {}\n", envelope::budget_note(budget, world.now()));
+    o
 }
 
 fn add_node(world: &mut World, args: &[String]) -> Output {
@@ -204,6 +223,21 @@ fn add_node(world: &mut World, args: &[String]) -> Output {
             other => return err(format!("unknown flag {other}")),
         }
         i += consumed;
+    }
+    // The kubelet registers the node through the apiserver; one it would refuse is never
+    // added (it used to print `added` and then never register).
+    let errs = crate::cluster::validate_node_config(&cfg);
+    if !errs.is_empty() {
+        return err(format!(
+            "The {}",
+            crate::apiserver::field_error::invalid_message("Node", "", name, &errs)
+        ));
+    }
+    if world.nodes.len() >= crate::envelope::MAX_NODES as usize {
+        return err(format!(
+            "the cluster already has {} nodes, the most kubeloop simulates",
+            crate::envelope::MAX_NODES
+        ));
     }
     world.add_node(cfg);
     ok(format!("node {name} added"))

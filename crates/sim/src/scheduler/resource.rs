@@ -80,14 +80,32 @@ pub fn parse_quantity_scaled(s: &str, scale: u32) -> Option<i64> {
     i64::try_from(value).ok()
 }
 
-/// `Quantity.Value()` (rounded up), 0 when malformed.
+/// `Quantity.Value()` (rounded up, at most [`HUGE`]), 0 when malformed.
 pub fn quantity_value(q: &Quantity) -> i64 {
-    parse_quantity_scaled(&q.0, 0).unwrap_or(0)
+    clamped(parse_quantity_scaled(&q.0, 0), q)
 }
 
-/// `Quantity.MilliValue()` (rounded up), 0 when malformed.
+/// `Quantity.MilliValue()` (rounded up, at most [`HUGE`]), 0 when malformed.
 pub fn quantity_milli_value(q: &Quantity) -> i64 {
-    parse_quantity_scaled(&q.0, 3).unwrap_or(0)
+    clamped(parse_quantity_scaled(&q.0, 3), q)
+}
+
+/// The largest amount the scheduler counts (2^52: 4.5 × 10^12 cores, 4 PiB): larger
+/// requests (`cpu: "1e19"`, even past int64) count as this much, so they fit no node —
+/// they used to read as 0 and fit every node — and sums and scores of many such amounts
+/// stay far from overflowing.
+pub const HUGE: i64 = 1 << 52;
+
+fn clamped(v: Option<i64>, q: &Quantity) -> i64 {
+    match v {
+        Some(v) => v.clamp(-HUGE, HUGE),
+        // Too large for an int64, or malformed (which the apiserver no longer stores).
+        None => match crate::quantity::parse(q.0.trim()) {
+            Ok(v) if v < crate::quantity::Quantity::zero() => -HUGE,
+            Ok(_) => HUGE,
+            Err(_) => 0,
+        },
+    }
 }
 
 /// `IsScalarResourceName`: extended, hugepages, prefixed-native or attachable-volume resources.

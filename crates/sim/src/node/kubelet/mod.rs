@@ -246,9 +246,23 @@ impl Kubelet {
                 self.informers.on_connection_lost(ctx);
                 let lost: Vec<(u64, ApiPurpose)> =
                     std::mem::take(&mut self.api_inflight).into_iter().collect();
-                for (_, p) in lost {
-                    if let ApiPurpose::Fetch(uid, key) = p {
-                        self.on_fetched(ctx, &uid, &key, Err("connection refused".into()));
+                for (id, p) in lost {
+                    match p {
+                        ApiPurpose::Fetch(uid, key) => {
+                            self.on_fetched(ctx, &uid, &key, Err("connection refused".into()));
+                        }
+                        // A final delete or a status update cut off with the connection
+                        // failed like any other: retried, not forgotten (a lost final
+                        // delete left the pod Terminating for ever).
+                        p @ (ApiPurpose::FinalDelete(_) | ApiPurpose::Status(_)) => {
+                            self.api_inflight.insert(id, p);
+                            let s = crate::api::Status::transport(
+                                crate::api::Transport::Reset,
+                                "connection refused",
+                            );
+                            self.on_api_response(ctx, ApiResponse { id, result: Err(s) });
+                        }
+                        _ => {}
                     }
                 }
             }
