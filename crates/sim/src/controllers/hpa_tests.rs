@@ -1,0 +1,1 @@
+//! Unit tests of the HPA controller on the fixture.
