@@ -570,7 +570,8 @@ impl HorizontalController {
         set_status(&mut st, current, desired, statuses, None);
         let t = &spec.scale_target_ref;
         let kind = scale.obj.kind();
-        let req = ApiRequest::new(Verb::Update, kind, scale.obj.namespace(), &t.name)
+        // The scale subresource's write (kubectl scale's request: a patch carrying the count).
+        let req = ApiRequest::new(Verb::Patch, kind, scale.obj.namespace(), &t.name)
             .with_subresource(Subresource::Scale)
             .with_body(Body::Scale(desired));
         let id = env.send(req);
