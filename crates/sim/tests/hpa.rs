@@ -239,3 +239,34 @@ spec:
         "error: --max=MAXPODS is required and must be at least 1, max: -1\n"
     );
 }
+
+#[test]
+fn an_autoscaling_v1_manifest_applies_and_reads_back() {
+    let mut t = walkthrough();
+    t.ok("kubectl delete hpa php-apache");
+    t.file(
+        "v1.yaml",
+        "apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata:
+  name: php-apache
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: php-apache
+  minReplicas: 1
+  maxReplicas: 10
+  targetCPUUtilizationPercentage: 50
+",
+    );
+    assert_eq!(
+        t.ok("kubectl apply -f v1.yaml"),
+        "horizontalpodautoscaler.autoscaling/php-apache created\n"
+    );
+    let y = t.ok("kubectl get hpa php-apache -o yaml");
+    assert!(y.starts_with("apiVersion: autoscaling/v2\n"), "{y}");
+    assert!(y.contains("averageUtilization: 50"), "{y}");
+    let out = t.ok("kubectl get hpa");
+    assert!(out.contains("cpu: <unknown>/50%"), "{out}");
+}
