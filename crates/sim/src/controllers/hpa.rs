@@ -4,24 +4,24 @@
 //! upstream's conditions, events and status.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use k8s_openapi::api::autoscaling::v2::{
-    HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition,
-    HorizontalPodAutoscalerStatus, MetricStatus, MetricValueStatus, ResourceMetricStatus,
+    HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricStatus,
 };
-use k8s_openapi::api::core::v1::Pod;
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use crate::api::{ApiRequest, ApiResponse, Body, ReqId, Subresource, Verb};
 use crate::client::recorder::{NORMAL, WARNING};
 use crate::client::{Change, Pending, WorkQueue};
-use crate::controllers::hpa_calc::{self, PodMetric, Stamped, Why};
+use crate::controllers::hpa_calc::{PodMetric, Stamped};
+mod metrics;
+
+pub use crate::controllers::hpa_scale::{
+    default_scale_down, default_scale_up, get_scale, set_condition, target_pods, Scale,
+};
 use crate::controllers::util::{key_of, split_key};
 use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 use crate::node::server::{KubeletCall, KubeletReply, KubeletRequest, KubeletResponse, SCRAPE};
 use crate::object::{Kind, Object};
-use crate::selector::LabelSelector;
 use crate::time::{k8s_time, Time, SECOND};
 use crate::world::{Actor, Payload};
 
@@ -29,16 +29,6 @@ use crate::world::{Actor, Payload};
 pub const SYNC_PERIOD: Time = 15 * SECOND;
 /// Kubelet API request ids of the metrics scrapes (apart from terminals' ids).
 const SCRAPE_ID_BASE: u64 = 1 << 40;
-
-/// A scale target as its `scale` subresource shows it.
-pub struct Scale {
-    /// The target object.
-    pub obj: Arc<Object>,
-    /// spec.replicas.
-    pub spec_replicas: i32,
-    /// The pod selector.
-    pub selector: Option<LabelSelector>,
-}
 
 /// What a request in flight was for.
 #[derive(Debug)]
@@ -70,367 +60,6 @@ pub struct HorizontalController {
     up_events: BTreeMap<String, Vec<Stamped>>,
     down_events: BTreeMap<String, Vec<Stamped>>,
     sent: Pending<Sent>,
-}
-
-/// Sets a condition as `setCondition` does: the transition time moves only when the
-/// status changes.
-pub fn set_condition(
-    st: &mut HorizontalPodAutoscalerStatus,
-    type_: &str,
-    status: &str,
-    reason: &str,
-    message: &str,
-    now: Time,
-) {
-    let conds = st.conditions.get_or_insert_with(Vec::new);
-    let c = match conds.iter().position(|c| c.type_ == type_) {
-        Some(i) => &mut conds[i],
-        None => {
-            conds.push(HorizontalPodAutoscalerCondition {
-                type_: type_.into(),
-                ..Default::default()
-            });
-            conds.last_mut().expect("just pushed")
-        }
-    };
-    if c.status != status || c.last_transition_time.is_none() {
-        c.last_transition_time = Some(k8s_time(now));
-    }
-    c.status = status.into();
-    c.reason = Some(reason.into());
-    c.message = Some(message.into());
-}
-
-fn milli_quantity(m: i64) -> Quantity {
-    if m % 1000 == 0 {
-        Quantity((m / 1000).to_string())
-    } else {
-        Quantity(format!("{m}m"))
-    }
-}
-
-/// The target's scale, or the error `scaleForResourceMappings` / `RESTMappings` gives.
-pub fn get_scale(hpa: &HorizontalPodAutoscaler, inf: &Informers) -> Result<Scale, String> {
-    let ns = hpa.metadata.namespace.as_deref().unwrap_or("");
-    let r = &hpa
-        .spec
-        .as_ref()
-        .map(|s| s.scale_target_ref.clone())
-        .unwrap_or_default();
-    let group = r
-        .api_version
-        .as_deref()
-        .unwrap_or("")
-        .rsplit_once('/')
-        .map_or("", |(g, _)| g);
-    let kind = match (group, r.kind.as_str()) {
-        ("apps", "Deployment") => Kind::Deployment,
-        ("apps", "ReplicaSet") => Kind::ReplicaSet,
-        ("apps", "StatefulSet") => Kind::StatefulSet,
-        _ => {
-            return Err(format!(
-                "no matches for kind \"{}\" in group \"{group}\"",
-                r.kind
-            ))
-        }
-    };
-    let Some(obj) = inf.of(kind).get(ns, &r.name) else {
-        return Err(format!(
-            "{} \"{}\" not found",
-            kind.info().group_resource(),
-            r.name
-        ));
-    };
-    let (replicas, sel) = match &**obj {
-        Object::Deployment(d) => d
-            .spec
-            .as_ref()
-            .map(|s| (s.replicas.unwrap_or(1), Some(&s.selector))),
-        Object::ReplicaSet(x) => x
-            .spec
-            .as_ref()
-            .map(|s| (s.replicas.unwrap_or(1), Some(&s.selector))),
-        Object::StatefulSet(x) => x
-            .spec
-            .as_ref()
-            .map(|s| (s.replicas.unwrap_or(1), Some(&s.selector))),
-        _ => None,
-    }
-    .unwrap_or((1, None));
-    let selector = sel.and_then(|s| LabelSelector::from_k8s(Some(s)).ok());
-    Ok(Scale {
-        obj: obj.clone(),
-        spec_replicas: replicas,
-        selector,
-    })
-}
-
-/// The target's pods, through the controller index (a Deployment's through its
-/// ReplicaSets), that its selector matches.
-pub fn target_pods<'a>(scale: &Scale, inf: &'a Informers) -> Vec<&'a Pod> {
-    let uid = scale.obj.meta().uid.clone().unwrap_or_default();
-    let owners: Vec<String> = match scale.obj.kind() {
-        Kind::Deployment => inf
-            .of(Kind::ReplicaSet)
-            .controlled_by(&uid)
-            .filter_map(|rs| rs.meta().uid.clone())
-            .collect(),
-        _ => vec![uid],
-    };
-    let mut pods: Vec<&Pod> = owners
-        .iter()
-        .flat_map(|o| inf.of(Kind::Pod).controlled_by(o))
-        .filter(|p| scale.selector.as_ref().is_some_and(|s| s.matches_object(p)))
-        .filter_map(|p| match &**p {
-            Object::Pod(p) => Some(p),
-            _ => None,
-        })
-        .collect();
-    pods.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
-    pods
-}
-
-/// The outcome of computing the metrics' proposal.
-struct MetricsResult {
-    replicas: i32,
-    metric: String,
-    statuses: Vec<MetricStatus>,
-}
-
-impl HorizontalController {
-    fn pod_metrics(&self, ns: &str, pods: &[&Pod]) -> BTreeMap<String, PodMetric> {
-        pods.iter()
-            .filter_map(|p| {
-                let name = p.metadata.name.clone()?;
-                let m = self.metrics.get(&(ns.to_string(), name.clone()))?;
-                Some((name, *m))
-            })
-            .collect()
-    }
-
-    /// `computeReplicasForMetrics` for resource metrics (the only kind with a source
-    /// here): the largest proposal, or every metric invalid with the first one's error.
-    fn compute_metrics(
-        &self,
-        hpa: &HorizontalPodAutoscaler,
-        st: &mut HorizontalPodAutoscalerStatus,
-        scale: &Scale,
-        pods: &[&Pod],
-        env: &mut Env,
-        obj: &Object,
-    ) -> Result<MetricsResult, String> {
-        let now = env.now();
-        let Some(_) = &scale.selector else {
-            env.event(obj, WARNING, "SelectorRequired", "selector is required");
-            set_condition(
-                st,
-                "ScalingActive",
-                "False",
-                "InvalidSelector",
-                "the HPA target's scale is missing a selector",
-                now,
-            );
-            return Err("selector is required".into());
-        };
-        let specs = hpa
-            .spec
-            .as_ref()
-            .and_then(|s| s.metrics.clone())
-            .unwrap_or_default();
-        let ns = hpa.metadata.namespace.as_deref().unwrap_or("");
-        let metrics = self.pod_metrics(ns, pods);
-        let mut best: Option<MetricsResult> = None;
-        let mut statuses = Vec::new();
-        let mut invalid = 0;
-        let mut first: Option<(String, &'static str, String)> = None;
-        for spec in &specs {
-            let res = match (spec.type_.as_str(), &spec.resource) {
-                ("Resource", Some(r)) => match r.target.average_utilization {
-                    Some(target) => hpa_calc::resource_replicas(scale.spec_replicas, target, pods, &metrics, now)
-                        .map(|p| (p, r.name.clone()))
-                        .map_err(|e| (format!("failed to get {} utilization: {e}", r.name), "FailedGetResourceMetric")),
-                    None => Err(("invalid resource metric source: neither an average utilization target nor an average value (or value) target was set".into(), "FailedGetResourceMetric")),
-                },
-                (t, _) => Err((format!("unable to get metric {t}: no custom metrics API (kubeloop serves only resource metrics)"), "FailedGetPodsMetric")),
-            };
-            match res {
-                Ok((p, name)) => {
-                    statuses.push(MetricStatus {
-                        type_: "Resource".into(),
-                        resource: Some(ResourceMetricStatus {
-                            name: name.clone(),
-                            current: MetricValueStatus {
-                                average_utilization: Some(p.utilization),
-                                average_value: Some(milli_quantity(p.raw)),
-                                value: None,
-                            },
-                        }),
-                        ..Default::default()
-                    });
-                    if best
-                        .as_ref()
-                        .is_none_or(|b| b.replicas == 0 || p.replicas > b.replicas)
-                    {
-                        best = Some(MetricsResult {
-                            replicas: p.replicas,
-                            metric: format!("{name} resource utilization (percentage of request)"),
-                            statuses: Vec::new(),
-                        });
-                    }
-                }
-                Err((msg, reason)) => {
-                    env.event(obj, WARNING, reason, &msg);
-                    statuses.push(MetricStatus {
-                        type_: String::new(),
-                        ..Default::default()
-                    });
-                    let full = match &spec.resource {
-                        Some(r) if spec.type_ == "Resource" => {
-                            format!("failed to get {} resource metric value: {msg}", r.name)
-                        }
-                        _ => msg.clone(),
-                    };
-                    if first.is_none() {
-                        first = Some((full, reason, msg));
-                    }
-                    invalid += 1;
-                }
-            }
-        }
-        statuses.retain(|s| !s.type_.is_empty());
-        if invalid >= specs.len() {
-            let (full, reason, msg) = first.unwrap_or_default();
-            set_condition(
-                st,
-                "ScalingActive",
-                "False",
-                reason,
-                &format!("the HPA was unable to compute the replica count: {msg}"),
-                now,
-            );
-            st.current_metrics = if statuses.is_empty() {
-                None
-            } else {
-                Some(statuses)
-            };
-            return Err(format!(
-                "invalid metrics ({invalid} invalid out of {}), first error is: {full}",
-                specs.len()
-            ));
-        }
-        let mut best = best.expect("a valid metric");
-        set_condition(
-            st,
-            "ScalingActive",
-            "True",
-            "ValidMetricFound",
-            &format!(
-                "the HPA was able to successfully calculate a replica count from {}",
-                best.metric
-            ),
-            now,
-        );
-        best.statuses = statuses;
-        Ok(best)
-    }
-
-    /// `normalizeDesiredReplicas` (no behavior) or `normalizeDesiredReplicasWithBehaviors`.
-    fn normalize(
-        &mut self,
-        key: &str,
-        hpa: &HorizontalPodAutoscaler,
-        st: &mut HorizontalPodAutoscalerStatus,
-        current: i32,
-        desired: i32,
-        min: i32,
-        now: Time,
-    ) -> i32 {
-        let spec = hpa.spec.clone().unwrap_or_default();
-        let max = spec.max_replicas;
-        let recs = self.recommendations.entry(key.to_string()).or_default();
-        let (s, stab, d, why): (i32, Why, i32, Why) = match &spec.behavior {
-            None => {
-                let s = hpa_calc::stabilize(
-                    recs,
-                    desired,
-                    now,
-                    hpa_calc::DOWNSCALE_STABILIZATION_WINDOW,
-                );
-                let stab: Why = if s != desired {
-                    ("ScaleDownStabilized", "recent recommendations were higher than current one, applying the highest recent recommendation".into())
-                } else {
-                    (
-                        "ReadyForNewScale",
-                        "recommended size matches current size".into(),
-                    )
-                };
-                let (d, why) = hpa_calc::with_rules(current, s, min, max);
-                (s, stab, d, why)
-            }
-            Some(b) => {
-                let up = b.scale_up.clone().unwrap_or_else(default_scale_up);
-                let down = b.scale_down.clone().unwrap_or_else(default_scale_down);
-                let win = |r: &HPAScalingRules, d: Time| {
-                    r.stabilization_window_seconds
-                        .map_or(d, |s| Time::from(s.max(0) as u32) * SECOND)
-                };
-                let (s, stab) = hpa_calc::stabilize_with_behaviors(
-                    recs,
-                    current,
-                    desired,
-                    win(&up, 0),
-                    win(&down, hpa_calc::DOWNSCALE_STABILIZATION_WINDOW),
-                    now,
-                );
-                let ue = self.up_events.get(key).cloned().unwrap_or_default();
-                let de = self.down_events.get(key).cloned().unwrap_or_default();
-                let (d, why) =
-                    hpa_calc::with_behavior_rate(current, s, min, max, &up, &down, &ue, &de, now);
-                (s, stab, d, why)
-            }
-        };
-        set_condition(st, "AbleToScale", "True", stab.0, &stab.1, now);
-        let limited = if d == s { "False" } else { "True" };
-        set_condition(st, "ScalingLimited", limited, why.0, &why.1, now);
-        d
-    }
-}
-
-/// The scale-up rules upstream's defaulting gives a behavior without them.
-pub fn default_scale_up() -> HPAScalingRules {
-    use k8s_openapi::api::autoscaling::v2::HPAScalingPolicy;
-    HPAScalingRules {
-        policies: Some(vec![
-            HPAScalingPolicy {
-                type_: "Pods".into(),
-                value: 4,
-                period_seconds: 15,
-            },
-            HPAScalingPolicy {
-                type_: "Percent".into(),
-                value: 100,
-                period_seconds: 15,
-            },
-        ]),
-        select_policy: Some("Max".into()),
-        stabilization_window_seconds: Some(0),
-        tolerance: None,
-    }
-}
-
-/// The scale-down rules upstream's defaulting gives a behavior without them.
-pub fn default_scale_down() -> HPAScalingRules {
-    use k8s_openapi::api::autoscaling::v2::HPAScalingPolicy;
-    HPAScalingRules {
-        policies: Some(vec![HPAScalingPolicy {
-            type_: "Percent".into(),
-            value: 100,
-            period_seconds: 15,
-        }]),
-        select_policy: Some("Max".into()),
-        stabilization_window_seconds: None,
-        tolerance: None,
-    }
 }
 
 /// `setStatus`: the replica counts and metrics of this sync.
@@ -568,15 +197,33 @@ impl HorizontalController {
             return;
         }
         set_status(&mut st, current, desired, statuses, None);
-        let t = &spec.scale_target_ref;
-        let kind = scale.obj.kind();
-        // The scale subresource's write (kubectl scale's request: a patch carrying the count).
-        let req = ApiRequest::new(Verb::Patch, kind, scale.obj.namespace(), &t.name)
-            .with_subresource(Subresource::Scale)
-            .with_body(Body::Scale(desired));
-        let id = env.send(req);
         let mut pending = hpa.clone();
         pending.status = Some(st);
+        self.send_rescale(key, &scale, pending, current, desired, reason, env);
+    }
+
+    /// Writes the target's `scale` (the request kubectl scale sends: a patch carrying the
+    /// count); the status follows its answer.
+    #[allow(clippy::too_many_arguments)]
+    fn send_rescale(
+        &mut self,
+        key: &str,
+        scale: &Scale,
+        pending: HorizontalPodAutoscaler,
+        current: i32,
+        desired: i32,
+        reason: String,
+        env: &mut Env,
+    ) {
+        let req = ApiRequest::new(
+            Verb::Patch,
+            scale.obj.kind(),
+            scale.obj.namespace(),
+            scale.obj.name(),
+        )
+        .with_subresource(Subresource::Scale)
+        .with_body(Body::Scale(desired));
+        let id = env.send(req);
         self.sent.insert(
             id,
             Sent::Scale {
@@ -604,7 +251,6 @@ impl HorizontalController {
         let now = env.now();
         let obj: Object = hpa.clone().into();
         let mut st = hpa.status.take().unwrap_or_default();
-        let original = hpa.clone();
         match &resp.result {
             Ok(_) => {
                 let msg =
@@ -663,9 +309,8 @@ impl HorizontalController {
                 st.desired_replicas = current;
             }
         }
-        let mut base = original;
-        base.status = None;
-        self.update_status(&base, st, env);
+        // `hpa` carries no status now, so the write always goes out.
+        self.update_status(&hpa, st, env);
     }
 }
 

@@ -56,7 +56,8 @@ fn replica_calculator_follows_upstream() {
     let young_unready = pod("u", "Running", "False", MINUTE);
     let pending = pod("p", "Pending", "False", MINUTE);
     // (pods, metrics, current, expected replicas, expected utilization)
-    let cases: Vec<(Vec<&Pod>, Vec<(&str, i64)>, i32, i32, i32)> = vec![
+    type Case<'a> = (Vec<&'a Pod>, Vec<(&'a str, i64)>, i32, i32, i32);
+    let cases: Vec<Case> = vec![
         // 500m of 200m at a 50% target: ceil(1 × 250 / 50).
         (vec![&a], vec![("a", 500)], 1, 5, 250),
         // Within the 0.1 tolerance: no change.

@@ -10,6 +10,7 @@ pub mod endpointslice;
 pub mod gc;
 pub mod hpa;
 pub mod hpa_calc;
+pub mod hpa_scale;
 #[cfg(test)]
 mod hpa_tests;
 pub mod namespace;
