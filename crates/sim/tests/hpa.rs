@@ -270,3 +270,46 @@ spec:
     let out = t.ok("kubectl get hpa");
     assert!(out.contains("cpu: <unknown>/50%"), "{out}");
 }
+
+#[test]
+fn the_shipped_walkthrough_scenario_scales_up_and_back_down() {
+    use kubeloop_sim::runner;
+    use kubeloop_sim::scenario::parse_scenario;
+    let path = format!(
+        "{}/../../public/scenarios/hpa-php-apache.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).expect("scenario file");
+    let sc = parse_scenario(&text).expect("a valid scenario");
+    let steps = runner::run(&sc, None).1;
+    let at = |s: u64, prefix: &str| {
+        steps
+            .iter()
+            .find(|r| r.at_ms == s * 1000 && r.command.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no step {prefix} at {s}s"))
+            .stdout
+            .clone()
+    };
+    assert!(at(31, "kubectl get hpa").contains("cpu: <unknown>/50%"));
+    let loaded = at(271, "kubectl get deployment");
+    let ready = loaded
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let n: i32 = ready.split('/').next().unwrap().parse().unwrap();
+    assert!((5..=8).contains(&n), "{loaded}");
+    let after = at(701, "kubectl get deployment");
+    assert!(
+        after.contains("php-apache   1/1     1            1"),
+        "{after}"
+    );
+    let d = at(702, "kubectl describe hpa");
+    assert!(
+        d.contains("New size: 1; reason: All metrics below target"),
+        "{d}"
+    );
+}
