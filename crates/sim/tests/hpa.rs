@@ -233,6 +233,10 @@ spec:
         e,
         "error: --max=MAXPODS must be larger or equal to --min=MINPODS, max: 2, min: 3\n"
     );
+    t.ok("kubectl apply -f nginx.yaml");
+    t.ok("kubectl autoscale deployment nginx --cpu=70% --max=3");
+    let out = t.ok("kubectl get hpa nginx");
+    assert!(out.contains("cpu: <unknown>/70%"), "{out}");
     let e = t.err("kubectl autoscale deployment nginx");
     assert_eq!(
         e,

@@ -36,7 +36,31 @@ fn target(k: &Kubectl) -> Result<(Kind, String), String> {
     Ok((resolve_kind(&t)?, n))
 }
 
-/// `kubectl autoscale TYPE NAME --max=N [--min=N] [--cpu-percent=N] [--name=NAME]`.
+/// `--cpu=70%` (Utilization) or `--cpu=500m` (AverageValue).
+fn cpu_target(v: &str) -> Result<MetricTarget, String> {
+    if let Some(p) = v.strip_suffix('%') {
+        return match p.parse::<i32>() {
+            Ok(n) => Ok(MetricTarget {
+                type_: "Utilization".into(),
+                average_utilization: Some(n),
+                ..Default::default()
+            }),
+            Err(_) => Err(format!("invalid CPU utilization value: {v}")),
+        };
+    }
+    match crate::quantity::parse(v) {
+        Ok(_) => Ok(MetricTarget {
+            type_: "AverageValue".into(),
+            average_value: Some(k8s_openapi::apimachinery::pkg::api::resource::Quantity(
+                v.to_string(),
+            )),
+            ..Default::default()
+        }),
+        Err(_) => Err(format!("invalid CPU value: {v}")),
+    }
+}
+
+/// `kubectl autoscale TYPE NAME --max=N [--min=N] [--cpu=N%|Q] [--cpu-percent=N] [--name=NAME]`.
 pub async fn autoscale(k: Kubectl) -> i32 {
     let (max, min, cpu) = match (
         int_flag(&k, "max", -1),
@@ -46,6 +70,9 @@ pub async fn autoscale(k: Kubectl) -> i32 {
         (Ok(a), Ok(b), Ok(c)) => (a, b, c),
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return k.error(&e),
     };
+    if k.flags.get("cpu-percent").is_some() {
+        k.sys.err("Flag --cpu-percent has been deprecated, Use --cpu with percentage or resource quantity format (e.g., '70%' for utilization or '500m' for milliCPU).\n");
+    }
     if max < 1 {
         return k.error(&format!(
             "--max=MAXPODS is required and must be at least 1, max: {max}"
@@ -78,16 +105,24 @@ pub async fn autoscale(k: Kubectl) -> i32 {
         return k.status_error(&s);
     }
     let hpa_name = k.flags.get("name").unwrap_or(&name).to_string();
-    let metrics = (cpu >= 0).then(|| {
+    let target = match (k.flags.get("cpu"), cpu) {
+        (Some(c), _) => match cpu_target(c) {
+            Ok(t) => Some(t),
+            Err(e) => return k.error(&e),
+        },
+        (None, c) if c >= 0 => Some(MetricTarget {
+            type_: "Utilization".into(),
+            average_utilization: Some(c),
+            ..Default::default()
+        }),
+        _ => None,
+    };
+    let metrics = target.map(|target| {
         vec![MetricSpec {
             type_: "Resource".into(),
             resource: Some(ResourceMetricSource {
                 name: "cpu".into(),
-                target: MetricTarget {
-                    type_: "Utilization".into(),
-                    average_utilization: Some(cpu),
-                    ..Default::default()
-                },
+                target,
             }),
             ..Default::default()
         }]

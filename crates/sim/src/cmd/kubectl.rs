@@ -224,6 +224,7 @@ const AUTOSCALE_FLAGS: &[Flag] = &[
     flag("max", None, true),
     flag("min", None, true),
     flag("cpu-percent", None, true),
+    flag("cpu", None, true),
     flag("name", None, true),
     flag("dry-run", None, true),
     flag("output", Some('o'), true),
