@@ -317,3 +317,22 @@ fn the_shipped_walkthrough_scenario_scales_up_and_back_down() {
         "{d}"
     );
 }
+
+#[test]
+fn an_average_value_target_shows_millicores() {
+    let mut t = walkthrough();
+    t.ok("kubectl delete hpa php-apache");
+    t.ok("kubectl autoscale deployment php-apache --cpu=100m --max=5");
+    t.settle(40);
+    let out = t.ok("kubectl get hpa");
+    let row = out.lines().nth(1).unwrap();
+    assert!(row.contains("cpu: ") && row.contains("m/100m"), "{out}");
+    let d = t.ok("kubectl describe hpa php-apache");
+    assert!(d.contains("  resource cpu on pods:  "), "{d}");
+    assert!(
+        d.contains(
+            "the HPA was able to successfully calculate a replica count from cpu resource\n"
+        ) || d.contains("replica count from cpu resource "),
+        "{d}"
+    );
+}

@@ -223,6 +223,78 @@ pub fn resource_replicas(
     Ok(proposal(replicas))
 }
 
+/// `GetRawResourceReplicas` for CPU (`calcPlainMetricReplicas`): the replica count that
+/// brings the average use to `target_m` millicores.
+pub fn raw_resource_replicas(
+    current: i32,
+    target_m: i64,
+    pods: &[&Pod],
+    all_metrics: &BTreeMap<String, PodMetric>,
+    now: Time,
+) -> Result<Proposal, String> {
+    let mut metrics: BTreeMap<String, PodMetric> = pods
+        .iter()
+        .filter_map(|p| {
+            let n = p.metadata.name.clone()?;
+            all_metrics.get(&n).map(|m| (n, *m))
+        })
+        .collect();
+    if metrics.is_empty() {
+        return Err(
+            "unable to get metrics for resource cpu: no metrics returned from resource metrics API"
+                .into(),
+        );
+    }
+    let timestamp = metrics.values().map(|m| m.timestamp).max().unwrap_or(0);
+    let (ready, ignored, missing) = group_pods(pods, &metrics, now);
+    for p in &ignored {
+        metrics.remove(p);
+    }
+    if metrics.is_empty() {
+        return Err("did not receive metrics for any ready pods".into());
+    }
+    let ratio_of = |m: &BTreeMap<String, PodMetric>| {
+        let avg = m.values().map(|x| x.value).sum::<i64>() / m.len() as i64;
+        (avg as f64 / target_m.max(1) as f64, avg)
+    };
+    let (ratio, raw) = ratio_of(&metrics);
+    let proposal = |replicas| Proposal {
+        replicas,
+        utilization: 0,
+        raw,
+        timestamp,
+    };
+    let rebalance_ignored = !ignored.is_empty() && ratio > 1.0;
+    if !rebalance_ignored && missing.is_empty() {
+        if (1.0 - ratio).abs() <= TOLERANCE {
+            return Ok(proposal(current));
+        }
+        return Ok(proposal((ratio * ready as f64).ceil() as i32));
+    }
+    let zero = PodMetric {
+        value: 0,
+        timestamp,
+        window: 0,
+    };
+    for p in &missing {
+        let value = if ratio < 1.0 { target_m } else { 0 };
+        metrics.insert(p.clone(), PodMetric { value, ..zero });
+    }
+    if rebalance_ignored {
+        for p in &ignored {
+            metrics.insert(p.clone(), zero);
+        }
+    }
+    let (new_ratio, _) = ratio_of(&metrics);
+    if (1.0 - new_ratio).abs() <= TOLERANCE
+        || (ratio < 1.0 && new_ratio > 1.0)
+        || (ratio > 1.0 && new_ratio < 1.0)
+    {
+        return Ok(proposal(current));
+    }
+    Ok(proposal((new_ratio * metrics.len() as f64).ceil() as i32))
+}
+
 /// A condition the normalization sets: (reason, message).
 pub type Why = (&'static str, String);
 

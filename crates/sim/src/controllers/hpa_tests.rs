@@ -100,6 +100,22 @@ fn replica_calculator_follows_upstream() {
 }
 
 #[test]
+fn an_average_value_target_compares_millicores() {
+    use super::hpa_calc::raw_resource_replicas;
+    let old = 10 * MINUTE;
+    let a = pod("a", "Running", "True", old);
+    let b = pod("b", "Running", "True", old);
+    // 300m and 100m average 200m against 100m: ceil(2 × 2) = 4.
+    let p =
+        raw_resource_replicas(2, 100, &[&a, &b], &metrics(&[("a", 300), ("b", 100)]), NOW).unwrap();
+    assert_eq!((p.replicas, p.raw), (4, 200));
+    // 105m: within the tolerance.
+    let p =
+        raw_resource_replicas(2, 100, &[&a, &b], &metrics(&[("a", 105), ("b", 105)]), NOW).unwrap();
+    assert_eq!(p.replicas, 2);
+}
+
+#[test]
 fn rules_limit_scale_up_to_double_or_four_and_respect_min_and_max() {
     assert_eq!(with_rules(1, 5, 1, 10).0, 4);
     assert_eq!(with_rules(1, 5, 1, 10).1 .0, "ScaleUpLimit");

@@ -42,13 +42,19 @@ fn evaluate(
 ) -> Result<(hpa_calc::Proposal, String), (String, &'static str)> {
     const RESOURCE: &str = "FailedGetResourceMetric";
     match (spec.type_.as_str(), &spec.resource) {
-        ("Resource", Some(r)) => match r.target.average_utilization {
-            Some(target) => {
+        ("Resource", Some(r)) => match (&r.target.average_value, r.target.average_utilization) {
+            (Some(v), _) => {
+                let target = crate::quantity::parse(&v.0).map_or(0, |q| q.milli_value());
+                hpa_calc::raw_resource_replicas(scale.spec_replicas, target, pods, metrics, now)
+                    .map(|p| (p, r.name.clone()))
+                    .map_err(|e| (format!("failed to get {} usage: {e}", r.name), RESOURCE))
+            }
+            (None, Some(target)) => {
                 hpa_calc::resource_replicas(scale.spec_replicas, target, pods, metrics, now)
                     .map(|p| (p, r.name.clone()))
                     .map_err(|e| (format!("failed to get {} utilization: {e}", r.name), RESOURCE))
             }
-            None => Err((
+            (None, None) => Err((
                 "invalid resource metric source: neither an average utilization target nor an average value (or value) target was set".into(),
                 RESOURCE,
             )),
@@ -110,12 +116,16 @@ impl HorizontalController {
             let res = evaluate(spec, scale, pods, &metrics, now);
             match res {
                 Ok((p, name)) => {
+                    let raw = spec
+                        .resource
+                        .as_ref()
+                        .is_some_and(|r| r.target.average_value.is_some());
                     statuses.push(MetricStatus {
                         type_: "Resource".into(),
                         resource: Some(ResourceMetricStatus {
                             name: name.clone(),
                             current: MetricValueStatus {
-                                average_utilization: Some(p.utilization),
+                                average_utilization: (!raw).then_some(p.utilization),
                                 average_value: Some(milli_quantity(p.raw)),
                                 value: None,
                             },
@@ -128,7 +138,11 @@ impl HorizontalController {
                     {
                         best = Some(MetricsResult {
                             replicas: p.replicas,
-                            metric: format!("{name} resource utilization (percentage of request)"),
+                            metric: if raw {
+                                format!("{name} resource")
+                            } else {
+                                format!("{name} resource utilization (percentage of request)")
+                            },
                             statuses: Vec::new(),
                         });
                     }
