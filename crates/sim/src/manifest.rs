@@ -546,13 +546,15 @@ fn validation_error(
 const LOCATE_BUDGET_BYTES: usize = 4 << 20;
 
 fn push_manifest(
-    value: Value,
+    mut value: Value,
     doc: &Doc<'_>,
     item: Option<usize>,
     locate: bool,
     source: &str,
     out: &mut ManifestStream,
 ) {
+    // Served versions other than the stored one are converted here (autoscaling/v1).
+    crate::apiserver::autoscaling_v1::convert_to_v2(&mut value);
     let api_version = value["apiVersion"].as_str().unwrap_or("").to_string();
     let kind_name = value["kind"].as_str().unwrap_or("").to_string();
     let root = item.map_or(String::new(), |i| format!("items[{i}]"));

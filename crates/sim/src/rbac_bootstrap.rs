@@ -89,12 +89,18 @@ pub fn objects(rng: &mut Rng) -> Vec<Object> {
         rule(&["batch"], &["jobs", "cronjobs"], READ),
         rule(&["discovery.k8s.io"], &["endpointslices"], READ),
         rule(&["policy"], &["poddisruptionbudgets"], READ),
+        rule(&["autoscaling"], &["horizontalpodautoscalers"], READ),
     ];
     let mut edit = view.clone();
     edit.push(rule(&[""], &workloads, &all_verbs));
     edit.push(rule(&["apps"], &apps, &all_verbs));
     edit.push(rule(&["batch"], &["jobs", "cronjobs"], &all_verbs));
     edit.push(rule(&["policy"], &["poddisruptionbudgets"], &all_verbs));
+    edit.push(rule(
+        &["autoscaling"],
+        &["horizontalpodautoscalers"],
+        &all_verbs,
+    ));
     let mut admin = edit.clone();
     admin.push(rule(
         &["rbac.authorization.k8s.io"],

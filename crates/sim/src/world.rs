@@ -476,6 +476,11 @@ impl World {
         }
     }
 
+    /// A timer an actor set for itself, delivered after `delay` (the load loops').
+    pub(crate) fn enqueue_timer(&mut self, delay: Time, me: Actor, payload: Payload) {
+        self.enqueue(delay, me, me, payload);
+    }
+
     fn enqueue(&mut self, delay: Time, from: Actor, to: Actor, payload: Payload) {
         let at = self.now + delay + self.latency(from, to);
         self.seq += 1;
@@ -534,6 +539,10 @@ impl World {
             (Actor::ApiServer, Payload::KubeletApiResp(resp)) => {
                 let client = resp.client;
                 self.enqueue(0, Actor::ApiServer, client, Payload::KubeletApiResp(resp));
+                return;
+            }
+            (Actor::Runtime(n), Payload::Timer(t)) if t >= crate::node::load::LOAD_TIMER_BASE => {
+                crate::node::load::tick(self, n, t);
                 return;
             }
             (Actor::Kubelet(n), Payload::KubeletApi(req)) => {

@@ -38,8 +38,8 @@ pub fn set_defaults(obj: &mut Object) {
         Object::Job(j) => default_job(j),
         // policy/v1 defaults nothing (v1beta1 defaulted minAvailable to 1).
         Object::PodDisruptionBudget(_) => {}
-        Object::ControllerRevision(_) | Object::CronJob(_) | Object::HorizontalPodAutoscaler(_) => {
-        }
+        Object::ControllerRevision(_) | Object::CronJob(_) => {}
+        Object::HorizontalPodAutoscaler(h) => default_hpa(h),
         Object::Service(s) => default_service(s),
         Object::Endpoints(e) => {
             for p in e
@@ -459,3 +459,48 @@ fn default_service(s: &mut Service) {
 
 #[cfg(test)]
 mod tests;
+
+/// autoscaling/v2 `SetDefaults_HorizontalPodAutoscaler`: minReplicas 1, an 80% CPU target
+/// when no metric is given, and a given behavior's missing rules filled in.
+fn default_hpa(h: &mut k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler) {
+    use k8s_openapi::api::autoscaling::v2::{MetricSpec, MetricTarget, ResourceMetricSource};
+    let spec = h.spec.get_or_insert_with(Default::default);
+    spec.min_replicas.get_or_insert(1);
+    if spec.metrics.as_ref().is_none_or(Vec::is_empty) {
+        spec.metrics = Some(vec![MetricSpec {
+            type_: "Resource".into(),
+            resource: Some(ResourceMetricSource {
+                name: "cpu".into(),
+                target: MetricTarget {
+                    type_: "Utilization".into(),
+                    average_utilization: Some(80),
+                    ..Default::default()
+                },
+            }),
+            ..Default::default()
+        }]);
+    }
+    if let Some(b) = spec.behavior.as_mut() {
+        use crate::controllers::hpa::{default_scale_down, default_scale_up};
+        let fill = |from: Option<k8s_openapi::api::autoscaling::v2::HPAScalingRules>,
+                    mut to: k8s_openapi::api::autoscaling::v2::HPAScalingRules| {
+            if let Some(f) = from {
+                if f.select_policy.is_some() {
+                    to.select_policy = f.select_policy;
+                }
+                if f.stabilization_window_seconds.is_some() {
+                    to.stabilization_window_seconds = f.stabilization_window_seconds;
+                }
+                if f.policies.is_some() {
+                    to.policies = f.policies;
+                }
+                if f.tolerance.is_some() {
+                    to.tolerance = f.tolerance;
+                }
+            }
+            to
+        };
+        b.scale_up = Some(fill(b.scale_up.take(), default_scale_up()));
+        b.scale_down = Some(fill(b.scale_down.take(), default_scale_down()));
+    }
+}

@@ -66,6 +66,7 @@ pub fn prepare_for_create(o: &mut Object) {
         Object::StatefulSet(s) => s.status = Some(StatefulSetStatus::default()),
         Object::DaemonSet(d) => d.status = Some(DaemonSetStatus::default()),
         Object::PodDisruptionBudget(p) => p.status = Some(Default::default()),
+        Object::HorizontalPodAutoscaler(h) => h.status = Some(Default::default()),
         Object::Service(s) => s.status = Some(Default::default()),
         Object::Namespace(n) => {
             n.status = Some(NamespaceStatus {
@@ -148,7 +149,8 @@ fn copy_status(to: &mut Object, from: &Object) {
         DaemonSet,
         StatefulSet,
         Job,
-        PodDisruptionBudget
+        PodDisruptionBudget,
+        HorizontalPodAutoscaler
     );
 }
 

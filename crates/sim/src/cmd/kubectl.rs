@@ -42,6 +42,7 @@ const SUBCOMMANDS: &[&str] = &[
     "api-resources",
     "apply",
     "auth",
+    "autoscale",
     "cluster-info",
     "cordon",
     "create",
@@ -133,6 +134,7 @@ pub fn task(
         }
         "create" => Box::pin(crate::cmd::apply::create(ctx)),
         "auth" => Box::pin(crate::cmd::auth::auth(ctx)),
+        "autoscale" => Box::pin(crate::cmd::autoscale::autoscale(ctx)),
         "drain" => Box::pin(crate::cmd::drain::drain(ctx)),
         "replace" => Box::pin(crate::cmd::apply::replace(ctx)),
         "delete" => Box::pin(crate::cmd::apply::delete(ctx)),
@@ -217,6 +219,15 @@ const SCALE_FLAGS: &[Flag] = &[
     flag("filename", Some('f'), true),
     flag("selector", Some('l'), true),
     flag("all", None, false),
+];
+const AUTOSCALE_FLAGS: &[Flag] = &[
+    flag("max", None, true),
+    flag("min", None, true),
+    flag("cpu-percent", None, true),
+    flag("cpu", None, true),
+    flag("name", None, true),
+    flag("dry-run", None, true),
+    flag("output", Some('o'), true),
 ];
 const DESCRIBE_FLAGS: &[Flag] = &[
     flag("selector", Some('l'), true),
@@ -327,6 +338,7 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
         "drain" => DRAIN_FLAGS,
         "expose" => EXPOSE_FLAGS,
         "scale" => SCALE_FLAGS,
+        "autoscale" => AUTOSCALE_FLAGS,
         "describe" => DESCRIBE_FLAGS,
         "rollout" => ROLLOUT_FLAGS,
         "version" => VERSION_FLAGS,

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod auth;
+pub mod autoscale;
 pub mod create;
 pub mod crictl;
 pub mod drain;

@@ -1,6 +1,6 @@
 //! kube-controller-manager: shared informers feeding the Deployment, ReplicaSet,
-//! EndpointSlice, node lifecycle, garbage-collector, namespace, service-account, PV binder
-//! and disruption controllers.
+//! EndpointSlice, node lifecycle, garbage-collector, namespace, service-account, PV binder,
+//! disruption and horizontal-pod-autoscaler controllers.
 
 pub mod deployment;
 pub mod deployment_util;
@@ -9,6 +9,11 @@ pub mod disruption_status;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod gc;
+pub mod hpa;
+pub mod hpa_calc;
+pub mod hpa_scale;
+#[cfg(test)]
+mod hpa_tests;
 pub mod namespace;
 pub mod nodelifecycle;
 pub mod ranking;
@@ -78,6 +83,7 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(disruption::DisruptionController::default()),
         Box::new(resourcequota::ResourceQuotaController::default()),
         Box::new(rootcacertpublisher::RootCaCertPublisher::default()),
+        Box::new(hpa::HorizontalController::default()),
     ]
 }
 
@@ -146,6 +152,11 @@ impl ControllerManager {
             Payload::Watch(ev) => {
                 if let Some((kind, changes)) = self.informers.on_watch(ctx, &mut self.client, &ev) {
                     self.dispatch(kind, &changes, ctx.now);
+                }
+            }
+            Payload::KubeletApiResp(resp) => {
+                for ci in 0..self.slots.len() {
+                    self.with_env(ctx, ci, |c, env, inf| c.on_kubelet(&resp, env, inf));
                 }
             }
             Payload::ConnectionLost => {

@@ -139,6 +139,14 @@ pub trait Controller {
     fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult;
     /// The response to a request the controller sent with `Env::send`.
     fn on_response(&mut self, _id: ReqId, _resp: &ApiResponse, _env: &mut Env, _inf: &Informers) {}
+    /// An answer from a node's kubelet API (the metrics scrapes the HPA controller sends).
+    fn on_kubelet(
+        &mut self,
+        _resp: &crate::node::server::KubeletResponse,
+        _env: &mut Env,
+        _inf: &Informers,
+    ) {
+    }
     /// Periodic work (node monitoring, expiries), every node-monitor period.
     fn tick(&mut self, _env: &mut Env, _inf: &Informers) {}
 }

@@ -151,6 +151,20 @@ impl Fixture {
         self.with_env(ctrl, |c, env, inf| c.on_response(id, &resp, env, inf));
     }
 
+    /// Runs the controller's periodic `tick`.
+    pub fn tick(&mut self, ctrl: &mut dyn Controller) {
+        self.with_env(ctrl, |c, env, inf| c.tick(env, inf));
+    }
+
+    /// Hands the controller an answer from a kubelet's API.
+    pub fn kubelet(
+        &mut self,
+        ctrl: &mut dyn Controller,
+        resp: crate::node::server::KubeletResponse,
+    ) {
+        self.with_env(ctrl, |c, env, inf| c.on_kubelet(&resp, env, inf));
+    }
+
     /// The requests sent since the last call.
     pub fn take_sent(&mut self) -> Vec<ApiRequest> {
         std::mem::take(&mut self.sent)

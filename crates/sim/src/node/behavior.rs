@@ -37,6 +37,8 @@ pub enum Server {
     Echo,
     /// The guestbook frontend (PHP on Apache).
     Guestbook,
+    /// registry.k8s.io/hpa-example: PHP on Apache whose index.php burns CPU and says `OK!`.
+    HpaExample,
     /// CoreDNS health (:8080/health), ready (:8181/ready) and metrics (:9153).
     CoreDns,
     /// Any other image: answers 200 with an empty body.
@@ -80,6 +82,14 @@ pub struct Behaviour {
     pub has_curl: bool,
     /// Whether it has `wget` (busybox, alpine).
     pub has_wget: bool,
+    /// CPU each HTTP request it answers costs (microseconds of one core); see
+    /// [`crate::node::load`].
+    pub cost_us: u64,
+    /// The container's CPU limit (millicores), which caps what `kubectl top` sees.
+    pub cpu_limit_m: Option<u64>,
+    /// A shell loop requesting a URL (`while sleep 0.01; do wget -q -O- URL; done`): the
+    /// URL and the time between requests.
+    pub load: Option<(String, Time)>,
 }
 
 /// Per-container tuning from the `kubeloop.dev/behavior` annotation.
@@ -101,6 +111,8 @@ pub struct Overrides {
     pub memory: Option<u64>,
     /// `cpu=Q`: CPU use for `kubectl top` (millicores).
     pub cpu: Option<u64>,
+    /// The container's `resources.limits.cpu` (millicores), set by the kubelet.
+    pub cpu_limit: Option<u64>,
 }
 
 impl Overrides {
@@ -185,6 +197,7 @@ fn script_exit(cmdline: &str) -> Option<(Time, i32)> {
         "tail -f",
         "while true",
         "while :",
+        "while sleep",
         "httpd -f",
         "nc -l",
         "sleep 1d",
@@ -245,6 +258,9 @@ pub fn behaviour(
         mem_bytes: 24 * MIB,
         has_curl: true,
         has_wget: false,
+        cost_us: 0,
+        cpu_limit_m: o.cpu_limit,
+        load: crate::node::load::parse_loop(&cmdline),
     };
     let repo = image.repo.rsplit('/').next().unwrap_or("");
     let mut b = match repo {
@@ -385,6 +401,18 @@ pub fn behaviour(
             mem_bytes: 3 * MIB,
             ..generic.clone()
         },
+        "hpa-example" => Behaviour {
+            start_ms: 800,
+            ports: vec![(80, Proto::Http(Server::HpaExample))],
+            on_sigterm: Some((300, 0)),
+            processes: vec![
+                proc("root", "apache2 -DFOREGROUND", 20_000, 240_000),
+                proc("www-data", "apache2 -DFOREGROUND", 8_000, 240_000),
+            ],
+            cpu_m: 1,
+            mem_bytes: 10 * MIB,
+            ..generic.clone()
+        },
         "gb-frontend" => Behaviour {
             start_ms: 800,
             ports: vec![(80, Proto::Http(Server::Guestbook))],
@@ -442,6 +470,7 @@ pub fn behaviour(
             Behaviour { exits, ..generic.clone() }
         }
     };
+    b.cost_us = crate::node::load::cost_us(repo);
     apply(&mut b, o);
     b
 }

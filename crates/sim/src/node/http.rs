@@ -131,6 +131,7 @@ pub fn respond(server: Server, c: &Container, req: &Request) -> Response {
             req.host,
             req.agent
         )),
+        Server::HpaExample => resp(200, "OK!"),
         Server::Guestbook => match path {
             "/" | "/index.html" => resp(200, "<html ng-app=\"redis\">\n  <head>\n    <title>Guestbook</title>\n    <link rel=\"stylesheet\" href=\"//netdna.bootstrapcdn.com/bootstrap/3.1.1/css/bootstrap.min.css\">\n    <script src=\"https://ajax.googleapis.com/ajax/libs/angularjs/1.2.12/angular.min.js\"></script>\n    <script src=\"controllers.js\"></script>\n    <script src=\"https://cdnjs.cloudflare.com/ajax/libs/angular-ui-bootstrap/0.13.0/ui-bootstrap-tpls.js\"></script>\n  </head>\n  <body ng-controller=\"RedisCtrl\">\n    <div style=\"width: 50%; margin-left: 20px\">\n      <h2>Guestbook</h2>\n    <form>\n    <fieldset>\n    <input ng-model=\"msg\" placeholder=\"Messages\" class=\"form-control\" type=\"text\" name=\"input\"><br>\n    <button type=\"button\" class=\"btn btn-primary\" ng-click=\"controller.onRedis()\">Submit</button>\n    </fieldset>\n    </form>\n    <div>\n      <div ng-repeat=\"msg in messages track by $index\">\n        {{msg}}\n      </div>\n    </div>\n    </div>\n  </body>\n</html>\n"),
             "/guestbook.php" => resp(200, "{\"data\": \"\"}"),

@@ -183,6 +183,12 @@ const CATALOG: &[CatalogImage] = &[
         echoserver_tag,
     ),
     img(
+        "registry.k8s.io/hpa-example",
+        "registry.k8s.io/hpa-example",
+        138_000_000,
+        named_tag,
+    ),
+    img(
         "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend",
         "us-docker.pkg.dev/google-samples/containers/gke/gb-frontend",
         148_000_000,

@@ -12,6 +12,7 @@ pub mod images;
 pub mod journal;
 pub mod kube_proxy;
 pub mod kubelet;
+pub mod load;
 pub mod logs;
 pub mod net;
 pub mod podstatus;

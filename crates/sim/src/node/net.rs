@@ -34,6 +34,13 @@ pub struct NetState {
     pub affinity: AffinityTable,
     /// The last walks, newest last.
     pub paths: VecDeque<TrafficPath>,
+    /// Requests answered per (`namespace/pod`, metrics window start): see
+    /// [`crate::node::load`].
+    pub served: std::collections::BTreeMap<(String, Time), u64>,
+    /// The window `served` was last pruned for.
+    pub served_window: Time,
+    /// How many requests the walk being made stands for (a load loop's batch).
+    pub weight: u64,
 }
 
 impl NetState {
@@ -43,6 +50,9 @@ impl NetState {
             rng: Rng::stream(seed, "network"),
             affinity: AffinityTable::new(),
             paths: VecDeque::new(),
+            served: Default::default(),
+            served_window: 0,
+            weight: 1,
         }
     }
 }
@@ -484,6 +494,9 @@ fn record(
         None => world.nodes[src.node as usize].config.name.clone(),
     };
     let node = world.nodes[src.node as usize].config.name.clone();
+    if let (Fetch::Answered { .. }, Some(pod)) = (&f, &endpoint) {
+        crate::node::load::count(world, pod);
+    }
     let p = TrafficPath {
         at: world.now(),
         from,

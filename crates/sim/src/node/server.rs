@@ -269,9 +269,15 @@ pub fn summary(world: &World, n: u32) -> Summary {
         let mut containers = Vec::new();
         for c in host.runtime.running_in(&sb.id) {
             let b = &c.behaviour;
+            let pod = format!("{}/{}", sb.namespace, sb.name);
+            let served = crate::node::load::cpu_m(world, &pod, at, b.cost_us);
+            let limit = b
+                .cpu_limit_m
+                .unwrap_or(u64::from(host.runtime.cpus()) * 1000);
             let u = ContainerUsage {
                 name: c.name.clone(),
-                cpu_m: b.cpu_m + jitter(&c.id, at, b.cpu_m / 2 + 1),
+                cpu_m: (b.cpu_m + jitter(&c.id, at, b.cpu_m / 2 + 1) + served)
+                    .min(limit.max(b.cpu_m)),
                 mem_bytes: b.mem_bytes + jitter(&c.id, at, b.mem_bytes / 20 + 1),
             };
             cpu += u.cpu_m;

@@ -6,6 +6,7 @@
 //! [`crate::apiserver::field_error::invalid_message`].
 
 pub mod apps;
+pub mod autoscaling;
 pub mod batch;
 pub mod container;
 pub mod dns;
@@ -76,7 +77,7 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
         Object::SelfSubjectAccessReview(_) => Vec::new(),
         Object::ControllerRevision(r) => other::validate_meta_only(&r.metadata),
         Object::CronJob(c) => other::validate_meta_only(&c.metadata),
-        Object::HorizontalPodAutoscaler(h) => other::validate_meta_only(&h.metadata),
+        Object::HorizontalPodAutoscaler(h) => autoscaling::validate_hpa(h),
     }
 }
 

@@ -138,7 +138,16 @@ impl Kubelet {
                 .map(|p| p.container_port)
                 .collect(),
             mounts: volumes::container_mounts(spec, &w.volumes.mounted),
-            overrides: Overrides::for_container(&annotations, name),
+            overrides: Overrides {
+                cpu_limit: spec
+                    .resources
+                    .as_ref()
+                    .and_then(|r| r.limits.as_ref())
+                    .and_then(|l| l.get("cpu"))
+                    .and_then(|q| crate::quantity::parse(&q.0).ok())
+                    .map(|q| q.milli_value().max(0) as u64),
+                ..Overrides::for_container(&annotations, name)
+            },
         })
     }
 

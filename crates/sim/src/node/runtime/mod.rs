@@ -79,6 +79,8 @@ pub struct Runtime {
     next_timer: u64,
     next_pid: u32,
     kubelet: Option<Actor>,
+    /// Load-loop timers (token → container id): see [`crate::node::load`].
+    pub load_timers: BTreeMap<u64, String>,
 }
 
 impl Runtime {
@@ -115,6 +117,7 @@ impl Runtime {
             next_timer: 0,
             next_pid: 1000,
             kubelet: None,
+            load_timers: BTreeMap::new(),
         };
         r.store(&images::parse(PAUSE_IMAGE), 320_000);
         for img in &config.images {
@@ -134,6 +137,7 @@ impl Runtime {
         self.pulls.clear();
         self.pulling_since = None;
         self.timers.clear();
+        self.load_timers.clear();
     }
 
     /// CPUs of the machine.
@@ -416,6 +420,16 @@ impl Runtime {
                     }
                 };
                 self.write_startup(&id, &ip);
+                let loops = self
+                    .containers
+                    .get(&id)
+                    .is_some_and(|c| c.behaviour.load.is_some());
+                if loops {
+                    let token = crate::node::load::LOAD_TIMER_BASE + self.next_timer;
+                    self.next_timer += 1;
+                    self.load_timers.insert(token, id.clone());
+                    ctx.timer(crate::node::load::LOAD_TICK, token);
+                }
                 if let Some((after, _, _)) = exits {
                     self.add_timer(ctx, after, TimerAction::Exit(id.clone()));
                 }

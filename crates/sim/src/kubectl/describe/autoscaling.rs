@@ -1,0 +1,130 @@
+//! `describeHorizontalPodAutoscalerV2`.
+
+use k8s_openapi::api::autoscaling::v2::{HPAScalingRules, HorizontalPodAutoscaler};
+
+use super::{annotations_multiline, labels_multiline, rfc1123z, Writer};
+
+fn direction(w: &mut Writer, name: &str, rules: Option<&HPAScalingRules>) {
+    let Some(r) = rules else {
+        return;
+    };
+    w.line(1, &format!("{name}:"));
+    if let Some(s) = r.stabilization_window_seconds {
+        w.line(2, &format!("Stabilization Window: {s} seconds"));
+    }
+    let policies = r.policies.as_deref().unwrap_or(&[]);
+    if !policies.is_empty() {
+        w.line(
+            2,
+            &format!(
+                "Select Policy: {}",
+                r.select_policy.as_deref().unwrap_or("Max")
+            ),
+        );
+        w.line(2, "Policies:");
+        for p in policies {
+            w.line(
+                3,
+                &format!(
+                    "- Type: {}\tValue: {}\tPeriod: {} seconds",
+                    p.type_, p.value, p.period_seconds
+                ),
+            );
+        }
+    }
+}
+
+pub(super) fn describe_hpa(w: &mut Writer, h: &HorizontalPodAutoscaler) {
+    let m = &h.metadata;
+    w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));
+    w.line(
+        0,
+        &format!("Namespace:\t{}", m.namespace.as_deref().unwrap_or("")),
+    );
+    labels_multiline(w, "", "Labels", m.labels.as_ref());
+    annotations_multiline(w, "Annotations", m.annotations.as_ref());
+    w.line(
+        0,
+        &format!(
+            "CreationTimestamp:\t{}",
+            rfc1123z(m.creation_timestamp.as_ref())
+        ),
+    );
+    let spec = h.spec.clone().unwrap_or_default();
+    let status = h.status.clone().unwrap_or_default();
+    let r = &spec.scale_target_ref;
+    w.line(0, &format!("Reference:\t{}/{}", r.kind, r.name));
+    w.line(0, "Metrics:\t( current / target )");
+    let current = status.current_metrics.clone().unwrap_or_default();
+    for (i, metric) in spec.metrics.iter().flatten().enumerate() {
+        let Some(res) = metric
+            .resource
+            .as_ref()
+            .filter(|_| metric.type_ == "Resource")
+        else {
+            continue;
+        };
+        let cur = current
+            .get(i)
+            .and_then(|s| s.resource.as_ref())
+            .map(|s| &s.current);
+        if let Some(v) = &res.target.average_value {
+            let c = cur
+                .and_then(|c| c.average_value.as_ref())
+                .map_or("<unknown>".to_string(), |q| q.0.clone());
+            w.line(1, &format!("resource {} on pods:\t{c} / {}", res.name, v.0));
+        } else {
+            let c = cur
+                .and_then(|c| Some((c.average_utilization?, c.average_value.as_ref()?)))
+                .map_or("<unknown>".to_string(), |(u, q)| format!("{u}% ({})", q.0));
+            let t = res
+                .target
+                .average_utilization
+                .map_or("<auto>".to_string(), |u| format!("{u}%"));
+            w.line(
+                1,
+                &format!(
+                    "resource {} on pods  (as a percentage of request):\t{c} / {t}",
+                    res.name
+                ),
+            );
+        }
+    }
+    let min = spec
+        .min_replicas
+        .map_or("<unset>".to_string(), |m| m.to_string());
+    w.line(0, &format!("Min replicas:\t{min}"));
+    w.line(0, &format!("Max replicas:\t{}", spec.max_replicas));
+    if let Some(b) = &spec.behavior {
+        w.line(0, "Behavior:");
+        direction(w, "Scale Up", b.scale_up.as_ref());
+        direction(w, "Scale Down", b.scale_down.as_ref());
+    }
+    w.line(
+        0,
+        &format!(
+            "{} pods:\t{} current / {} desired",
+            r.kind,
+            status.current_replicas.unwrap_or(0),
+            status.desired_replicas
+        ),
+    );
+    let conds = status.conditions.unwrap_or_default();
+    if !conds.is_empty() {
+        w.line(0, "Conditions:");
+        w.line(1, "Type\tStatus\tReason\tMessage");
+        w.line(1, "----\t------\t------\t-------");
+        for c in conds {
+            w.line(
+                1,
+                &format!(
+                    "{}\t{}\t{}\t{}",
+                    c.type_,
+                    c.status,
+                    c.reason.unwrap_or_default(),
+                    c.message.unwrap_or_default()
+                ),
+            );
+        }
+    }
+}
