@@ -51,6 +51,8 @@ impl Lang {
 pub enum Key {
     Tagline,
     VirtualTime,
+    Behind,
+    BehindHint,
     Play,
     Pause,
     Step,
@@ -139,6 +141,11 @@ fn pair(key: Key) -> (&'static str, &'static str) {
             "一步一步看懂 Kubernetes 控制循环",
         ),
         VirtualTime => ("virtual time", "虚拟时间"),
+        Behind => ("slowed", "减速"),
+        BehindHint => (
+            "The simulation has more to do than fits in a frame: virtual time runs slower until it catches up.",
+            "模拟的工作量超过一帧的时间：虚拟时间暂时变慢，直到赶上。",
+        ),
         Play => ("Play", "播放"),
         Pause => ("Pause", "暂停"),
         Step => ("Step", "单步"),

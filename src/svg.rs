@@ -206,7 +206,29 @@ fn node_state(n: &NodeView) -> &'static str {
 pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
     let mut out = String::new();
     for (i, n) in nodes.iter().enumerate() {
-        let Some(r) = layout.node(i) else { continue };
+        node_box(&mut out, layout, i, n, lang);
+    }
+    out
+}
+
+/// One node as the diagram keys it: its box and its pods (chips, or the bar of a compact
+/// node). The view redraws a node only when this markup changed.
+pub fn node_cell(
+    layout: &Layout,
+    i: usize,
+    n: &NodeView,
+    selected: Option<&str>,
+    lang: Lang,
+) -> String {
+    let mut out = String::new();
+    node_box(&mut out, layout, i, n, lang);
+    node_pods(&mut out, layout, i, n, selected, lang);
+    out
+}
+
+fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, lang: Lang) {
+    {
+        let Some(r) = layout.node(i) else { return };
         let state = node_state(n);
         let _ = write!(
             out,
@@ -222,7 +244,7 @@ pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
             escape(&n.pod_cidr)
         );
         rect(
-            &mut out,
+            out,
             &r,
             if layout.tier == Tier::Compact {
                 4.0
@@ -233,9 +255,9 @@ pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
         );
         match layout.tier {
             Tier::Detail => {
-                text(&mut out, r.x + 12.0, r.y + 20.0, "node-name", &n.name);
+                text(out, r.x + 12.0, r.y + 20.0, "node-name", &n.name);
                 text(
-                    &mut out,
+                    out,
                     r.x + 12.0,
                     r.y + 35.0,
                     "node-ip",
@@ -253,8 +275,8 @@ pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
                     w,
                     h: 18.0,
                 };
-                rect(&mut out, &b, 9.0, "badge");
-                text(&mut out, b.center().x, b.y + 13.0, "badge-text", &badge);
+                rect(out, &b, 9.0, "badge");
+                text(out, b.center().x, b.y + 13.0, "badge-text", &badge);
                 for (part, label, short, on) in [
                     (NodePart::Kubelet, "kubelet", "kubelet", n.kubelet),
                     (NodePart::Runtime, "containerd", "cri", n.runtime),
@@ -265,19 +287,19 @@ pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
                     };
                     let label = if p.w >= 68.0 { label } else { short };
                     let _ = write!(out, r#"<g class="part {}">"#, if on { "on" } else { "off" });
-                    rect(&mut out, &p, 6.0, "pill");
+                    rect(out, &p, 6.0, "pill");
                     let _ = write!(
                         out,
                         r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="3"/>"#,
                         p.x + 8.0,
                         p.center().y
                     );
-                    text(&mut out, p.x + 14.0, p.center().y + 3.5, "part-name", label);
+                    text(out, p.x + 14.0, p.center().y + 3.5, "part-name", label);
                     out.push_str("</g>");
                 }
             }
             Tier::Medium => {
-                text(&mut out, r.x + 8.0, r.y + 16.0, "node-name small", &n.name);
+                text(out, r.x + 8.0, r.y + 16.0, "node-name small", &n.name);
                 let _ = write!(
                     out,
                     r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="4"/>"#,
@@ -287,7 +309,7 @@ pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
             }
             Tier::Compact => {
                 let short = n.name.rsplit('-').next().unwrap_or(&n.name);
-                text(&mut out, r.x + 4.0, r.y + 10.0, "node-name tiny", short);
+                text(out, r.x + 4.0, r.y + 10.0, "node-name tiny", short);
             }
         }
         if state == "off" || state == "partitioned" {
@@ -299,7 +321,6 @@ pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
         }
         out.push_str("</g>");
     }
-    out
 }
 
 /// How the message log names an actor: `kube-scheduler`, `kubelet@node-2`, `kubectl`.
@@ -341,7 +362,7 @@ fn class_label(c: PodClass, lang: Lang) -> &'static str {
 
 /// The cluster's own namespaces: their pods (CoreDNS, the storage provisioner) are drawn
 /// quieter than the user's.
-fn is_system_namespace(ns: &str) -> bool {
+pub fn is_system_namespace(ns: &str) -> bool {
     ns.starts_with("kube-") || ns == "local-path-storage"
 }
 
@@ -404,36 +425,91 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, la
     out.push_str("</g>");
 }
 
-/// The pods: chips in their nodes, unscheduled ones in the tray by the scheduler.
-pub fn pods(
+fn is_selected(selected: Option<&str>, p: &PodView) -> bool {
+    selected.is_some_and(|s| s.split_once('/') == Some((p.namespace.as_str(), p.name.as_str())))
+}
+
+/// A node's pods: a chip each, or on a compact node one bar split by state.
+fn node_pods(
+    out: &mut String,
     layout: &Layout,
-    nodes: &[NodeView],
-    pending: &[PodView],
+    i: usize,
+    n: &NodeView,
     selected: Option<&str>,
     lang: Lang,
-) -> String {
-    let mut out = String::new();
-    let is_selected = |p: &PodView| {
-        selected.is_some_and(|s| s.split_once('/') == Some((p.namespace.as_str(), p.name.as_str())))
-    };
-    for (i, n) in nodes.iter().enumerate() {
-        for (j, p) in n.pods.iter().enumerate() {
-            if let Some(r) = layout.chip(i, j) {
-                pod(
-                    &mut out,
-                    p,
-                    &r,
-                    layout.tier == Tier::Detail,
-                    is_selected(p),
-                    lang,
-                );
-            }
+) {
+    if let Some(bar) = layout.summary(i) {
+        pod_summary(out, &bar, n, lang);
+        return;
+    }
+    for (j, p) in n.pods.iter().enumerate() {
+        if let Some(r) = layout.chip(i, j) {
+            pod(
+                out,
+                p,
+                &r,
+                layout.tier == Tier::Detail,
+                is_selected(selected, p),
+                lang,
+            );
         }
     }
+}
+
+/// How many of a node's pods are in each state, in legend order (states with none left out).
+pub fn class_counts(pods: &[PodView]) -> Vec<(PodClass, usize)> {
+    PodClass::ALL
+        .into_iter()
+        .map(|c| (c, pods.iter().filter(|p| pod_class(p) == c).count()))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+/// The bar standing for a compact node's pods: one segment per state, as wide as its
+/// share, and the count; the tooltip says how many are in each state.
+fn pod_summary(out: &mut String, bar: &Rect, n: &NodeView, lang: Lang) {
+    let counts = class_counts(&n.pods);
+    let total = n.pods.len();
+    let mut title = format!("{}: {total} pods", escape(&n.name));
+    for (c, k) in &counts {
+        let _ = write!(title, " · {k} {}", class_label(*c, lang));
+    }
+    let _ = write!(
+        out,
+        r#"<g class="pod-summary" data-testid="pod-summary" data-node="{}" data-pods="{total}"><title>{title}</title>"#,
+        escape(&n.name)
+    );
+    rect(out, bar, 2.0, "summary-track");
+    let width = bar.w - 16.0;
+    let mut x = bar.x;
+    for (c, k) in &counts {
+        let w = width * *k as f64 / total as f64;
+        let _ = write!(
+            out,
+            r#"<rect class="summary-seg {c}" data-class="{c}" data-count="{k}" x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}"/>"#,
+            c = c.as_str(),
+            y = bar.y,
+            h = bar.h
+        );
+        x += w;
+    }
+    text(
+        out,
+        bar.x + bar.w - 1.0,
+        bar.y + bar.h - 1.5,
+        "summary-count",
+        &total.to_string(),
+    );
+    out.push_str("</g>");
+}
+
+/// The unscheduled pods in the tray by the scheduler, and how many there are.
+pub fn tray(pending: &[PodView], selected: Option<&str>, lang: Lang) -> String {
+    let mut out = String::new();
     let mut shown = 0;
     for (i, p) in pending.iter().enumerate() {
         let Some(r) = Layout::tray_chip(i) else { break };
-        pod(&mut out, p, &r, false, is_selected(p), lang);
+        pod(&mut out, p, &r, false, is_selected(selected, p), lang);
         shown += 1;
     }
     if pending.len() > shown {
@@ -453,6 +529,23 @@ pub fn pods(
             &pending.len().to_string(),
         );
     }
+    out
+}
+
+/// The pods: chips in their nodes (bars on compact nodes), unscheduled ones in the tray by
+/// the scheduler.
+pub fn pods(
+    layout: &Layout,
+    nodes: &[NodeView],
+    pending: &[PodView],
+    selected: Option<&str>,
+    lang: Lang,
+) -> String {
+    let mut out = String::new();
+    for (i, n) in nodes.iter().enumerate() {
+        node_pods(&mut out, layout, i, n, selected, lang);
+    }
+    out.push_str(&tray(pending, selected, lang));
     out
 }
 
@@ -595,17 +688,47 @@ mod tests {
                 .count(),
             300
         );
+        let drawn = pods(&l, &ns, &[], None, Lang::En);
         assert_eq!(
-            pods(&l, &ns, &[], None, Lang::En)
-                .matches(r#"data-testid="pod""#)
-                .count(),
-            900
+            drawn.matches(r#"data-testid="pod""#).count(),
+            0,
+            "pods too small to read are not drawn one by one"
         );
+        assert_eq!(
+            drawn.matches(r#"data-testid="pod-summary""#).count(),
+            300,
+            "a bar per node stands for them"
+        );
+        assert!(drawn.contains(r#"data-pods="3""#));
+        assert!(drawn.contains(r#"data-class="ready" data-count="3""#));
         let many: Vec<PodView> = (0..500)
             .map(|i| pod_view(&format!("p-{i}"), "", "Pending"))
             .collect();
         let tray = pods(&l, &[], &many, None, Lang::En);
         assert!(tray.contains(">+"), "the tray says how many more wait");
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_split_a_compact_nodes_bar_by_pod_state() {
+        let mut ps: Vec<PodView> = (0..3)
+            .map(|j| pod_view(&format!("w-{j}"), "node-1", "Running"))
+            .collect();
+        ps.push(pod_view("w-9", "node-1", "ContainerCreating"));
+        let n = node("node-1", ps);
+        assert_eq!(
+            class_counts(&n.pods),
+            vec![(PodClass::Creating, 1), (PodClass::Ready, 3)]
+        );
+        let l = layout(100, 4);
+        let cell = node_cell(&l, 0, &n, None, Lang::En);
+        assert!(cell.contains(r#"data-testid="node""#) && cell.contains("pod-summary"));
+        assert!(
+            cell.contains("node-1: 4 pods · 1 Creating · 3 Ready"),
+            "{cell}"
+        );
+        let detail = node_cell(&layout(3, 4), 0, &n, Some("default/w-9"), Lang::En);
+        assert_eq!(detail.matches(r#"data-testid="pod""#).count(), 4);
+        assert!(detail.contains(" selected"));
     }
 
     #[wasm_bindgen_test(unsupported = test)]

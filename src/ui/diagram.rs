@@ -1,7 +1,7 @@
 //! The cluster diagram: the SVG layers from [`crate::svg`] over the session's read model,
 //! the node count, the legend, and the selected pod's details.
 
-use kubeloop_sim::view::{ComponentView, NodeView, PodClass, PodView};
+use kubeloop_sim::view::{pod_class, ComponentView, NodeView, PodClass, PodView};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -33,6 +33,15 @@ fn legend_key(c: PodClass) -> Key {
     }
 }
 
+/// A cell's key: its place and a hash of its markup, so a changed cell is a new key.
+fn cell_key(i: usize, markup: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    i.hash(&mut h);
+    markup.hash(&mut h);
+    h.finish()
+}
+
 /// The diagram pane.
 #[component]
 pub fn Diagram() -> impl IntoView {
@@ -61,13 +70,29 @@ pub fn Diagram() -> impl IntoView {
     let wires = Memo::new(move |_| layout.with(svg::wires));
     let control =
         Memo::new(move |_| cluster.with(|c| svg::control_plane(&c.components, ui.lang.get())));
-    let nodes = Memo::new(move |_| {
-        cluster.with(|c| layout.with(|l| svg::nodes(l, &c.nodes, ui.lang.get())))
-    });
-    let pods = Memo::new(move |_| {
+    // One keyed cell per node (its box and pods) and one for the tray: a frame replaces
+    // only the cells whose markup changed, however many nodes there are.
+    let cells = Memo::new(move |_| {
         let selected = ui.selected.get();
+        let lang = ui.lang.get();
         cluster.with(|c| {
-            layout.with(|l| svg::pods(l, &c.nodes, &c.pending, selected.as_deref(), ui.lang.get()))
+            layout.with(|l| {
+                let mut out: Vec<(u64, String)> = c
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| svg::node_cell(l, i, n, selected.as_deref(), lang))
+                    .chain(std::iter::once(svg::tray(
+                        &c.pending,
+                        selected.as_deref(),
+                        lang,
+                    )))
+                    .enumerate()
+                    .map(|(i, m)| (cell_key(i, &m), m))
+                    .collect();
+                out.shrink_to_fit();
+                out
+            })
         })
     });
     let flights = move || {
@@ -79,6 +104,23 @@ pub fn Diagram() -> impl IntoView {
         })
     };
     let node_count = move || cluster.with(|c| c.nodes.len());
+    // The user's pods and how many are Ready (tests and the benchmark read these: at
+    // many nodes pods are drawn as bars, not one by one).
+    let user_pods = Memo::new(move |_| {
+        cluster.with(|c| {
+            let mine = || {
+                c.nodes
+                    .iter()
+                    .flat_map(|n| &n.pods)
+                    .chain(&c.pending)
+                    .filter(|p| !svg::is_system_namespace(&p.namespace))
+            };
+            (
+                mine().count(),
+                mine().filter(|p| pod_class(p) == PodClass::Ready).count(),
+            )
+        })
+    });
     let log = Memo::new(move |_| {
         ui.rev.track();
         let names: Vec<String> = cluster.with(|c| c.nodes.iter().map(|n| n.name.clone()).collect());
@@ -148,14 +190,19 @@ pub fn Diagram() -> impl IntoView {
                 class="cluster-diagram"
                 role="img"
                 aria-label="cluster diagram"
+                data-user-pods=move || user_pods.get().0
+                data-user-ready=move || user_pods.get().1
                 viewBox=move || format!("0 0 {WIDTH} {:.0}", layout.get().height)
                 preserveAspectRatio="xMidYMin meet"
                 on:click=pick
             >
                 <g class="layer-wires" inner_html=move || wires.get()></g>
                 <g class="layer-control" inner_html=move || control.get()></g>
-                <g class="layer-nodes" inner_html=move || nodes.get()></g>
-                <g class="layer-pods" inner_html=move || pods.get()></g>
+                <g class="layer-nodes">
+                    <For each=move || cells.get() key=|c| c.0 let:c>
+                        <g class="cell" inner_html=c.1></g>
+                    </For>
+                </g>
                 <g class="layer-flights" inner_html=flights></g>
             </svg>
             <div class="legend" data-testid="legend">

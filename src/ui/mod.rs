@@ -38,6 +38,8 @@ pub struct Ui {
     pub scenario_rev: RwSignal<u64>,
     /// Files replaced wholesale: editors reload.
     pub files_rev: RwSignal<u64>,
+    /// The engine could not keep up with the clock this frame (virtual time runs slower).
+    pub behind: RwSignal<bool>,
     /// Bumped each frame while message dots move.
     pub frame: RwSignal<u64>,
     /// A banner: what went wrong and its details.
@@ -155,7 +157,7 @@ pub fn App() -> impl IntoView {
     let mut session = Session::new(scenario);
     if !from_link || notice.is_some() {
         // A reload comes back to where the learner was; a shared lesson plays out.
-        session.fast_forward();
+        session.begin_fast_forward();
     }
     let ui = Ui {
         rev: RwSignal::new(session.revision),
@@ -167,6 +169,7 @@ pub fn App() -> impl IntoView {
         speed: RwSignal::new(1.0),
         clock: RwSignal::new(0),
         frame: RwSignal::new(0),
+        behind: RwSignal::new(false),
         notice: RwSignal::new(None),
         selected: RwSignal::new(None),
         file: RwSignal::new(first),

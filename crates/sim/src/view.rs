@@ -201,13 +201,13 @@ const STAGES: [(&str, &str); 7] = [
 /// user's workload and light no stage.
 fn is_system_path(path: &str) -> bool {
     [
-        "kube-system",
-        "kube-public",
-        "kube-node-lease",
-        "local-path-storage",
+        "/namespaces/kube-system/",
+        "/namespaces/kube-public/",
+        "/namespaces/kube-node-lease/",
+        "/namespaces/local-path-storage/",
     ]
     .iter()
-    .any(|ns| path.contains(&format!("/namespaces/{ns}/")))
+    .any(|ns| path.contains(ns))
 }
 
 /// The latest time each of the seven stages happened, from the apiserver's audit log and
@@ -296,8 +296,46 @@ pub fn stages(world: &World) -> Vec<Stage> {
     out
 }
 
+/// What [`cluster_view_cached`] keeps between frames: each pod's view with the etcd
+/// revision it was built from, so a frame rebuilds only the pods that changed.
+#[derive(Debug, Default)]
+pub struct ViewCache {
+    pods: std::collections::BTreeMap<String, (u64, PodView)>,
+}
+
+impl ViewCache {
+    /// An empty cache.
+    pub fn new() -> ViewCache {
+        ViewCache::default()
+    }
+
+    /// The pods as etcd holds them, reusing the views of unchanged ones.
+    fn pods(&mut self, world: &World) -> Vec<PodView> {
+        let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
+        let mut out = Vec::new();
+        let mut fresh = std::collections::BTreeMap::new();
+        for kv in world.etcd.store.range_prefix(&prefix) {
+            let Object::Pod(p) = &*kv.value else { continue };
+            let view = match self.pods.remove(&kv.key) {
+                Some((rev, v)) if rev == kv.mod_revision => v,
+                _ => pod_view(p),
+            };
+            out.push(view.clone());
+            fresh.insert(kv.key.clone(), (kv.mod_revision, view));
+        }
+        self.pods = fresh;
+        out
+    }
+}
+
 /// Builds the frame's view.
 pub fn cluster_view(world: &World) -> ClusterView {
+    cluster_view_cached(world, &mut ViewCache::new())
+}
+
+/// Builds the frame's view, rebuilding only the pods whose etcd revision moved since
+/// `cache` last saw them (a frame at 1,500 pods then costs a walk, not 1,500 rebuilds).
+pub fn cluster_view_cached(world: &World, cache: &mut ViewCache) -> ClusterView {
     let now = world.now();
     let components = [
         Actor::Etcd,
@@ -311,13 +349,7 @@ pub fn cluster_view(world: &World) -> ClusterView {
         running: world.is_running(a),
     })
     .collect();
-    let pods: Vec<PodView> = stored(world, Kind::Pod)
-        .iter()
-        .filter_map(|o| match &**o {
-            Object::Pod(p) => Some(pod_view(p)),
-            _ => None,
-        })
-        .collect();
+    let pods = cache.pods(world);
     let mut by_node: std::collections::BTreeMap<String, Vec<PodView>> =
         std::collections::BTreeMap::new();
     let mut pending = Vec::new();
@@ -377,6 +409,32 @@ pub fn cluster_view(world: &World) -> ClusterView {
         flights: flights(world),
         stages: stages(world),
     }
+}
+
+fn flight_view(now: Time, e: &crate::world::Envelope) -> FlightView {
+    FlightView {
+        from: e.from,
+        to: e.to,
+        label: e.payload.label(),
+        progress: ((now.saturating_sub(e.sent)) as f64 / (e.at - e.sent).max(1) as f64)
+            .clamp(0.0, 1.0),
+        sent: e.sent,
+        arrives: e.at,
+    }
+}
+
+/// The messages between two different actors sent since `*seq` (a
+/// [`World::next_seq`] remembered by the caller, which moves on), in the order they were
+/// sent: each message is seen once, at a cost that grows with the new messages only.
+pub fn flights_since(world: &World, seq: &mut u64) -> Vec<FlightView> {
+    let now = world.now();
+    let out = world
+        .in_flight_since(*seq)
+        .filter(|(_, e)| e.from != e.to && e.at > e.sent)
+        .map(|(_, e)| flight_view(now, e))
+        .collect();
+    *seq = world.next_seq();
+    out
 }
 
 /// The messages on their way between two different actors, in arrival order.

@@ -278,3 +278,46 @@ fn proxy_stage_needs_new_endpoints_not_a_periodic_resync() {
         st[6]
     );
 }
+
+#[test]
+fn the_cached_view_equals_a_fresh_one_as_pods_change() {
+    let mut w = World::new(ClusterConfig::default());
+    let files = [("d.yaml".to_string(), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 4\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n".to_string())]
+        .into_iter()
+        .collect();
+    let mut cache = ViewCache::new();
+    crate::cmd::run(&mut w, "kubectl apply -f d.yaml", &files, 10 * SECOND);
+    // Every few hundred ms through the rollout, the scale-down and the deletions.
+    for (i, cmd) in [
+        "",
+        "kubectl scale deployment web --replicas=1",
+        "kubectl delete deployment web",
+    ]
+    .iter()
+    .enumerate()
+    {
+        if !cmd.is_empty() {
+            crate::cmd::run(&mut w, cmd, &files, 5 * SECOND);
+        }
+        for _ in 0..40 {
+            w.run_for(250);
+            let cached = cluster_view_cached(&w, &mut cache);
+            assert_eq!(cached, cluster_view(&w), "phase {i} at t={}", w.now());
+        }
+    }
+}
+
+#[test]
+fn flights_since_sees_each_new_message_once() {
+    let mut w = World::new(ClusterConfig::default());
+    let mut seq = 0;
+    let mut seen = 0;
+    for _ in 0..200 {
+        w.step();
+        let new = flights_since(&w, &mut seq);
+        assert!(new.iter().all(|f| f.from != f.to && f.arrives > f.sent));
+        seen += new.len();
+        assert!(flights_since(&w, &mut seq).is_empty(), "nothing twice");
+    }
+    assert!(seen > 50, "the cluster booting sends messages: {seen}");
+}
