@@ -122,6 +122,15 @@ pub enum Key {
     Selected,
     Messages,
     About,
+    LinkOffer,
+    LinkOpen,
+    LinkKeep,
+    LinkOpened,
+    Undo,
+    BannerNotReplayed,
+    EditorReleased,
+    EditorKeys,
+    PodSummary,
 }
 
 /// The string for `key` in `lang`.
@@ -278,6 +287,30 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         Selected => ("selected", "已选"),
         Messages => ("latest messages", "最新消息"),
         About => ("About this scenario", "关于此场景"),
+        LinkOffer => (
+            "This link opens a shared scenario. Opening it replaces your current work (you can undo).",
+            "此链接会打开一个分享的场景，并替换你当前的内容（可以撤销）。",
+        ),
+        LinkOpen => ("Open the shared scenario", "打开分享的场景"),
+        LinkKeep => ("Keep my work", "保留我的内容"),
+        LinkOpened => (
+            "The shared scenario is open; your previous work is kept.",
+            "已打开分享的场景；你之前的内容已保留。",
+        ),
+        Undo => ("Undo", "撤销"),
+        BannerNotReplayed => (
+            "The last visit did not finish opening the saved scenario, so it was not replayed: the cluster starts at t=0.",
+            "上次访问未能完整打开保存的场景，因此没有重放：集群从 t=0 开始。",
+        ),
+        EditorReleased => (
+            "Tab now moves to the next control; type to keep editing.",
+            "现在按 Tab 会移到下一个控件；继续输入即可编辑。",
+        ),
+        EditorKeys => (
+            "Tab indents · Esc then Tab leaves the editor · Ctrl+Enter applies",
+            "Tab 缩进 · 先按 Esc 再按 Tab 离开编辑器 · Ctrl+Enter 应用",
+        ),
+        PodSummary => ("pods by state", "按状态统计的 Pod"),
     }
 }
 

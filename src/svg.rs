@@ -371,7 +371,7 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, la
     let id = format!("{}/{}", p.namespace, p.name);
     let _ = write!(
         out,
-        r#"<g class="pod {}{}{}" data-testid="pod" data-pod="{}" data-namespace="{}" data-name="{}" data-status="{}" data-class="{}" data-node="{}">"#,
+        r#"<g class="pod {}{}{}" data-testid="pod" data-pod="{}" data-namespace="{}" data-name="{}" data-status="{}" data-class="{}" data-node="{}" tabindex="0" role="button" aria-label="{}" aria-pressed="{}">"#,
         class.as_str(),
         if is_system_namespace(&p.namespace) {
             " system"
@@ -385,6 +385,18 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, la
         escape(&p.status),
         class.as_str(),
         escape(&p.node),
+        escape(&format!(
+            "{} {} · {}{}",
+            t(lang, Key::Pod),
+            p.name,
+            p.status,
+            if p.node.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", p.node)
+            }
+        )),
+        selected,
     );
     let restarts: i32 = p.containers.iter().map(|c| c.restarts).sum();
     let where_ = if p.node.is_empty() {

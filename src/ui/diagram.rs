@@ -33,6 +33,36 @@ fn legend_key(c: PodClass) -> Key {
     }
 }
 
+/// The `namespace/name` of the pod an event happened on.
+fn pod_of(target: Option<web_sys::EventTarget>) -> Option<String> {
+    target
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|e| e.closest("[data-pod]").ok().flatten())
+        .and_then(|e| e.get_attribute("data-pod"))
+}
+
+/// Focuses the first element matching `selector` (HTML or SVG), if any.
+pub fn focus_selector(selector: &str) {
+    let Some(el) = document().query_selector(selector).ok().flatten() else {
+        return;
+    };
+    match el.dyn_into::<web_sys::HtmlElement>() {
+        Ok(h) => {
+            let _ = h.focus();
+        }
+        Err(el) => {
+            if let Ok(svg) = el.dyn_into::<web_sys::SvgElement>() {
+                let _ = svg.focus();
+            }
+        }
+    }
+}
+
+/// Escapes a value for a CSS attribute selector in double quotes.
+pub fn css_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
 /// A cell's key: its place and a hash of its markup, so a changed cell is a new key.
 fn cell_key(i: usize, markup: &str) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -97,6 +127,10 @@ pub fn Diagram() -> impl IntoView {
     });
     let flights = move || {
         ui.frame.track();
+        if ui.reduced_motion {
+            // No travelling dots: the message log below still lists every message.
+            return String::new();
+        }
         layout.with(|l| {
             ui.session
                 .try_with_value(|s| svg::flights(l, s.traffic().dots()))
@@ -159,6 +193,48 @@ pub fn Diagram() -> impl IntoView {
             }
         });
     };
+    // The keyboard: Enter or Space on a focused pod selects it and moves focus to its
+    // card. A cell redrawn under the focus (the pod changed state) gets it back.
+    let focused_pod = StoredValue::new(None::<String>);
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if !matches!(ev.key().as_str(), "Enter" | " ") {
+            return;
+        }
+        let Some(pod) = pod_of(ev.target()) else {
+            return;
+        };
+        ev.prevent_default();
+        let open = ui.selected.get_untracked().as_deref() != Some(pod.as_str());
+        ui.selected.set(open.then_some(pod));
+        if open {
+            request_animation_frame(|| focus_selector("[data-testid=pod-details]"));
+        }
+    };
+    let on_focus = move |ev: leptos::ev::FocusEvent| {
+        if let Some(pod) = pod_of(ev.target()) {
+            focused_pod.set_value(Some(pod));
+        }
+    };
+    let on_blur = move |ev: leptos::ev::FocusEvent| {
+        // Focus went somewhere else on the page (not: the pod's cell was redrawn).
+        if ev.related_target().is_some() {
+            focused_pod.set_value(None);
+        }
+    };
+    Effect::new(move |_| {
+        cells.track();
+        request_animation_frame(move || {
+            let Some(pod) = focused_pod.try_get_value().flatten() else {
+                return;
+            };
+            let lost = document()
+                .active_element()
+                .is_none_or(|e| e.tag_name().eq_ignore_ascii_case("body"));
+            if lost {
+                focus_selector(&format!("[data-pod=\"{}\"]", css_escape(&pod)));
+            }
+        });
+    });
     let set_nodes = move |ev: leptos::ev::Event| {
         if let Ok(n) = event_target_value(&ev).parse::<u32>() {
             ui.update(|s| s.set_node_count(n));
@@ -188,13 +264,16 @@ pub fn Diagram() -> impl IntoView {
             <svg
                 data-testid="cluster-diagram"
                 class="cluster-diagram"
-                role="img"
-                aria-label="cluster diagram"
+                role="group"
+                aria-label=move || ui.t(Key::Cluster)
                 data-user-pods=move || user_pods.get().0
                 data-user-ready=move || user_pods.get().1
                 viewBox=move || format!("0 0 {WIDTH} {:.0}", layout.get().height)
                 preserveAspectRatio="xMidYMin meet"
                 on:click=pick
+                on:keydown=on_key
+                on:focusin=on_focus
+                on:focusout=on_blur
             >
                 <g class="layer-wires" inner_html=move || wires.get()></g>
                 <g class="layer-control" inner_html=move || control.get()></g>

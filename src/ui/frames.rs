@@ -35,6 +35,9 @@ pub fn debt_after(wanted: Time, done: Time, speed: f64) -> Time {
     wanted.saturating_sub(done).min(cap)
 }
 
+/// How many frames a shared link's scenario runs before the page saves it.
+pub const TRUST_AFTER_FRAMES: u32 = 60;
+
 /// Virtual milliseconds to run for `dt` wall-clock ms at `speed`; the fraction of a
 /// millisecond left over is carried to the next frame.
 pub fn virtual_ms(dt: f64, speed: f64, carry: &mut f64) -> Time {
@@ -51,6 +54,10 @@ struct Loop {
     carry: Cell<f64>,
     debt: Cell<Time>,
     had_dots: Cell<bool>,
+    /// Frames since the scenario stopped being trusted (a shared link opened).
+    untrusted_frames: Cell<u32>,
+    /// Whether the replay of the saved scenario finished and the mark was cleared.
+    opened: Cell<bool>,
     performance: Option<web_sys::Performance>,
 }
 
@@ -66,6 +73,8 @@ pub fn start(ui: Ui) {
         carry: Cell::new(0.0),
         debt: Cell::new(0),
         had_dots: Cell::new(false),
+        untrusted_frames: Cell::new(0),
+        opened: Cell::new(false),
         performance: web_sys::window().and_then(|w| w.performance()),
     });
     request_animation_frame(move || frame(state));
@@ -101,6 +110,11 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let mut over_budget = move || now() > deadline;
     let dots = ui.session.try_update_value(|s| {
         let replaying = s.replaying().is_some();
+        if !replaying && !state.opened.get() {
+            // The saved scenario replayed without bringing the tab down.
+            state.opened.set(true);
+            super::browser::mark_opening(false);
+        }
         let done = if ms > 0 || replaying {
             s.advance_within(ms, &mut over_budget)
         } else {
@@ -118,6 +132,16 @@ fn tick(state: &Loop, dt: f64) -> bool {
         return false;
     };
     state.debt.set(debt);
+    // A shared link's scenario is saved once it has run a second of frames cleanly.
+    if ui.trusted.get_untracked() {
+        state.untrusted_frames.set(0);
+    } else {
+        let n = state.untrusted_frames.get() + 1;
+        state.untrusted_frames.set(n);
+        if n >= TRUST_AFTER_FRAMES {
+            ui.trusted.set(true);
+        }
+    }
     if ui.behind.get_untracked() != (debt > 0) {
         ui.behind.set(debt > 0);
     }

@@ -33,8 +33,17 @@ pub fn PodDetails() -> impl IntoView {
         pod.get().map(|(p, PodInspection { etcd, scheduling })| {
             let class = kubeloop_sim::view::pod_class(&p);
             let describe = format!("kubectl describe pod {} -n {}", p.name, p.namespace);
+            let id = format!("{}/{}", p.namespace, p.name);
+            let close = move || {
+                ui.selected.set(None);
+                let sel = format!("[data-pod=\"{}\"]", super::diagram::css_escape(&id));
+                request_animation_frame(move || super::diagram::focus_selector(&sel));
+            };
+            let close2 = close.clone();
             view! {
-                <div class="pod-card" data-testid="pod-details">
+                <div class="pod-card" data-testid="pod-details" tabindex="-1" role="region"
+                    aria-label=move || ui.t(Key::Inspector)
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { close2() }>
                     <div class="pod-card-head">
                         <span class=format!("swatch {}", class.as_str())></span>
                         <strong class="mono">{p.name.clone()}</strong>
@@ -42,7 +51,7 @@ pub fn PodDetails() -> impl IntoView {
                         <span class="muted mono">{if p.node.is_empty() { "—".to_string() } else { p.node.clone() }}</span>
                         <span class="muted mono">{if p.ip.is_empty() { "<none>".to_string() } else { p.ip.clone() }}</span>
                         <button class="btn small" on:click=move |_| { ui.update(|s| s.submit(&describe)); }>"kubectl describe"</button>
-                        <button class="btn small ghost" aria-label=move || ui.t(Key::Close) on:click=move |_| ui.selected.set(None)>"×"</button>
+                        <button class="btn small ghost" aria-label=move || ui.t(Key::Close) on:click=move |_| close()>"×"</button>
                     </div>
                     <div class="pod-card-row">
                         <span class="label">{move || ui.t(Key::Containers)}</span>
