@@ -149,7 +149,7 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
     let (gap, header, parts, pad, chip) = match tier {
         Tier::Detail => (
             14.0,
-            44.0,
+            56.0,
             28.0,
             10.0,
             Chip {

@@ -131,6 +131,8 @@ pub enum Key {
     EditorReleased,
     EditorKeys,
     PodSummary,
+    EvictsIn,
+    SimLayer,
 }
 
 /// The string for `key` in `lang`.
@@ -311,6 +313,8 @@ fn pair(key: Key) -> (&'static str, &'static str) {
             "Tab 缩进 · 先按 Esc 再按 Tab 离开编辑器 · Ctrl+Enter 应用",
         ),
         PodSummary => ("pods by state", "按状态统计的 Pod"),
+        EvictsIn => ("evicts pods in", "驱逐 Pod 倒计时"),
+        SimLayer => ("simulator (the cluster does not know yet)", "模拟器（集群尚不知道）"),
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use kubeloop_sim::time::Time;
 use kubeloop_sim::view::{pod_class, ComponentView, NodeView, PodClass, PodView};
 use kubeloop_sim::Actor;
 
@@ -188,25 +189,60 @@ pub fn control_plane(components: &[ComponentView], lang: Lang) -> String {
     out
 }
 
+/// The node's state as the cluster sees it (its Node object's Ready condition).
 fn node_state(n: &NodeView) -> &'static str {
+    match n.status.as_str() {
+        "Ready" => "ready",
+        "NotReady" => "notready",
+        _ => "unknown",
+    }
+}
+
+/// What only the simulator knows about a node (the cluster learns it from missed
+/// heartbeats, ~40 s later): drawn as its own layer, marked "sim".
+fn sim_fact(n: &NodeView) -> Option<&'static str> {
     if !n.powered {
-        "off"
+        Some("off")
     } else if n.partitioned {
-        "partitioned"
+        Some("partitioned")
     } else {
-        match n.status.as_str() {
-            "Ready" => "ready",
-            "NotReady" => "notready",
-            _ => "unknown",
-        }
+        None
+    }
+}
+
+/// The short names of a node's taints and cordon, as the cluster reports them.
+pub fn taint_tags(n: &NodeView) -> Vec<String> {
+    let mut out: Vec<String> = n
+        .taints
+        .iter()
+        .map(|t| {
+            let key = t.key.strip_prefix("node.kubernetes.io/").unwrap_or(&t.key);
+            format!("{key}:{}", t.effect)
+        })
+        .collect();
+    if n.unschedulable && !n.taints.iter().any(|t| t.key.ends_with("/unschedulable")) {
+        out.push("SchedulingDisabled".into());
+    }
+    out
+}
+
+/// `4m05s` until `at`, or `now` once it is due.
+pub fn countdown(at: Time, now: Time) -> String {
+    let left = at.saturating_sub(now).div_ceil(1000);
+    if left == 0 {
+        "now".into()
+    } else if left >= 60 {
+        format!("{}m{:02}s", left / 60, left % 60)
+    } else {
+        format!("{left}s")
     }
 }
 
 /// The worker node boxes: name, address, status, and (in detail) their components.
-pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
+pub fn nodes(layout: &Layout, nodes: &[NodeView], now: Time, lang: Lang) -> String {
     let mut out = String::new();
     for (i, n) in nodes.iter().enumerate() {
-        node_box(&mut out, layout, i, n, lang);
+        node_box(&mut out, layout, i, n, now, lang);
     }
     out
 }
@@ -217,109 +253,187 @@ pub fn node_cell(
     layout: &Layout,
     i: usize,
     n: &NodeView,
+    now: Time,
     selected: Option<&str>,
     lang: Lang,
 ) -> String {
     let mut out = String::new();
-    node_box(&mut out, layout, i, n, lang);
+    node_box(&mut out, layout, i, n, now, lang);
     node_pods(&mut out, layout, i, n, selected, lang);
     out
 }
 
-fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, lang: Lang) {
-    {
-        let Some(r) = layout.node(i) else { return };
-        let state = node_state(n);
+fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time, lang: Lang) {
+    let Some(r) = layout.node(i) else { return };
+    let state = node_state(n);
+    let sim = sim_fact(n);
+    let tags = taint_tags(n);
+    let _ = write!(
+        out,
+        r#"<g class="node {state}{}" data-testid="node" data-name="{}" data-state="{state}" data-sim="{}" data-taints="{}">"#,
+        if tags.iter().any(|t| t.ends_with(":NoExecute")) {
+            " tainted"
+        } else {
+            ""
+        },
+        escape(&n.name),
+        sim.unwrap_or(""),
+        escape(&tags.join(" ")),
+    );
+    let mut title = format!(
+        "{} · {} · {} · {}",
+        n.name,
+        if n.reason.is_empty() {
+            n.status.clone()
+        } else {
+            format!("{} ({})", n.status, n.reason)
+        },
+        n.ip,
+        n.pod_cidr
+    );
+    for t in &n.taints {
+        let _ = write!(title, "\ntaint {}", t.text());
+    }
+    if let Some(at) = n.eviction_at {
+        let _ = write!(title, "\n{} {}", t(lang, Key::EvictsIn), countdown(at, now));
+    }
+    if let Some(f) = sim {
         let _ = write!(
-            out,
-            r#"<g class="node {state}" data-testid="node" data-name="{}" data-state="{state}">"#,
-            escape(&n.name)
+            title,
+            "\n{}: {}",
+            t(lang, Key::SimLayer),
+            sim_label(f, lang)
         );
-        let _ = write!(
-            out,
-            "<title>{} · {} · {} · {}</title>",
-            escape(&n.name),
-            escape(&n.status),
-            escape(&n.ip),
-            escape(&n.pod_cidr)
-        );
-        rect(
-            out,
-            &r,
-            if layout.tier == Tier::Compact {
-                4.0
-            } else {
-                10.0
-            },
-            "box",
-        );
-        match layout.tier {
-            Tier::Detail => {
-                text(out, r.x + 12.0, r.y + 20.0, "node-name", &n.name);
-                text(
-                    out,
-                    r.x + 12.0,
-                    r.y + 35.0,
-                    "node-ip",
-                    &format!("{} · {}", n.ip, n.pod_cidr),
+    }
+    let _ = write!(out, "<title>{}</title>", escape(&title));
+    rect(
+        out,
+        &r,
+        if layout.tier == Tier::Compact {
+            4.0
+        } else {
+            10.0
+        },
+        "box",
+    );
+    match layout.tier {
+        Tier::Detail => {
+            text(out, r.x + 12.0, r.y + 20.0, "node-name", &n.name);
+            text(
+                out,
+                r.x + 12.0,
+                r.y + 35.0,
+                "node-ip",
+                &format!("{} · {}", n.ip, n.pod_cidr),
+            );
+            let badge = n.status.clone();
+            let w = 12.0 + 6.5 * badge.chars().count() as f64;
+            let b = Rect {
+                x: r.x + r.w - w - 10.0,
+                y: r.y + 9.0,
+                w,
+                h: 18.0,
+            };
+            rect(out, &b, 9.0, "badge");
+            text(out, b.center().x, b.y + 13.0, "badge-text", &badge);
+            // The cluster's taints and the eviction countdown, under the address.
+            let mut line = tags.join(" · ");
+            if let Some(at) = n.eviction_at {
+                let _ = write!(
+                    line,
+                    "{}{} {}",
+                    if line.is_empty() { "" } else { " · " },
+                    t(lang, Key::EvictsIn),
+                    countdown(at, now)
                 );
-                let badge = match state {
-                    "off" => t(lang, Key::PoweredOff).to_string(),
-                    "partitioned" => t(lang, Key::Partitioned).to_string(),
-                    _ => n.status.clone(),
-                };
-                let w = 12.0 + 6.5 * badge.chars().count() as f64;
-                let b = Rect {
-                    x: r.x + r.w - w - 10.0,
-                    y: r.y + 9.0,
-                    w,
-                    h: 18.0,
-                };
-                rect(out, &b, 9.0, "badge");
-                text(out, b.center().x, b.y + 13.0, "badge-text", &badge);
-                for (part, label, short, on) in [
-                    (NodePart::Kubelet, "kubelet", "kubelet", n.kubelet),
-                    (NodePart::Runtime, "containerd", "cri", n.runtime),
-                    (NodePart::Proxy, "kube-proxy", "proxy", n.proxy),
-                ] {
-                    let Some(p) = layout.part(i, part) else {
-                        continue;
-                    };
-                    let label = if p.w >= 68.0 { label } else { short };
-                    let _ = write!(out, r#"<g class="part {}">"#, if on { "on" } else { "off" });
-                    rect(out, &p, 6.0, "pill");
-                    let _ = write!(
-                        out,
-                        r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="3"/>"#,
-                        p.x + 8.0,
-                        p.center().y
-                    );
-                    text(out, p.x + 14.0, p.center().y + 3.5, "part-name", label);
-                    out.push_str("</g>");
-                }
             }
-            Tier::Medium => {
-                text(out, r.x + 8.0, r.y + 16.0, "node-name small", &n.name);
+            if !line.is_empty() {
                 let _ = write!(
                     out,
-                    r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="4"/>"#,
-                    r.x + r.w - 10.0,
-                    r.y + 12.0
+                    r#"<text class="node-taints" data-testid="node-taints" x="{:.1}" y="{:.1}">{}</text>"#,
+                    r.x + 12.0,
+                    r.y + 50.0,
+                    escape(&line)
                 );
             }
-            Tier::Compact => {
-                let short = n.name.rsplit('-').next().unwrap_or(&n.name);
-                text(out, r.x + 4.0, r.y + 10.0, "node-name tiny", short);
+            for (part, label, short, on) in [
+                (NodePart::Kubelet, "kubelet", "kubelet", n.kubelet),
+                (NodePart::Runtime, "containerd", "cri", n.runtime),
+                (NodePart::Proxy, "kube-proxy", "proxy", n.proxy),
+            ] {
+                let Some(p) = layout.part(i, part) else {
+                    continue;
+                };
+                let label = if p.w >= 68.0 { label } else { short };
+                let _ = write!(out, r#"<g class="part {}">"#, if on { "on" } else { "off" });
+                rect(out, &p, 6.0, "pill");
+                let _ = write!(
+                    out,
+                    r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="3"/>"#,
+                    p.x + 8.0,
+                    p.center().y
+                );
+                text(out, p.x + 14.0, p.center().y + 3.5, "part-name", label);
+                out.push_str("</g>");
             }
         }
-        if state == "off" || state == "partitioned" {
+        Tier::Medium => {
+            text(out, r.x + 8.0, r.y + 16.0, "node-name small", &n.name);
             let _ = write!(
                 out,
-                r#"<rect class="veil" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="10"/>"#,
-                r.x, r.y, r.w, r.h
+                r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="4"/>"#,
+                r.x + r.w - 10.0,
+                r.y + 12.0
             );
+            if n.eviction_at.is_some() || !tags.is_empty() {
+                let _ = write!(
+                    out,
+                    r#"<text class="node-taints small" x="{:.1}" y="{:.1}">{}</text>"#,
+                    r.x + r.w - 18.0,
+                    r.y + 16.0,
+                    escape(
+                        &n.eviction_at
+                            .map_or("⚠".to_string(), |at| countdown(at, now))
+                    )
+                );
+            }
+        }
+        Tier::Compact => {
+            let short = n.name.rsplit('-').next().unwrap_or(&n.name);
+            text(out, r.x + 4.0, r.y + 10.0, "node-name tiny", short);
+        }
+    }
+    // The simulator's layer: a dashed outline and a tag saying what only it knows.
+    if let Some(f) = sim {
+        let _ = write!(
+            out,
+            r#"<g class="sim-fact {f}" data-testid="sim-fact" data-fact="{f}"><rect class="sim-outline" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="10"/>"#,
+            r.x - 2.0,
+            r.y - 2.0,
+            r.w + 4.0,
+            r.h + 4.0
+        );
+        if layout.tier != Tier::Compact {
+            let label = format!("sim · {}", sim_label(f, lang));
+            let w = 10.0 + 5.6 * label.chars().count() as f64;
+            let tag = Rect {
+                x: r.x + r.w - w - 6.0,
+                y: r.y + r.h - 8.0,
+                w,
+                h: 15.0,
+            };
+            rect(out, &tag, 7.5, "sim-tag");
+            text(out, tag.center().x, tag.y + 11.0, "sim-tag-text", &label);
         }
         out.push_str("</g>");
+    }
+    out.push_str("</g>");
+}
+
+fn sim_label(fact: &str, lang: Lang) -> &'static str {
+    match fact {
+        "off" => t(lang, Key::PoweredOff),
+        _ => t(lang, Key::Partitioned),
     }
 }
 
@@ -602,6 +716,10 @@ mod tests {
             ip: "172.18.0.3".into(),
             pod_cidr: "10.244.1.0/24".into(),
             status: "Ready".into(),
+            reason: "KubeletReady".into(),
+            taints: vec![],
+            unschedulable: false,
+            eviction_at: None,
             powered: true,
             partitioned: false,
             kubelet: true,
@@ -644,7 +762,7 @@ mod tests {
             })
             .collect();
         let l = layout(3, 1);
-        let svg = nodes(&l, &ns, Lang::En);
+        let svg = nodes(&l, &ns, 0, Lang::En);
         assert_eq!(svg.matches(r#"data-testid="node""#).count(), 3);
         assert!(svg.contains("kube-proxy") && svg.contains("172.18.0.3 · 10.244.1.0/24"));
         let pending = [pod_view("web-abc-zz", "", "Pending")];
@@ -676,9 +794,15 @@ mod tests {
         off.powered = false;
         let mut cut = node("node-2", vec![]);
         cut.partitioned = true;
-        let svg = nodes(&layout(2, 0), &[off, cut], Lang::En);
-        assert!(svg.contains(r#"data-state="off""#) && svg.contains("powered off"));
-        assert!(svg.contains(r#"data-state="partitioned""#));
+        let svg = nodes(&layout(2, 0), &[off, cut], 0, Lang::En);
+        assert!(
+            !svg.contains(r#"data-state="off""#),
+            "the cluster still thinks both are Ready"
+        );
+        assert_eq!(svg.matches(r#"data-state="ready""#).count(), 2);
+        assert!(svg.contains(r#"data-sim="off""#) && svg.contains("sim · powered off"));
+        assert!(svg.contains(r#"data-sim="partitioned""#));
+        assert_eq!(svg.matches(r#"data-testid="sim-fact""#).count(), 2);
     }
 
     #[wasm_bindgen_test(unsupported = test)]
@@ -695,7 +819,7 @@ mod tests {
             .collect();
         let l = layout(300, 3);
         assert_eq!(
-            nodes(&l, &ns, Lang::En)
+            nodes(&l, &ns, 0, Lang::En)
                 .matches(r#"data-testid="node""#)
                 .count(),
             300
@@ -732,15 +856,47 @@ mod tests {
             vec![(PodClass::Creating, 1), (PodClass::Ready, 3)]
         );
         let l = layout(100, 4);
-        let cell = node_cell(&l, 0, &n, None, Lang::En);
+        let cell = node_cell(&l, 0, &n, 0, None, Lang::En);
         assert!(cell.contains(r#"data-testid="node""#) && cell.contains("pod-summary"));
         assert!(
             cell.contains("node-1: 4 pods · 1 Creating · 3 Ready"),
             "{cell}"
         );
-        let detail = node_cell(&layout(3, 4), 0, &n, Some("default/w-9"), Lang::En);
+        let detail = node_cell(&layout(3, 4), 0, &n, 0, Some("default/w-9"), Lang::En);
         assert_eq!(detail.matches(r#"data-testid="pod""#).count(), 4);
         assert!(detail.contains(" selected"));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_draw_the_clusters_view_of_a_failed_node_with_the_eviction_countdown() {
+        let mut n = node("node-2", vec![pod_view("web-1", "node-2", "Running")]);
+        n.status = "Unknown".into();
+        n.reason = "NodeStatusUnknown".into();
+        n.powered = false;
+        n.taints = vec![
+            kubeloop_sim::view::TaintView {
+                key: "node.kubernetes.io/unreachable".into(),
+                effect: "NoExecute".into(),
+                added: Some(60_000),
+            },
+            kubeloop_sim::view::TaintView {
+                key: "node.kubernetes.io/unreachable".into(),
+                effect: "NoSchedule".into(),
+                added: None,
+            },
+        ];
+        n.eviction_at = Some(360_000);
+        let svg = nodes(&layout(3, 1), std::slice::from_ref(&n), 105_500, Lang::En);
+        assert!(svg.contains(r#"data-state="unknown""#) && svg.contains(r#"data-sim="off""#));
+        assert!(
+            svg.contains("unreachable:NoExecute · unreachable:NoSchedule · evicts pods in 4m15s"),
+            "{svg}"
+        );
+        assert!(svg.contains("Unknown (NodeStatusUnknown)"));
+        assert_eq!(countdown(360_000, 359_001), "1s");
+        assert_eq!(countdown(360_000, 400_000), "now");
+        let zh = nodes(&layout(3, 1), &[n], 105_500, Lang::Zh);
+        assert!(zh.contains("驱逐 Pod 倒计时 4m15s"));
     }
 
     #[wasm_bindgen_test(unsupported = test)]
@@ -757,7 +913,7 @@ mod tests {
     fn should_escape_names_and_labels() {
         let evil = node("<script>", vec![pod_view("a\"b", "<script>", "Running")]);
         let l = layout(1, 1);
-        assert!(!nodes(&l, std::slice::from_ref(&evil), Lang::En).contains("<script>"));
+        assert!(!nodes(&l, std::slice::from_ref(&evil), 0, Lang::En).contains("<script>"));
         assert!(!pods(&l, &[evil], &[], None, Lang::En).contains("a\"b"));
         let anim = Anim {
             id: 1,

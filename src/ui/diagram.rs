@@ -1,6 +1,7 @@
 //! The cluster diagram: the SVG layers from [`crate::svg`] over the session's read model,
 //! the node count, the legend, and the selected pod's details.
 
+use kubeloop_sim::time::Time;
 use kubeloop_sim::view::{pod_class, ComponentView, NodeView, PodClass, PodView};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -16,6 +17,8 @@ pub const NODE_COUNTS: [u32; 8] = [1, 3, 5, 8, 20, 50, 100, 300];
 /// What the diagram draws, compared to skip redraws when nothing changed.
 #[derive(Clone, Debug, PartialEq, Default)]
 struct Cluster {
+    /// Virtual time, whole seconds (eviction countdowns).
+    now: Time,
     components: Vec<ComponentView>,
     nodes: Vec<NodeView>,
     pending: Vec<PodView>,
@@ -82,6 +85,7 @@ pub fn Diagram() -> impl IntoView {
             .try_update_value(|s| {
                 let v = s.view();
                 Cluster {
+                    now: v.now / 1000 * 1000,
                     components: v.components.clone(),
                     nodes: v.nodes.clone(),
                     pending: v.pending.clone(),
@@ -111,7 +115,7 @@ pub fn Diagram() -> impl IntoView {
                     .nodes
                     .iter()
                     .enumerate()
-                    .map(|(i, n)| svg::node_cell(l, i, n, selected.as_deref(), lang))
+                    .map(|(i, n)| svg::node_cell(l, i, n, c.now, selected.as_deref(), lang))
                     .chain(std::iter::once(svg::tray(
                         &c.pending,
                         selected.as_deref(),
