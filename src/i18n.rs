@@ -133,6 +133,10 @@ pub enum Key {
     PodSummary,
     EvictsIn,
     SimLayer,
+    Following,
+    FollowingNewest,
+    ProxyWaiting,
+    PodAlive,
 }
 
 /// The string for `key` in `lang`.
@@ -201,8 +205,8 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         ),
         FlowNotYet => ("not yet", "尚未发生"),
         ProxyHint => (
-            "needs a Service: kubectl expose deployment nginx --port=80",
-            "需要 Service：kubectl expose deployment nginx --port=80",
+            "needs a Service: kubectl expose deployment {deployment} --port=80",
+            "需要 Service：kubectl expose deployment {deployment} --port=80",
         ),
         Failures => ("Failure switches", "故障开关"),
         FailuresHint => (
@@ -313,6 +317,13 @@ fn pair(key: Key) -> (&'static str, &'static str) {
             "Tab 缩进 · 先按 Esc 再按 Tab 离开编辑器 · Ctrl+Enter 应用",
         ),
         PodSummary => ("pods by state", "按状态统计的 Pod"),
+        Following => ("following pod", "跟随 Pod"),
+        FollowingNewest => ("the newest; click a pod to follow it", "最新的；点击 Pod 以跟随"),
+        ProxyWaiting => (
+            "Service {service} selects it: waiting for its endpoints in kube-proxy's rules",
+            "Service {service} 已选中它：等待端点写入 kube-proxy 规则",
+        ),
+        PodAlive => ("Running and Ready", "运行且就绪"),
         EvictsIn => ("evicts pods in", "驱逐 Pod 倒计时"),
         SimLayer => ("simulator (the cluster does not know yet)", "模拟器（集群尚不知道）"),
     }

@@ -215,6 +215,20 @@ impl Session {
         &self.view
     }
 
+    /// The pod creation flow of `selected` (`namespace/name`), else of the newest user
+    /// pod; with the Deployment a `kubectl expose` would name.
+    pub fn flow(&self, selected: Option<&str>) -> (Option<view::PodFlow>, Option<String>) {
+        let pod = selected
+            .map(str::to_string)
+            .or_else(|| view::newest_user_pod(&self.world));
+        let flow = pod.and_then(|p| {
+            let (ns, name) = p.split_once('/')?;
+            view::pod_flow(&self.world, ns, name)
+        });
+        let deployment = view::deployment_to_expose(&self.world, flow.as_ref());
+        (flow, deployment)
+    }
+
     /// The names of the scenario's files.
     pub fn file_names(&self) -> Vec<String> {
         self.scenario.spec.files.keys().cloned().collect()
