@@ -81,6 +81,16 @@ const TRAY_TOP: f64 = 58.0;
 /// Height of a compact node's pod bar.
 const SUMMARY_H: f64 = 9.0;
 
+/// Height of the band at the bottom of a node where the followed pod's scheduling verdict
+/// goes, per tier.
+fn band_h(tier: Tier) -> f64 {
+    match tier {
+        Tier::Detail => 18.0,
+        Tier::Medium => 12.0,
+        Tier::Compact => 4.0,
+    }
+}
+
 /// How much a node box shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
@@ -183,12 +193,13 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
     };
     let node_w = ((WIDTH - 2.0 * MARGIN - (cols as f64 - 1.0) * gap) / cols as f64).min(360.0);
     let per_row = (((node_w - 2.0 * pad + chip.gap) / (chip.w + chip.gap)).floor() as usize).max(1);
-    let node_h = if tier == Tier::Compact {
-        header + pad / 2.0 + SUMMARY_H + pad
-    } else {
-        let rows = max_pods.div_ceil(per_row).max(1);
-        header + parts + pad + rows as f64 * (chip.h + chip.gap) - chip.gap + pad
-    };
+    let node_h = band_h(tier)
+        + if tier == Tier::Compact {
+            header + pad / 2.0 + SUMMARY_H + pad
+        } else {
+            let rows = max_pods.div_ceil(per_row).max(1);
+            header + parts + pad + rows as f64 * (chip.h + chip.gap) - chip.gap + pad
+        };
     let grid_w = cols as f64 * node_w + (cols as f64 - 1.0) * gap;
     let x0 = (WIDTH - grid_w) / 2.0;
     let nodes: Vec<Rect> = (0..node_count)
@@ -236,6 +247,18 @@ impl Layout {
             n.y + self.header + self.parts + self.pad / 2.0 + r * (self.chip.h + self.chip.gap),
             self.chip.w,
             self.chip.h,
+        ))
+    }
+
+    /// The band at the bottom of node `node` for the followed pod's scheduling verdict.
+    pub fn verdict_band(&self, node: usize) -> Option<Rect> {
+        let n = self.node(node)?;
+        let h = band_h(self.tier);
+        Some(Rect::new(
+            n.x + self.pad,
+            n.bottom() - h - self.pad / 2.0,
+            n.w - 2.0 * self.pad,
+            h - 2.0,
         ))
     }
 

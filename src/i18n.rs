@@ -137,6 +137,19 @@ pub enum Key {
     FollowingNewest,
     ProxyWaiting,
     PodAlive,
+    SchedEvaluated,
+    SchedSampled,
+    SchedTies,
+    SchedFilter,
+    SchedBreakdown,
+    Node,
+    Plugin,
+    Raw,
+    Normalized,
+    Weight,
+    Weighted,
+    ShowAll,
+    ShowFewer,
 }
 
 /// The string for `key` in `lang`.
@@ -324,6 +337,28 @@ fn pair(key: Key) -> (&'static str, &'static str) {
             "Service {service} 已选中它：等待端点写入 kube-proxy 规则",
         ),
         PodAlive => ("Running and Ready", "运行且就绪"),
+        SchedEvaluated => (
+            "{n} of {m} nodes evaluated, {f} passed the filters.",
+            "评估了 {m} 个节点中的 {n} 个，{f} 个通过过滤。",
+        ),
+        SchedSampled => (
+            "In a large cluster the scheduler stops after enough feasible nodes (percentageOfNodesToScore): the rest were not looked at.",
+            "大集群中调度器找到足够多的可行节点后就停止（percentageOfNodesToScore）：其余节点未被评估。",
+        ),
+        SchedTies => (
+            "{k} nodes tie at the best score; the scheduler picked one of them at random (from its seeded stream).",
+            "{k} 个节点并列最高分；调度器从中随机（按种子）选了一个。",
+        ),
+        SchedFilter => ("filter", "过滤"),
+        SchedBreakdown => ("Scores on {node}", "{node} 上的打分"),
+        Node => ("node", "节点"),
+        Plugin => ("plugin", "插件"),
+        Raw => ("raw", "原始分"),
+        Normalized => ("normalized", "归一化"),
+        Weight => ("weight", "权重"),
+        Weighted => ("× weight", "加权分"),
+        ShowAll => ("show all nodes", "显示全部节点"),
+        ShowFewer => ("show the best", "只显示最高分"),
         EvictsIn => ("evicts pods in", "驱逐 Pod 倒计时"),
         SimLayer => ("simulator (the cluster does not know yet)", "模拟器（集群尚不知道）"),
     }

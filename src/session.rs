@@ -67,6 +67,9 @@ pub struct Session {
     view_cache: ViewCache,
     view_delivered: u64,
     view_stale: bool,
+    /// Who last wrote each pod object (`namespace/name` → when, and whether it was the
+    /// scheduler), from the apiserver's audit log, kept past the log's capacity.
+    pod_writers: BTreeMap<String, (Time, bool)>,
     /// The first message sequence number not yet turned into a dot.
     flight_seq: u64,
     /// Where a reload's replay is going (virtual ms), while it runs in slices.
@@ -102,6 +105,7 @@ impl Session {
             view_stale: false,
             flight_seq: 0,
             replay_to: None,
+            pod_writers: BTreeMap::new(),
             anim_duration: crate::traffic::duration_at(1.0),
             revision: 1,
             scenario_revision: 0,
@@ -208,6 +212,7 @@ impl Session {
     pub fn view(&mut self) -> &ClusterView {
         if self.view_stale || self.view_delivered != self.world.delivered() {
             self.view = view::cluster_view_cached(&self.world, &mut self.view_cache);
+            self.scan_pod_writers();
             self.view_delivered = self.world.delivered();
             self.view_stale = false;
             view::latch_stages(&mut self.stages, self.view.stages.clone());
@@ -227,6 +232,65 @@ impl Session {
         });
         let deployment = view::deployment_to_expose(&self.world, flow.as_ref());
         (flow, deployment)
+    }
+
+    /// Whether the scheduler made the last write to the pod `namespace/name`: only then
+    /// are its `kubeloop.dev/*` scheduling annotations the scheduler's results (a user's
+    /// `kubectl annotate` or `apply` after it could have written anything).
+    pub fn scheduler_wrote(&mut self, namespace: &str, name: &str) -> bool {
+        self.view();
+        self.pod_writers
+            .get(&format!("{namespace}/{name}"))
+            .is_some_and(|(_, scheduler)| *scheduler)
+    }
+
+    /// Records the writers of pod objects from the audit log (its entries may arrive out
+    /// of order; the newest write wins).
+    fn scan_pod_writers(&mut self) {
+        let Some(api) = &self.world.apiserver else {
+            return;
+        };
+        for e in api.audit() {
+            if !e.verb.is_write() || e.code >= 300 {
+                continue;
+            }
+            let Some(rest) = e.path.strip_prefix("/api/v1/namespaces/") else {
+                continue;
+            };
+            let Some((ns, pod)) = rest.split_once("/pods/") else {
+                continue;
+            };
+            let by_scheduler = e.client == kubeloop_sim::Actor::Scheduler;
+            // The scheduler's annotations ride on its Binding (upstream copies a Binding's
+            // annotations to the pod) or on a PATCH after a failed attempt; other
+            // subresources (status, eviction) leave annotations alone.
+            let pod = match pod.split_once('/') {
+                None => pod,
+                Some((pod, "binding")) if by_scheduler => pod,
+                Some(_) => continue,
+            };
+            if pod.is_empty() {
+                continue;
+            }
+            let entry = self
+                .pod_writers
+                .entry(format!("{ns}/{pod}"))
+                .or_insert((e.received, by_scheduler));
+            if e.received >= entry.0 {
+                *entry = (e.received, by_scheduler);
+            }
+        }
+        if self.pod_writers.len() > 4 * self.view.pending.len() + 4 * 1024 {
+            let live: std::collections::BTreeSet<String> = self
+                .view
+                .nodes
+                .iter()
+                .flat_map(|n| &n.pods)
+                .chain(&self.view.pending)
+                .map(|p| format!("{}/{}", p.namespace, p.name))
+                .collect();
+            self.pod_writers.retain(|k, _| live.contains(k));
+        }
     }
 
     /// The names of the scenario's files.

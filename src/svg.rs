@@ -247,6 +247,66 @@ pub fn nodes(layout: &Layout, nodes: &[NodeView], now: Time, lang: Lang) -> Stri
     out
 }
 
+/// The followed pod's scheduling verdict on one node, drawn on the node's card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// Passed every filter.
+    pub passed: bool,
+    /// The failing filter plugin and its reason (`NodeResourcesFit: Insufficient cpu`).
+    pub reason: String,
+    /// The final score (Σ of weighted scores), for feasible nodes.
+    pub total: i64,
+    /// The best total among feasible nodes (the bars' scale).
+    pub best: i64,
+    /// The node the scheduler picked.
+    pub winner: bool,
+}
+
+fn verdict(out: &mut String, band: &Rect, v: &Verdict, tier: Tier) {
+    let class = if v.winner {
+        "winner"
+    } else if v.passed {
+        "feasible"
+    } else {
+        "filtered"
+    };
+    let _ = write!(
+        out,
+        r#"<g class="verdict {class}" data-testid="verdict" data-verdict="{class}" data-total="{}">"#,
+        v.total
+    );
+    rect(out, band, 3.0, "verdict-track");
+    if v.passed {
+        let share = if v.best > 0 {
+            (v.total.max(0) as f64 / v.best as f64).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let bar = Rect {
+            w: (band.w * share).max(1.0),
+            ..*band
+        };
+        rect(out, &bar, 3.0, "verdict-bar");
+    }
+    if tier != Tier::Compact {
+        let label = if v.passed {
+            format!("{}Σ {}", if v.winner { "★ " } else { "" }, v.total)
+        } else {
+            format!("✗ {}", v.reason)
+        };
+        let max = if tier == Tier::Detail { 60 } else { 14 };
+        let label: String = label.chars().take(max).collect();
+        text(
+            out,
+            band.x + 4.0,
+            band.y + band.h - if tier == Tier::Detail { 4.0 } else { 2.5 },
+            "verdict-text",
+            &label,
+        );
+    }
+    out.push_str("</g>");
+}
+
 /// One node as the diagram keys it: its box and its pods (chips, or the bar of a compact
 /// node). The view redraws a node only when this markup changed.
 pub fn node_cell(
@@ -255,11 +315,15 @@ pub fn node_cell(
     n: &NodeView,
     now: Time,
     selected: Option<&str>,
+    sched: Option<&Verdict>,
     lang: Lang,
 ) -> String {
     let mut out = String::new();
     node_box(&mut out, layout, i, n, now, lang);
     node_pods(&mut out, layout, i, n, selected, lang);
+    if let (Some(v), Some(band)) = (sched, layout.verdict_band(i)) {
+        verdict(&mut out, &band, v, layout.tier);
+    }
     out
 }
 
@@ -856,13 +920,13 @@ mod tests {
             vec![(PodClass::Creating, 1), (PodClass::Ready, 3)]
         );
         let l = layout(100, 4);
-        let cell = node_cell(&l, 0, &n, 0, None, Lang::En);
+        let cell = node_cell(&l, 0, &n, 0, None, None, Lang::En);
         assert!(cell.contains(r#"data-testid="node""#) && cell.contains("pod-summary"));
         assert!(
             cell.contains("node-1: 4 pods · 1 Creating · 3 Ready"),
             "{cell}"
         );
-        let detail = node_cell(&layout(3, 4), 0, &n, 0, Some("default/w-9"), Lang::En);
+        let detail = node_cell(&layout(3, 4), 0, &n, 0, Some("default/w-9"), None, Lang::En);
         assert_eq!(detail.matches(r#"data-testid="pod""#).count(), 4);
         assert!(detail.contains(" selected"));
     }
@@ -897,6 +961,36 @@ mod tests {
         assert_eq!(countdown(360_000, 400_000), "now");
         let zh = nodes(&layout(3, 1), &[n], 105_500, Lang::Zh);
         assert!(zh.contains("驱逐 Pod 倒计时 4m15s"));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_draw_the_followed_pods_verdict_on_each_node() {
+        let n = node("node-1", vec![]);
+        let l = layout(3, 1);
+        let won = Verdict {
+            passed: true,
+            reason: String::new(),
+            total: 180,
+            best: 180,
+            winner: true,
+        };
+        let cell = node_cell(&l, 0, &n, 0, None, Some(&won), Lang::En);
+        assert!(cell.contains(r#"data-verdict="winner""#) && cell.contains("★ Σ 180"));
+        let out = Verdict {
+            passed: false,
+            reason: "NodeResourcesFit: Insufficient cpu".into(),
+            total: 0,
+            best: 180,
+            winner: false,
+        };
+        let cell = node_cell(&l, 1, &n, 0, None, Some(&out), Lang::En);
+        assert!(cell.contains("✗ NodeResourcesFit: Insufficient cpu"));
+        assert!(
+            !cell.contains("verdict-bar"),
+            "no score bar for a filtered node"
+        );
+        let band = l.verdict_band(0).unwrap();
+        assert!(l.node(0).unwrap().contains(&band));
     }
 
     #[wasm_bindgen_test(unsupported = test)]

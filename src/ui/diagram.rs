@@ -104,18 +104,61 @@ pub fn Diagram() -> impl IntoView {
     let wires = Memo::new(move |_| layout.with(svg::wires));
     let control =
         Memo::new(move |_| cluster.with(|c| svg::control_plane(&c.components, ui.lang.get())));
+    // While a pod is selected, its scheduling verdict per node (only results the
+    // scheduler wrote: see Session::scheduler_wrote).
+    let verdicts = Memo::new(move |_| {
+        ui.rev.track();
+        let sel = ui.selected.get()?;
+        let (ns, name) = sel.split_once('/')?;
+        ui.session
+            .try_update_value(|s| {
+                if !s.scheduler_wrote(ns, name) {
+                    return None;
+                }
+                let sched = crate::inspect::inspect_pod(s.world(), ns, name, true).scheduling?;
+                let best = sched.best();
+                Some(
+                    sched
+                        .nodes
+                        .iter()
+                        .map(|n| {
+                            (
+                                n.node.clone(),
+                                svg::Verdict {
+                                    passed: n.passed,
+                                    reason: n
+                                        .failing
+                                        .iter()
+                                        .map(|(p, r)| format!("{p}: {r}"))
+                                        .collect::<Vec<_>>()
+                                        .join("; "),
+                                    total: n.total,
+                                    best,
+                                    winner: sched.selected.as_deref() == Some(n.node.as_str()),
+                                },
+                            )
+                        })
+                        .collect::<std::collections::BTreeMap<_, _>>(),
+                )
+            })
+            .flatten()
+    });
     // One keyed cell per node (its box and pods) and one for the tray: a frame replaces
     // only the cells whose markup changed, however many nodes there are.
     let cells = Memo::new(move |_| {
         let selected = ui.selected.get();
         let lang = ui.lang.get();
+        let verdicts = verdicts.get();
         cluster.with(|c| {
             layout.with(|l| {
                 let mut out: Vec<(u64, String)> = c
                     .nodes
                     .iter()
                     .enumerate()
-                    .map(|(i, n)| svg::node_cell(l, i, n, c.now, selected.as_deref(), lang))
+                    .map(|(i, n)| {
+                        let v = verdicts.as_ref().and_then(|v| v.get(&n.name));
+                        svg::node_cell(l, i, n, c.now, selected.as_deref(), v, lang)
+                    })
                     .chain(std::iter::once(svg::tray(
                         &c.pending,
                         selected.as_deref(),
