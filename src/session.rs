@@ -17,7 +17,7 @@ use crate::traffic::Traffic;
 
 /// How many events run between two looks at the caller's budget in
 /// [`Session::advance_within`] (asking the clock is not free in a browser).
-const EVENTS_PER_CHECK: u32 = 4;
+const EVENTS_PER_CHECK: u32 = 1;
 /// How far a reload replays at once (virtual ms).
 pub const MAX_FAST_FORWARD: Time = 30 * 60 * SECOND;
 /// How far [`Session::step`] looks for the next message.

@@ -4,14 +4,17 @@ import { expect, test } from '@playwright/test';
 import { CLUSTER_TIMEOUT, ClusterPage } from './fixtures/cluster-page';
 
 test('the flow follows a pod to Ready and notices its Service', async ({ page }) => {
+  test.setTimeout(90_000);
   const cluster = new ClusterPage(page);
   await cluster.goto();
-  await page.getByTestId('examples').selectOption('hundred-nodes');
+  // The learner's own Deployment is called web.
+  await cluster.setFileText((await cluster.fileText()).replace('name: nginx', 'name: web'));
   const alive = page.getByTestId('pod-alive');
   const proxy = cluster.stages.nth(6);
+  await cluster.apply.click();
   await expect(page.getByTestId('flow-pod')).toContainText('web-', { timeout: CLUSTER_TIMEOUT });
   await expect(proxy.getByTestId('stage-title')).toContainText('kubectl expose deployment web --port=80');
-  // Bound but not Ready yet: the scheduler stage is lit, Pod活 is not.
+  // Bound while the image is pulled: the scheduler stage is lit, Pod活 is not.
   await expect(cluster.stages.nth(4)).toHaveAttribute('data-state', 'lit', { timeout: CLUSTER_TIMEOUT });
   if ((await cluster.stages.nth(5).getAttribute('data-state')) !== 'lit') {
     await expect(alive).toHaveAttribute('data-state', 'idle');
@@ -23,5 +26,6 @@ test('the flow follows a pod to Ready and notices its Service', async ({ page })
   await cluster.run('kubectl expose deployment web --port=80');
   await cluster.expectOutput('service/web exposed');
   await expect(proxy).toHaveAttribute('data-state', 'lit', { timeout: CLUSTER_TIMEOUT });
+  await expect(proxy).toHaveAttribute('title', /endpointslices/);
   expect(cluster.errors).toEqual([]);
 });

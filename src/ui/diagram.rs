@@ -308,6 +308,7 @@ pub fn Diagram() -> impl IntoView {
             </label>
         </div>
         <div class="diagram-scroll">
+            <div class="diagram-stack">
             <svg
                 data-testid="cluster-diagram"
                 class="cluster-diagram"
@@ -329,8 +330,15 @@ pub fn Diagram() -> impl IntoView {
                         <g class="cell" inner_html=c.1></g>
                     </For>
                 </g>
+            </svg>
+            // The dots move every frame: their own SVG (its own compositing layer), so a
+            // frame repaints them, not the whole cluster.
+            <svg class="flights-overlay" aria-hidden="true"
+                viewBox=move || format!("0 0 {WIDTH} {:.0}", layout.get().height)
+                preserveAspectRatio="xMidYMin meet">
                 <g class="layer-flights" inner_html=flights></g>
             </svg>
+            </div>
             <div class="legend" data-testid="legend">
                 {PodClass::ALL.into_iter().map(|c| view! {
                     <span class="legend-item"><span class=format!("swatch {}", c.as_str())></span>{move || ui.t(legend_key(c))}</span>

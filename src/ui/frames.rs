@@ -35,6 +35,19 @@ pub fn debt_after(wanted: Time, done: Time, speed: f64) -> Time {
     wanted.saturating_sub(done).min(cap)
 }
 
+/// While the engine is behind, the views (diagram, flow, switches, inspector) are told
+/// about changes at most this often (wall-clock ms); the clock still moves every frame.
+/// Redrawing a thousand changing pods sixty times a second is what froze the page.
+pub const BUSY_PUBLISH_MS: f64 = 250.0;
+/// The engine's slice on a frame that also redraws the views while behind.
+pub const PUBLISH_SLICE_MS: f64 = 2.0;
+
+/// Whether this frame tells the views: always when the engine keeps up, else once per
+/// [`BUSY_PUBLISH_MS`].
+pub fn publish_now(behind: bool, now: f64, last_publish: f64) -> bool {
+    !behind || now - last_publish >= BUSY_PUBLISH_MS
+}
+
 /// How many frames a shared link's scenario runs before the page saves it.
 pub const TRUST_AFTER_FRAMES: u32 = 60;
 
@@ -58,6 +71,8 @@ struct Loop {
     untrusted_frames: Cell<u32>,
     /// Whether the replay of the saved scenario finished and the mark was cleared.
     opened: Cell<bool>,
+    /// When the views were last told (wall-clock ms).
+    last_publish: Cell<f64>,
     performance: Option<web_sys::Performance>,
 }
 
@@ -75,6 +90,7 @@ pub fn start(ui: Ui) {
         had_dots: Cell::new(false),
         untrusted_frames: Cell::new(0),
         opened: Cell::new(false),
+        last_publish: Cell::new(0.0),
         performance: web_sys::window().and_then(|w| w.performance()),
     });
     request_animation_frame(move || frame(state));
@@ -106,7 +122,14 @@ fn tick(state: &Loop, dt: f64) -> bool {
     state.carry.set(carry);
     let clock = state.performance.clone();
     let now = move || clock.as_ref().map_or(0.0, |p| p.now());
-    let deadline = now() + SLICE_MS;
+    let start = now();
+    let publish = publish_now(state.debt.get() > 0, start, state.last_publish.get());
+    let deadline = start
+        + if publish && state.debt.get() > 0 {
+            PUBLISH_SLICE_MS
+        } else {
+            SLICE_MS
+        };
     let mut over_budget = move || now() > deadline;
     let dots = ui.session.try_update_value(|s| {
         let replaying = s.replaying().is_some();
@@ -131,6 +154,7 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let Some((dots, debt)) = dots else {
         return false;
     };
+    let publish = publish || debt == 0;
     state.debt.set(debt);
     // A shared link's scenario is saved once it has run a second of frames cleanly.
     if ui.trusted.get_untracked() {
@@ -145,7 +169,12 @@ fn tick(state: &Loop, dt: f64) -> bool {
     if ui.behind.get_untracked() != (debt > 0) {
         ui.behind.set(debt > 0);
     }
-    ui.sync();
+    if publish {
+        state.last_publish.set(start);
+        ui.sync();
+    } else {
+        ui.sync_clock();
+    }
     if dots || state.had_dots.get() {
         ui.frame.update(|f| *f += 1);
     }
@@ -173,6 +202,13 @@ mod tests {
         }
         assert_eq!(total, 10, "quarter-speed milliseconds add up");
         assert_eq!(virtual_ms(-3.0, 1.0, &mut carry), 0);
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_tell_the_views_less_often_while_behind() {
+        assert!(publish_now(false, 1000.0, 999.0), "keeping up: every frame");
+        assert!(!publish_now(true, 1100.0, 1000.0));
+        assert!(publish_now(true, 1250.0, 1000.0));
     }
 
     #[wasm_bindgen_test(unsupported = test)]

@@ -91,6 +91,16 @@ impl Ui {
         }
     }
 
+    /// Copies only the virtual clock (the frame loop, while the engine is behind, tells the
+    /// heavier views at a lower rate: see frames.rs).
+    pub fn sync_clock(&self) {
+        if let Some(now) = self.session.try_with_value(|s| s.world().now()) {
+            if self.clock.get_untracked() != now {
+                self.clock.set(now);
+            }
+        }
+    }
+
     /// Changes the session, then tells the views.
     pub fn update<R>(&self, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
         let r = self.session.try_update_value(f);
