@@ -59,6 +59,27 @@ pub fn stage_time(stages: &[Stage], i: usize) -> String {
     }
 }
 
+/// The chain's words: the seed notes' Chinese mnemonic in 简体中文, plain English words in
+/// English (the English page needs no CJK font).
+pub fn mnemonic(stage: &Stage, lang: crate::i18n::Lang) -> &'static str {
+    const EN: [&str; 7] = [
+        "kubectl calls",
+        "apiserver writes",
+        "Deployment asks",
+        "ReplicaSet fills",
+        "Scheduler picks",
+        "Kubelet builds",
+        "Proxy connects",
+    ];
+    match lang {
+        crate::i18n::Lang::Zh => stage.mnemonic,
+        crate::i18n::Lang::En => EN
+            .get(usize::from(stage.number.saturating_sub(1)))
+            .copied()
+            .unwrap_or(stage.mnemonic),
+    }
+}
+
 fn stage_key(n: u8) -> Key {
     match n {
         1 => Key::Stage1,
@@ -186,11 +207,11 @@ pub fn Flow() -> impl IntoView {
             <div class="chain" data-testid="mnemonic">
                 {move || flow.with(|f| {
                     f.stages.iter().enumerate().map(|(i, s)| {
-                        view! { <span class=format!("link {}", f.states.get(i).copied().unwrap_or("idle"))>{s.mnemonic}</span><span class="arrow" aria-hidden="true">"→"</span> }
+                        view! { <span class=format!("link {}", f.states.get(i).copied().unwrap_or("idle"))>{mnemonic(s, ui.lang.get())}</span><span class="arrow" aria-hidden="true">"→"</span> }
                     }).collect_view()
                 })}
                 <span data-testid="pod-alive" title=move || ui.t(Key::PodAlive) data-state=move || if flow.with(FlowView::alive) { "lit" } else { "idle" }
-                    class=move || if flow.with(FlowView::alive) { "link lit alive" } else { "link idle" }>"Pod活"</span>
+                    class=move || if flow.with(FlowView::alive) { "link lit alive" } else { "link idle" }>{move || if ui.lang.get() == crate::i18n::Lang::Zh { "Pod活" } else { "Pod alive" }}</span>
             </div>
             <ol class="stages">
                 <For each=move || 0..7usize key=|i| *i let:i>
@@ -204,7 +225,7 @@ pub fn Flow() -> impl IntoView {
                                 <span class="num">{i + 1}</span>
                                 <div class="stage-body">
                                     <div class="stage-top">
-                                        <span class="mnemonic">{move || flow.with(|f| f.stages.get(i).map(|s| s.mnemonic).unwrap_or(""))}</span>
+                                        <span class="mnemonic">{move || flow.with(|f| f.stages.get(i).map(|s| mnemonic(s, ui.lang.get())).unwrap_or(""))}</span>
                                         <span class="stage-time mono" data-testid="stage-time">{move || {
                                             flow.with(|f| if f.stages.get(i).and_then(|s| s.at).is_some() { f.time(i) } else { ui.t(Key::FlowNotYet).to_string() })
                                         }}</span>
@@ -333,6 +354,10 @@ mod tests {
         assert!(v
             .proxy_hint(crate::i18n::Lang::En)
             .starts_with("Service web-svc selects it"));
+        let mut st = stage(6, None);
+        st.mnemonic = "Kubelet建";
+        assert_eq!(mnemonic(&st, crate::i18n::Lang::En), "Kubelet builds");
+        assert_eq!(mnemonic(&st, crate::i18n::Lang::Zh), "Kubelet建");
         let none = FlowView::new(None, false, None, &[stage(1, Some(5))]);
         assert_eq!(none.pod, None);
         assert!(none.proxy_hint(crate::i18n::Lang::Zh).contains("<name>"));
