@@ -159,7 +159,7 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
     let (gap, header, parts, pad, chip) = match tier {
         Tier::Detail => (
             14.0,
-            56.0,
+            66.0,
             28.0,
             10.0,
             Chip {

@@ -226,6 +226,29 @@ pub fn taint_tags(n: &NodeView) -> Vec<String> {
     out
 }
 
+/// Taint tags with one key written once: `unreachable:NoSchedule,NoExecute`.
+pub fn short_taints(tags: &[String]) -> String {
+    let mut keys: Vec<(String, Vec<String>)> = Vec::new();
+    for tag in tags {
+        let (k, e) = tag.split_once(':').unwrap_or((tag.as_str(), ""));
+        match keys.iter_mut().find(|(key, _)| key == k) {
+            Some((_, effects)) => effects.push(e.to_string()),
+            None => keys.push((k.to_string(), vec![e.to_string()])),
+        }
+    }
+    keys.into_iter()
+        .map(|(k, e)| {
+            let e: Vec<String> = e.into_iter().filter(|e| !e.is_empty()).collect();
+            if e.is_empty() {
+                k
+            } else {
+                format!("{k}:{}", e.join(","))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 /// `4m05s` until `at`, or `now` once it is due.
 pub fn countdown(at: Time, now: Time) -> String {
     let left = at.saturating_sub(now).div_ceil(1000);
@@ -400,25 +423,30 @@ fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time
             };
             rect(out, &b, 9.0, "badge");
             text(out, b.center().x, b.y + 13.0, "badge-text", &badge);
-            // The cluster's taints and the eviction countdown, under the address.
-            let mut line = tags.join(" · ");
+            // The cluster's taints (one key with its effects) and the eviction
+            // countdown, on two lines under the address.
+            let mut lines = vec![short_taints(&tags)];
             if let Some(at) = n.eviction_at {
-                let _ = write!(
-                    line,
-                    "{}{} {}",
-                    if line.is_empty() { "" } else { " · " },
-                    t(lang, Key::EvictsIn),
-                    countdown(at, now)
-                );
+                lines.push(format!("{} {}", t(lang, Key::EvictsIn), countdown(at, now)));
             }
-            if !line.is_empty() {
+            let lines: Vec<String> = lines.into_iter().filter(|l| !l.is_empty()).collect();
+            if !lines.is_empty() {
                 let _ = write!(
                     out,
-                    r#"<text class="node-taints" data-testid="node-taints" x="{:.1}" y="{:.1}">{}</text>"#,
+                    r#"<text class="node-taints" data-testid="node-taints" x="{:.1}" y="{:.1}">"#,
                     r.x + 12.0,
-                    r.y + 50.0,
-                    escape(&line)
+                    r.y + 49.0,
                 );
+                for (k, l) in lines.iter().enumerate() {
+                    let _ = write!(
+                        out,
+                        r#"<tspan x="{:.1}" dy="{}">{}</tspan>"#,
+                        r.x + 12.0,
+                        if k == 0 { 0.0 } else { 11.0 },
+                        escape(l)
+                    );
+                }
+                out.push_str("</text>");
             }
             for (part, label, short, on) in [
                 (NodePart::Kubelet, "kubelet", "kubelet", n.kubelet),
@@ -953,7 +981,8 @@ mod tests {
         let svg = nodes(&layout(3, 1), std::slice::from_ref(&n), 105_500, Lang::En);
         assert!(svg.contains(r#"data-state="unknown""#) && svg.contains(r#"data-sim="off""#));
         assert!(
-            svg.contains("unreachable:NoExecute · unreachable:NoSchedule · evicts pods in 4m15s"),
+            svg.contains(">unreachable:NoExecute,NoSchedule<")
+                && svg.contains(">evicts pods in 4m15s<"),
             "{svg}"
         );
         assert!(svg.contains("Unknown (NodeStatusUnknown)"));
