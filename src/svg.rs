@@ -507,7 +507,12 @@ fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time
         );
         if layout.tier != Tier::Compact {
             let label = format!("sim · {}", sim_label(f, lang));
-            let w = 10.0 + 5.6 * label.chars().count() as f64;
+            // CJK glyphs are about twice as wide as the monospace Latin ones.
+            let units: f64 = label
+                .chars()
+                .map(|c| if c.is_ascii() { 1.0 } else { 1.9 })
+                .sum();
+            let w = (10.0 + 5.6 * units).min(r.w - 12.0);
             let tag = Rect {
                 x: r.x + r.w - w - 6.0,
                 y: r.y + r.h - 8.0,

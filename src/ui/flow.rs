@@ -118,24 +118,48 @@ impl FlowView {
         cluster: &[Stage],
     ) -> FlowView {
         match flow {
-            Some(f) => FlowView {
-                states: f
-                    .stages
-                    .iter()
-                    .map(|s| if s.at.is_some() { "lit" } else { "idle" })
-                    .collect(),
-                stages: f.stages,
-                pod: Some((f.pod, picked)),
-                ready_at: f.ready_at,
-                service: f.service,
-                deployment,
-            },
+            Some(mut f) => {
+                // The audit log is bounded: in a busy cluster the kubectl request and the
+                // Deployment controller's write behind an older pod may have dropped out of
+                // it. The cluster's latched stage times stand in when they came before the
+                // pod was created.
+                let created = f.stages.get(3).and_then(|s| s.at);
+                for i in 0..3 {
+                    if f.stages[i].at.is_none() {
+                        if let Some(c) =
+                            cluster.get(i).filter(|c| c.at.is_some() && c.at <= created)
+                        {
+                            f.stages[i] = c.clone();
+                        }
+                    }
+                }
+                FlowView::from_pod(f, picked, deployment)
+            }
             None => FlowView {
                 states: stage_states(cluster),
                 stages: cluster.to_vec(),
                 deployment,
                 ..FlowView::default()
             },
+        }
+    }
+
+    fn from_pod(
+        f: kubeloop_sim::view::PodFlow,
+        picked: bool,
+        deployment: Option<String>,
+    ) -> FlowView {
+        FlowView {
+            states: f
+                .stages
+                .iter()
+                .map(|s| if s.at.is_some() { "lit" } else { "idle" })
+                .collect(),
+            stages: f.stages,
+            pod: Some((f.pod, picked)),
+            ready_at: f.ready_at,
+            service: f.service,
+            deployment,
         }
     }
 
@@ -354,6 +378,32 @@ mod tests {
         assert!(v
             .proxy_hint(crate::i18n::Lang::En)
             .starts_with("Service web-svc selects it"));
+        // A busy cluster's audit log lost the kubectl request behind an older pod.
+        let mut old: Vec<Stage> = (1..=7).map(|n| stage(n, None)).collect();
+        old[3].at = Some(9000);
+        old[4].at = Some(9010);
+        let cluster = vec![
+            stage(1, Some(100)),
+            stage(2, Some(102)),
+            stage(3, Some(20_000)),
+        ];
+        let lost = kubeloop_sim::view::PodFlow {
+            pod: "default/web-9".into(),
+            stages: old,
+            ready_at: None,
+            deployment: Some("web".into()),
+            service: None,
+        };
+        let v = FlowView::new(Some(lost), false, None, &cluster);
+        assert_eq!(
+            v.stages[0].at,
+            Some(100),
+            "the cluster's kubectl time stands in"
+        );
+        assert_eq!(
+            v.stages[2].at, None,
+            "not a write after the pod was created"
+        );
         let mut st = stage(6, None);
         st.mnemonic = "Kubelet建";
         assert_eq!(mnemonic(&st, crate::i18n::Lang::En), "Kubelet builds");
