@@ -63,6 +63,12 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
     chromium chromium-driver fonts-dejavu-core
 fi
+# A CJK-capable font, so the 简体中文 page's screenshots show glyphs, not boxes.
+if ! dpkg -s fonts-wqy-microhei >/dev/null 2>&1; then
+  log "apt-get install fonts-wqy-microhei"
+  as_root apt-get update
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends fonts-wqy-microhei
+fi
 chromium_major="$(/usr/bin/chromium --version 2>/dev/null | grep -oE '[0-9]+' | head -1)"
 driver_major="$(/usr/bin/chromedriver --version 2>/dev/null | grep -oE '[0-9]+' | head -1)"
 [ "$chromium_major" = "$driver_major" ] ||

@@ -78,6 +78,18 @@ const MARGIN: f64 = 12.0;
 const TRAY_CHIP: f64 = 14.0;
 const TRAY_GAP: f64 = 4.0;
 const TRAY_TOP: f64 = 58.0;
+/// Height of a compact node's pod bar.
+const SUMMARY_H: f64 = 9.0;
+
+/// Height of the band at the bottom of a node where the followed pod's scheduling verdict
+/// goes, per tier.
+fn band_h(tier: Tier) -> f64 {
+    match tier {
+        Tier::Detail => 18.0,
+        Tier::Medium => 12.0,
+        Tier::Compact => 4.0,
+    }
+}
 
 /// How much a node box shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +98,8 @@ pub enum Tier {
     Detail,
     /// A few dozen: name, status, small chips.
     Medium,
-    /// Many: tiny boxes, dot chips.
+    /// Many: tiny boxes; pods too small to read are drawn as one bar per node, split by
+    /// state ([`Layout::summary`]).
     Compact,
 }
 
@@ -146,7 +159,7 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
     let (gap, header, parts, pad, chip) = match tier {
         Tier::Detail => (
             14.0,
-            44.0,
+            66.0,
             28.0,
             10.0,
             Chip {
@@ -180,8 +193,13 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
     };
     let node_w = ((WIDTH - 2.0 * MARGIN - (cols as f64 - 1.0) * gap) / cols as f64).min(360.0);
     let per_row = (((node_w - 2.0 * pad + chip.gap) / (chip.w + chip.gap)).floor() as usize).max(1);
-    let rows = max_pods.div_ceil(per_row).max(1);
-    let node_h = header + parts + pad + rows as f64 * (chip.h + chip.gap) - chip.gap + pad;
+    let node_h = band_h(tier)
+        + if tier == Tier::Compact {
+            header + pad / 2.0 + SUMMARY_H + pad
+        } else {
+            let rows = max_pods.div_ceil(per_row).max(1);
+            header + parts + pad + rows as f64 * (chip.h + chip.gap) - chip.gap + pad
+        };
     let grid_w = cols as f64 * node_w + (cols as f64 - 1.0) * gap;
     let x0 = (WIDTH - grid_w) / 2.0;
     let nodes: Vec<Rect> = (0..node_count)
@@ -216,8 +234,12 @@ impl Layout {
         self.nodes.get(i).copied()
     }
 
-    /// The chip of the `i`-th pod on node `node`.
+    /// The chip of the `i`-th pod on node `node`; none on compact nodes, which draw a
+    /// [`Layout::summary`] instead.
     pub fn chip(&self, node: usize, i: usize) -> Option<Rect> {
+        if self.tier == Tier::Compact {
+            return None;
+        }
         let n = self.node(node)?;
         let (r, c) = ((i / self.per_row) as f64, (i % self.per_row) as f64);
         Some(Rect::new(
@@ -225,6 +247,32 @@ impl Layout {
             n.y + self.header + self.parts + self.pad / 2.0 + r * (self.chip.h + self.chip.gap),
             self.chip.w,
             self.chip.h,
+        ))
+    }
+
+    /// The band at the bottom of node `node` for the followed pod's scheduling verdict.
+    pub fn verdict_band(&self, node: usize) -> Option<Rect> {
+        let n = self.node(node)?;
+        let h = band_h(self.tier);
+        Some(Rect::new(
+            n.x + self.pad,
+            n.bottom() - h - self.pad / 2.0,
+            n.w - 2.0 * self.pad,
+            h - 2.0,
+        ))
+    }
+
+    /// The bar that stands for a compact node's pods, split by state.
+    pub fn summary(&self, node: usize) -> Option<Rect> {
+        if self.tier != Tier::Compact {
+            return None;
+        }
+        let n = self.node(node)?;
+        Some(Rect::new(
+            n.x + self.pad,
+            n.y + self.header + self.pad / 2.0,
+            n.w - 2.0 * self.pad,
+            SUMMARY_H,
         ))
     }
 
@@ -399,6 +447,14 @@ mod tests {
                     "{n} nodes: node {i} {node:?} in the view box"
                 );
                 assert!(node.y > BUS_Y, "nodes hang below the bus");
+                if let Some(bar) = l.summary(i) {
+                    assert!(
+                        node.contains(&bar),
+                        "{n} nodes: the pod bar inside node {i}"
+                    );
+                    assert!(l.chip(i, 0).is_none(), "compact nodes draw no chips");
+                    continue;
+                }
                 for p in [0, pods.saturating_sub(1)] {
                     let chip = l.chip(i, p).expect("chip");
                     assert!(

@@ -26,6 +26,10 @@ pub struct NodeResult {
     pub passed: bool,
     /// The reasons of the filters that failed (`node(s) had untolerated taint(s)`).
     pub reasons: Vec<String>,
+    /// The filter plugins that failed, each with its reason.
+    pub failing: Vec<(String, String)>,
+    /// Raw score per score plugin, in [`Scheduling::plugins`] order.
+    pub raw: Vec<Option<i64>>,
     /// Normalized score × weight per score plugin, in [`Scheduling::plugins`] order.
     pub scores: Vec<Option<i64>>,
     /// The sum of the final scores.
@@ -41,6 +45,71 @@ pub struct Scheduling {
     pub nodes: Vec<NodeResult>,
     /// The node picked.
     pub selected: Option<String>,
+    /// Each score plugin's weight, in [`Scheduling::plugins`] order (from the scenario's
+    /// KubeSchedulerConfiguration, else upstream's defaults).
+    pub weights: Vec<i64>,
+}
+
+impl Scheduling {
+    /// How many feasible nodes share the best total (the scheduler then picks one of them
+    /// at random, from its seeded stream).
+    pub fn ties(&self) -> usize {
+        let best = self
+            .nodes
+            .iter()
+            .filter(|n| n.passed)
+            .map(|n| n.total)
+            .max();
+        self.nodes
+            .iter()
+            .filter(|n| n.passed && Some(n.total) == best)
+            .count()
+    }
+
+    /// The normalized score (0–100) of plugin `i` on a node: the weighted score divided by
+    /// the weight.
+    pub fn normalized(&self, node: &NodeResult, i: usize) -> Option<i64> {
+        let w = self.weights.get(i).copied().unwrap_or(1).max(1);
+        node.scores.get(i).copied().flatten().map(|s| s / w)
+    }
+
+    /// The best total among feasible nodes (for score bars).
+    pub fn best(&self) -> i64 {
+        self.nodes
+            .iter()
+            .filter(|n| n.passed)
+            .map(|n| n.total)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Score plugin weights for pods of `scheduler_name`: the scenario's configuration when it
+/// parses, else the defaults (a weight of 0 means 1, as upstream defaults it).
+pub fn score_weights(world: &World, scheduler_name: &str) -> BTreeMap<String, i64> {
+    use kubeloop_sim::scheduler::config;
+    let cfg = world
+        .config
+        .scheduler_config
+        .as_ref()
+        .and_then(|v| config::parse(v).ok())
+        .or_else(|| config::parse(&Value::Null).ok());
+    let mut out = BTreeMap::new();
+    let Some(cfg) = cfg else { return out };
+    let Some(profile) = cfg
+        .profiles
+        .iter()
+        .find(|p| p.scheduler_name == scheduler_name)
+        .or(cfg.profiles.first())
+    else {
+        return out;
+    };
+    for set in [&profile.plugins.multi_point, &profile.plugins.score] {
+        for r in &set.enabled {
+            out.insert(r.name.clone(), i64::from(r.weight.max(1)));
+        }
+    }
+    out
 }
 
 fn object(ann: &BTreeMap<String, String>, key: &str) -> BTreeMap<String, BTreeMap<String, Value>> {
@@ -58,6 +127,7 @@ pub fn scheduling(ann: &BTreeMap<String, String>) -> Option<Scheduling> {
         return None;
     }
     let filter = object(ann, FILTER);
+    let raws = object(ann, SCORE);
     let finals = object(ann, FINAL_SCORE);
     let mut plugins: Vec<String> = finals.values().flat_map(|m| m.keys().cloned()).collect();
     plugins.sort();
@@ -68,11 +138,24 @@ pub fn scheduling(ann: &BTreeMap<String, String>) -> Option<Scheduling> {
     let mut nodes: Vec<NodeResult> = names
         .into_iter()
         .map(|node| {
-            let reasons: Vec<String> = filter
+            let failing: Vec<(String, String)> = filter
                 .get(node)
                 .into_iter()
                 .flatten()
-                .filter_map(|(_, v)| v.as_str().filter(|s| *s != "passed").map(str::to_string))
+                .filter_map(|(p, v)| {
+                    v.as_str()
+                        .filter(|s| *s != "passed")
+                        .map(|s| (p.clone(), s.to_string()))
+                })
+                .collect();
+            let reasons: Vec<String> = failing.iter().map(|(_, r)| r.clone()).collect();
+            let raw: Vec<Option<i64>> = plugins
+                .iter()
+                .map(|p| {
+                    raws.get(node)
+                        .and_then(|m| m.get(p))
+                        .and_then(Value::as_i64)
+                })
                 .collect();
             let scores: Vec<Option<i64>> = plugins
                 .iter()
@@ -87,6 +170,8 @@ pub fn scheduling(ann: &BTreeMap<String, String>) -> Option<Scheduling> {
                 node: node.clone(),
                 passed: reasons.is_empty(),
                 reasons,
+                failing,
+                raw,
                 total: scores.iter().flatten().sum(),
                 scores,
             }
@@ -99,6 +184,7 @@ pub fn scheduling(ann: &BTreeMap<String, String>) -> Option<Scheduling> {
             .then(a.node.cmp(&b.node))
     });
     Some(Scheduling {
+        weights: vec![1; plugins.len()],
         plugins,
         nodes,
         selected: ann.get(SELECTED).cloned(),
@@ -128,8 +214,11 @@ pub struct PodInspection {
     pub scheduling: Option<Scheduling>,
 }
 
-/// Looks a pod up in etcd (the page is omniscient).
-pub fn inspect_pod(world: &World, namespace: &str, name: &str) -> PodInspection {
+/// Looks a pod up in etcd (the page is omniscient). The scheduling results are read only
+/// when `trusted` (the scheduler was the last to write the pod: see
+/// [`crate::session::Session::scheduler_wrote`]); the selected node only when the pod is
+/// bound to it.
+pub fn inspect_pod(world: &World, namespace: &str, name: &str, trusted: bool) -> PodInspection {
     let key = format!(
         "/registry/{}/{namespace}/{name}",
         Kind::Pod.info().etcd_prefix
@@ -141,8 +230,25 @@ pub fn inspect_pod(world: &World, namespace: &str, name: &str) -> PodInspection 
         modified: kv.mod_revision,
         version: kv.version,
     });
-    let scheduling = kv.and_then(|kv| match &*kv.value {
-        Object::Pod(p) => p.metadata.annotations.as_ref().and_then(scheduling),
+    let scheduling = kv.filter(|_| trusted).and_then(|kv| match &*kv.value {
+        Object::Pod(p) => {
+            let mut s = p.metadata.annotations.as_ref().and_then(scheduling)?;
+            let spec = p.spec.as_ref();
+            let bound = spec.and_then(|s| s.node_name.clone());
+            if s.selected.is_some() && s.selected != bound {
+                s.selected = None;
+            }
+            let sched_name = spec
+                .and_then(|s| s.scheduler_name.clone())
+                .unwrap_or_else(|| "default-scheduler".into());
+            let w = score_weights(world, &sched_name);
+            s.weights = s
+                .plugins
+                .iter()
+                .map(|p| w.get(p).copied().unwrap_or(1))
+                .collect();
+            Some(s)
+        }
         _ => None,
     });
     PodInspection { etcd, scheduling }
@@ -199,10 +305,27 @@ mod tests {
             .flat_map(|n| n.pods.clone())
             .next()
             .expect("a pod");
-        let i = inspect_pod(s.world(), &pod.namespace, &pod.name);
+        let i = inspect_pod(s.world(), &pod.namespace, &pod.name, true);
         let etcd = i.etcd.expect("stored");
         assert_eq!(etcd.key, format!("/registry/pods/default/{}", pod.name));
         assert!(etcd.modified > etcd.created && etcd.version > 1, "{etcd:?}");
-        assert_eq!(inspect_pod(s.world(), "default", "nope").etcd, None);
+        assert_eq!(inspect_pod(s.world(), "default", "nope", true).etcd, None);
+        assert!(
+            s.scheduler_wrote(&pod.namespace, &pod.name),
+            "the scheduler annotated it"
+        );
+        let sched = i.scheduling.expect("annotated by the scheduler");
+        assert_eq!(sched.selected.as_deref(), Some(pod.node.as_str()));
+        assert_eq!(sched.weights.len(), sched.plugins.len());
+        let w = score_weights(s.world(), "default-scheduler");
+        assert_eq!(w.get("TaintToleration"), Some(&3));
+        assert_eq!(w.get("NodeResourcesFit"), Some(&1));
+        // A user's annotate afterwards makes the results untrusted.
+        s.submit(&format!(
+            "kubectl annotate pod {} kubeloop.dev/selected-node=node-9 --overwrite",
+            pod.name
+        ));
+        s.advance(2_000);
+        assert!(!s.scheduler_wrote(&pod.namespace, &pod.name));
     }
 }

@@ -9,15 +9,15 @@ use kubeloop_sim::manifest::{parse_manifest_stream, Located};
 use kubeloop_sim::runner::{cluster_config, is_streaming};
 use kubeloop_sim::scenario::{NodeGroup, Scenario, Step};
 use kubeloop_sim::time::{format_duration, Time, SECOND};
-use kubeloop_sim::view::{self, ClusterView, Stage};
+use kubeloop_sim::view::{self, ClusterView, Stage, ViewCache};
 use kubeloop_sim::World;
 
 use crate::terminal::Terminal;
 use crate::traffic::Traffic;
 
-/// The most distinct event times sampled for messages in one call to [`Session::advance`];
-/// past that, time still advances but the rest of the frame's messages are not drawn.
-const MAX_SAMPLES: usize = 3000;
+/// How many events run between two looks at the caller's budget in
+/// [`Session::advance_within`] (asking the clock is not free in a browser).
+const EVENTS_PER_CHECK: u32 = 1;
 /// How far a reload replays at once (virtual ms).
 pub const MAX_FAST_FORWARD: Time = 30 * 60 * SECOND;
 /// How far [`Session::step`] looks for the next message.
@@ -64,8 +64,16 @@ pub struct Session {
     next_step: usize,
     apply_errors: BTreeMap<String, Vec<Located>>,
     view: ClusterView,
+    view_cache: ViewCache,
     view_delivered: u64,
     view_stale: bool,
+    /// Who last wrote each pod object (`namespace/name` → when, and whether it was the
+    /// scheduler), from the apiserver's audit log, kept past the log's capacity.
+    pod_writers: BTreeMap<String, (Time, bool)>,
+    /// The first message sequence number not yet turned into a dot.
+    flight_seq: u64,
+    /// Where a reload's replay is going (virtual ms), while it runs in slices.
+    replay_to: Option<Time>,
     anim_duration: f64,
     /// Bumped whenever something the page shows changed.
     pub revision: u64,
@@ -92,8 +100,12 @@ impl Session {
             next_step: 0,
             apply_errors: BTreeMap::new(),
             view,
+            view_cache: ViewCache::new(),
             view_delivered: 0,
             view_stale: false,
+            flight_seq: 0,
+            replay_to: None,
+            pod_writers: BTreeMap::new(),
             anim_duration: crate::traffic::duration_at(1.0),
             revision: 1,
             scenario_revision: 0,
@@ -199,12 +211,86 @@ impl Session {
     /// What the diagram draws, rebuilt only when the world changed.
     pub fn view(&mut self) -> &ClusterView {
         if self.view_stale || self.view_delivered != self.world.delivered() {
-            self.view = view::cluster_view(&self.world);
+            self.view = view::cluster_view_cached(&self.world, &mut self.view_cache);
+            self.scan_pod_writers();
             self.view_delivered = self.world.delivered();
             self.view_stale = false;
             view::latch_stages(&mut self.stages, self.view.stages.clone());
         }
         &self.view
+    }
+
+    /// The pod creation flow of `selected` (`namespace/name`), else of the newest user
+    /// pod; with the Deployment a `kubectl expose` would name.
+    pub fn flow(&self, selected: Option<&str>) -> (Option<view::PodFlow>, Option<String>) {
+        let pod = selected
+            .map(str::to_string)
+            .or_else(|| view::newest_user_pod(&self.world));
+        let flow = pod.and_then(|p| {
+            let (ns, name) = p.split_once('/')?;
+            view::pod_flow(&self.world, ns, name)
+        });
+        let deployment = view::deployment_to_expose(&self.world, flow.as_ref());
+        (flow, deployment)
+    }
+
+    /// Whether the scheduler made the last write to the pod `namespace/name`: only then
+    /// are its `kubeloop.dev/*` scheduling annotations the scheduler's results (a user's
+    /// `kubectl annotate` or `apply` after it could have written anything).
+    pub fn scheduler_wrote(&mut self, namespace: &str, name: &str) -> bool {
+        self.view();
+        self.pod_writers
+            .get(&format!("{namespace}/{name}"))
+            .is_some_and(|(_, scheduler)| *scheduler)
+    }
+
+    /// Records the writers of pod objects from the audit log (its entries may arrive out
+    /// of order; the newest write wins).
+    fn scan_pod_writers(&mut self) {
+        let Some(api) = &self.world.apiserver else {
+            return;
+        };
+        for e in api.audit() {
+            if !e.verb.is_write() || e.code >= 300 {
+                continue;
+            }
+            let Some(rest) = e.path.strip_prefix("/api/v1/namespaces/") else {
+                continue;
+            };
+            let Some((ns, pod)) = rest.split_once("/pods/") else {
+                continue;
+            };
+            let by_scheduler = e.client == kubeloop_sim::Actor::Scheduler;
+            // The scheduler's annotations ride on its Binding (upstream copies a Binding's
+            // annotations to the pod) or on a PATCH after a failed attempt; other
+            // subresources (status, eviction) leave annotations alone.
+            let pod = match pod.split_once('/') {
+                None => pod,
+                Some((pod, "binding")) if by_scheduler => pod,
+                Some(_) => continue,
+            };
+            if pod.is_empty() {
+                continue;
+            }
+            let entry = self
+                .pod_writers
+                .entry(format!("{ns}/{pod}"))
+                .or_insert((e.received, by_scheduler));
+            if e.received >= entry.0 {
+                *entry = (e.received, by_scheduler);
+            }
+        }
+        if self.pod_writers.len() > 4 * self.view.pending.len() + 4 * 1024 {
+            let live: std::collections::BTreeSet<String> = self
+                .view
+                .nodes
+                .iter()
+                .flat_map(|n| &n.pods)
+                .chain(&self.view.pending)
+                .map(|p| format!("{}/{}", p.namespace, p.name))
+                .collect();
+            self.pod_writers.retain(|k, _| live.contains(k));
+        }
     }
 
     /// The names of the scenario's files.
@@ -327,62 +413,130 @@ impl Session {
     /// Runs `ms` of virtual time: scenario steps at their times, commands' output, and
     /// every message sent on the way turned into a dot.
     pub fn advance(&mut self, ms: Time) {
-        self.run(ms, true);
+        self.finish_replay();
+        let target = self.world.now().saturating_add(ms);
+        self.run_to(target, true, &mut || false);
     }
 
-    /// Runs at once to the last scenario step or `spec.until` (at most [`MAX_FAST_FORWARD`]), without
-    /// drawing messages: a reload comes back to where the learner was.
-    pub fn fast_forward(&mut self) {
+    /// Like [`Session::advance`], but stops as soon as `over_budget` says so (it is asked
+    /// every few events), and returns how much virtual time it ran: the page gives the
+    /// engine a slice of each animation frame and carries the rest to the next one, so a
+    /// burst of thousands of pods slows virtual time down instead of freezing the page.
+    /// A reload's replay ([`Session::begin_fast_forward`]) runs first, in the same slices.
+    pub fn advance_within(&mut self, ms: Time, over_budget: &mut dyn FnMut() -> bool) -> Time {
+        if let Some(to) = self.replay_to {
+            if self.run_to(to, false, over_budget) {
+                self.replay_done();
+            }
+            return 0;
+        }
+        let start = self.world.now();
+        self.run_to(start.saturating_add(ms), true, over_budget);
+        self.world.now() - start
+    }
+
+    /// Where the world would replay to on a reload: the last scenario step or
+    /// `spec.until`, at most [`MAX_FAST_FORWARD`].
+    fn fast_forward_target(&self) -> Option<Time> {
         let last = self
             .schedule
             .last()
             .map_or(0, |s| s.at_ms)
             .max(self.scenario.until_ms().unwrap_or(0))
             .min(MAX_FAST_FORWARD);
-        if last > self.world.now() {
-            self.run(last - self.world.now(), false);
-            self.terminal.info(&format!(
-                "(replayed to t={}s)",
-                kubeloop_sim::runner::seconds(self.world.now())
-            ));
+        (last > self.world.now()).then_some(last)
+    }
+
+    /// Runs at once to the last scenario step or `spec.until` (at most [`MAX_FAST_FORWARD`]), without
+    /// drawing messages: a reload comes back to where the learner was.
+    pub fn fast_forward(&mut self) {
+        self.begin_fast_forward();
+        self.finish_replay();
+    }
+
+    /// Starts the replay of [`Session::fast_forward`] without running it: the page runs it
+    /// in slices through [`Session::advance_within`], so a long scenario never blocks.
+    pub fn begin_fast_forward(&mut self) {
+        self.replay_to = self.fast_forward_target();
+        if self.replay_to.is_some() {
+            self.terminal.info("(replaying the saved scenario…)");
+            self.revision += 1;
         }
     }
 
-    fn run(&mut self, ms: Time, sample: bool) {
-        let target = self.world.now().saturating_add(ms);
+    /// Where a replay in slices is going, while it runs.
+    pub fn replaying(&self) -> Option<Time> {
+        self.replay_to
+    }
+
+    fn finish_replay(&mut self) {
+        if let Some(to) = self.replay_to {
+            self.run_to(to, false, &mut || false);
+            self.replay_done();
+        }
+    }
+
+    fn replay_done(&mut self) {
+        self.replay_to = None;
+        // What was sent during the replay is history, not dots.
+        self.flight_seq = self.world.next_seq();
+        self.terminal.info(&format!(
+            "(replayed to t={}s)",
+            kubeloop_sim::runner::seconds(self.world.now())
+        ));
+        self.revision += 1;
+    }
+
+    /// Runs events up to `target` (then sets the clock there), or until `over_budget`;
+    /// true when it got there.
+    fn run_to(
+        &mut self,
+        target: Time,
+        sample: bool,
+        over_budget: &mut dyn FnMut() -> bool,
+    ) -> bool {
         let before = (
             self.world.delivered(),
             self.terminal.len(),
             self.traffic.len(),
         );
-        let mut samples = 0;
-        loop {
+        let mut events = 0u32;
+        let reached = loop {
             self.pump();
-            let next_step = self.schedule.get(self.next_step).map(|s| s.at_ms);
-            let next = match (next_step, self.world.next_event_time()) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            let Some(t) = next.filter(|t| *t <= target) else {
-                break;
-            };
-            if !sample || samples >= MAX_SAMPLES {
-                let until = next_step.filter(|s| *s <= target).unwrap_or(target);
-                self.world.run_until(until);
-                self.enqueue_due_steps();
-                if until == target {
-                    break;
+            let next_step = self
+                .schedule
+                .get(self.next_step)
+                .map(|s| s.at_ms)
+                .filter(|t| *t <= target);
+            let next_event = self.world.next_event_time().filter(|t| *t <= target);
+            match (next_event, next_step) {
+                (None, None) => break true,
+                // Events at a step's time run before it, as `World::run_until` runs them.
+                (Some(e), s) if s.is_none_or(|s| e <= s) => {
+                    self.world.step();
+                    if sample {
+                        self.sample();
+                    }
                 }
-                continue;
+                (_, Some(s)) => {
+                    self.world.run_until(s);
+                    self.enqueue_due_steps();
+                }
+                (Some(_), None) => unreachable!("covered by the first arm"),
             }
-            self.world.run_until(t);
-            self.sample();
+            events += 1;
+            if events % EVENTS_PER_CHECK == 0 && over_budget() {
+                break false;
+            }
+        };
+        if reached {
+            self.world.run_until(target);
             self.enqueue_due_steps();
-            samples += 1;
         }
-        self.world.run_until(target);
         if sample {
             self.sample();
+        } else {
+            self.flight_seq = self.world.next_seq();
         }
         self.pump();
         if before
@@ -394,10 +548,12 @@ impl Session {
         {
             self.revision += 1;
         }
+        reached
     }
 
     /// Runs to the next moment a message is sent (at most [`STEP_LIMIT`] ahead).
     pub fn step(&mut self) {
+        self.finish_replay();
         let limit = self.world.now() + STEP_LIMIT;
         let before = self.traffic.total();
         loop {
@@ -422,7 +578,10 @@ impl Session {
     }
 
     fn sample(&mut self) {
-        let flights = view::flights(&self.world);
+        let flights = view::flights_since(&self.world, &mut self.flight_seq);
+        if flights.is_empty() {
+            return;
+        }
         self.traffic
             .observe(flights, self.world.now(), self.anim_duration);
     }

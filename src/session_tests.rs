@@ -307,3 +307,121 @@ fn should_come_back_to_the_saved_time() {
     back.reset();
     assert_eq!(back.scenario().spec.until, None);
 }
+
+/// Runs `ms` through [`Session::advance_within`] with a budget that runs out after
+/// `checks` looks, as the page's frames do; returns how many slices it took.
+fn advance_in_slices(s: &mut Session, ms: Time, checks: u32) -> usize {
+    let target = s.world().now() + ms;
+    let mut slices = 0;
+    while s.world().now() < target || s.replaying().is_some() {
+        let mut looks = 0;
+        let owed = target.saturating_sub(s.world().now());
+        s.advance_within(owed, &mut || {
+            looks += 1;
+            looks > checks
+        });
+        slices += 1;
+        assert!(slices < 1_000_000, "slices make progress");
+    }
+    slices
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn should_run_the_same_world_in_time_boxed_slices_as_at_once() {
+    let mut whole = Session::new(default_scenario());
+    whole.run_button("kubectl apply -f nginx-deploy.yaml");
+    whole.submit("kubectl get pods -w");
+    whole.advance(8 * SECOND);
+    let mut sliced = Session::new(default_scenario());
+    sliced.run_button("kubectl apply -f nginx-deploy.yaml");
+    sliced.submit("kubectl get pods -w");
+    let slices = advance_in_slices(&mut sliced, 8 * SECOND, 2);
+    assert!(slices > 20, "the budget cut the run into slices: {slices}");
+    assert_eq!(sliced.world().now(), whole.world().now());
+    assert_eq!(
+        sliced.world().log_hash(),
+        whole.world().log_hash(),
+        "the same events in the same order"
+    );
+    assert_eq!(text(&sliced), text(&whole));
+    assert_eq!(ready_pods(&mut sliced), 3);
+    assert!(sliced.traffic().total() > 20, "messages still become dots");
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn should_replay_a_reload_in_slices_without_dots() {
+    let mut s = Session::new(default_scenario());
+    s.run_button("kubectl apply -f nginx-deploy.yaml");
+    s.advance(25 * SECOND);
+    let saved = parse_scenario(&s.saved_yaml()).expect("parses");
+    let mut at_once = Session::new(saved.clone());
+    at_once.fast_forward();
+    let mut back = Session::new(saved);
+    back.begin_fast_forward();
+    assert_eq!(back.replaying(), Some(25 * SECOND));
+    let mut slices = 0;
+    while back.replaying().is_some() {
+        let mut looks = 0;
+        let done = back.advance_within(16, &mut || {
+            looks += 1;
+            looks > 1
+        });
+        assert_eq!(done, 0, "the clock the learner sees waits for the replay");
+        slices += 1;
+    }
+    assert!(slices > 10, "{slices}");
+    assert_eq!(back.world().now(), 25 * SECOND);
+    assert_eq!(back.world().log_hash(), at_once.world().log_hash());
+    assert!(back.traffic().is_empty(), "nothing drawn while replaying");
+    assert!(
+        text(&back).contains("(replayed to t=25s)"),
+        "{}",
+        text(&back)
+    );
+}
+
+/// Not a test: prints where the time goes while the hundred-nodes example scales to
+/// 1,500 pods (`cargo test -p kubeloop-web --release -- --ignored --nocapture profile_`).
+#[cfg(not(target_family = "wasm"))]
+#[test]
+#[ignore]
+fn profile_scaling_hundred_nodes() {
+    use std::time::Instant;
+    let e = crate::examples::example("hundred-nodes").expect("example");
+    let mut s = Session::new(crate::examples::scenario(e));
+    s.advance(40 * SECOND);
+    s.submit("kubectl scale deployment web --replicas=1500");
+    let (mut worst_event, mut worst_view, mut events, mut view_total) = (0.0f64, 0.0f64, 0u64, 0.0);
+    let started = Instant::now();
+    for _frame in 0..4000 {
+        let mut t = Instant::now();
+        let mut n = 0;
+        s.advance_within(16, &mut || {
+            let dt = t.elapsed().as_secs_f64() * 1000.0;
+            worst_event = worst_event.max(dt / 4.0);
+            t = Instant::now();
+            n += 1;
+            n > 40
+        });
+        events += n * 4;
+        let v = Instant::now();
+        let ready = s
+            .view()
+            .nodes
+            .iter()
+            .flat_map(|n| &n.pods)
+            .filter(|p| p.namespace == "default" && pod_class(p) == PodClass::Ready)
+            .count();
+        let dv = v.elapsed().as_secs_f64() * 1000.0;
+        worst_view = worst_view.max(dv);
+        view_total += dv;
+        if ready >= 1500 {
+            break;
+        }
+    }
+    println!(
+        "virtual {} ms, wall {:.0} ms, ~{events} events, worst 4-event slice/4 {worst_event:.2} ms, view worst {worst_view:.2} ms total {view_total:.0} ms",
+        s.world().now(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+}

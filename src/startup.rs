@@ -15,6 +15,8 @@ pub enum Notice {
     BadScenario(Vec<String>),
     /// The saved copy does not parse (the default was loaded).
     BadSaved(String),
+    /// The last visit never finished replaying the saved copy: it opened at t=0.
+    NotReplayed,
 }
 
 impl Notice {
@@ -22,6 +24,7 @@ impl Notice {
     pub fn detail(&self) -> String {
         match self {
             Notice::BadLink(d) | Notice::BadSaved(d) => d.clone(),
+            Notice::NotReplayed => String::new(),
             Notice::BadScenario(list) => {
                 list.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
             }
@@ -63,6 +66,62 @@ pub fn opening(hash: &str, saved: Option<&str>) -> (Scenario, Option<Notice>) {
         None => default_scenario(),
     };
     (scenario, notice)
+}
+
+/// Whether a scenario holds no work of the learner's: a gallery example as shipped (the
+/// virtual time it ran to aside), so opening something else over it loses nothing.
+pub fn is_pristine(sc: &Scenario) -> bool {
+    let mut mine = sc.clone();
+    mine.spec.until = None;
+    crate::examples::EXAMPLES
+        .iter()
+        .any(|e| crate::examples::scenario(e) == mine)
+}
+
+/// How the page opens when the address carries a share link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opening {
+    /// The scenario to open now.
+    pub scenario: Scenario,
+    /// Why the link or the saved copy was not used.
+    pub notice: Option<Notice>,
+    /// A valid link's scenario waiting for the learner's yes: it would replace their work.
+    pub offer: Option<Scenario>,
+    /// The scenario opened is the link's: not saved until it has run cleanly, so a link
+    /// that breaks the page cannot break the next visit too.
+    pub from_link: bool,
+}
+
+/// The scenario to open with, asking first before a link replaces real work: a valid link
+/// over a saved copy with the learner's work opens the saved copy and offers the link.
+pub fn opening_asking(hash: &str, saved: Option<&str>) -> Opening {
+    let (scenario, notice) = opening(hash, saved);
+    let from_link = has_share(hash) && notice.is_none();
+    let saved_work = saved
+        .and_then(|y| parse_scenario(y).ok())
+        .filter(|sc| !is_pristine(sc));
+    match saved_work {
+        Some(work) if from_link && !same_work(&work, &scenario) => Opening {
+            scenario: work,
+            notice: None,
+            offer: Some(scenario),
+            from_link: false,
+        },
+        _ => Opening {
+            scenario,
+            notice,
+            offer: None,
+            from_link,
+        },
+    }
+}
+
+/// The same scenario, whatever virtual time each ran to.
+pub fn same_work(a: &Scenario, b: &Scenario) -> bool {
+    let (mut a, mut b) = (a.clone(), b.clone());
+    a.spec.until = None;
+    b.spec.until = None;
+    a == b
 }
 
 /// The share fragment (`#s=…`) for a scenario.
@@ -114,6 +173,37 @@ mod tests {
             opening(&bomb, Some(&saved)).1,
             Some(Notice::BadLink(_))
         ));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_ask_before_a_link_replaces_the_learners_work() {
+        let mut shared = default_scenario();
+        shared.spec.seed = 99;
+        let link = share_fragment(&shared);
+        let mut work = default_scenario();
+        work.spec
+            .files
+            .insert("mine.yaml".into(), "kind: Pod\n".into());
+        let o = opening_asking(&link, Some(&work.to_yaml()));
+        assert_eq!(o.scenario, work, "the work stays open");
+        assert_eq!(o.offer, Some(shared.clone()), "the link waits for a yes");
+        assert!(!o.from_link);
+        for nothing_to_lose in [None, Some(default_scenario().to_yaml())] {
+            let o = opening_asking(&link, nothing_to_lose.as_deref());
+            assert_eq!(
+                (o.scenario, o.offer, o.from_link),
+                (shared.clone(), None, true)
+            );
+        }
+        let o = opening_asking(&link, Some(&shared.to_yaml()));
+        assert_eq!(o.offer, None, "the same scenario needs no question");
+        let bad = opening_asking("#s=!!!", Some(&work.to_yaml()));
+        assert_eq!(bad.scenario, work);
+        assert!(bad.notice.is_some() && bad.offer.is_none() && !bad.from_link);
+        let mut ran = default_scenario();
+        ran.spec.until = Some("2m".into());
+        assert!(is_pristine(&ran), "time alone is no work");
+        assert!(!is_pristine(&work));
     }
 
     #[wasm_bindgen_test(unsupported = test)]

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use kubeloop_sim::time::Time;
 use kubeloop_sim::view::{pod_class, ComponentView, NodeView, PodClass, PodView};
 use kubeloop_sim::Actor;
 
@@ -188,118 +189,349 @@ pub fn control_plane(components: &[ComponentView], lang: Lang) -> String {
     out
 }
 
+/// The node's state as the cluster sees it (its Node object's Ready condition).
 fn node_state(n: &NodeView) -> &'static str {
+    match n.status.as_str() {
+        "Ready" => "ready",
+        "NotReady" => "notready",
+        _ => "unknown",
+    }
+}
+
+/// What only the simulator knows about a node (the cluster learns it from missed
+/// heartbeats, ~40 s later): drawn as its own layer, marked "sim".
+fn sim_fact(n: &NodeView) -> Option<&'static str> {
     if !n.powered {
-        "off"
+        Some("off")
     } else if n.partitioned {
-        "partitioned"
+        Some("partitioned")
     } else {
-        match n.status.as_str() {
-            "Ready" => "ready",
-            "NotReady" => "notready",
-            _ => "unknown",
+        None
+    }
+}
+
+/// The short names of a node's taints and cordon, as the cluster reports them.
+pub fn taint_tags(n: &NodeView) -> Vec<String> {
+    let mut out: Vec<String> = n
+        .taints
+        .iter()
+        .map(|t| {
+            let key = t.key.strip_prefix("node.kubernetes.io/").unwrap_or(&t.key);
+            format!("{key}:{}", t.effect)
+        })
+        .collect();
+    if n.unschedulable && !n.taints.iter().any(|t| t.key.ends_with("/unschedulable")) {
+        out.push("SchedulingDisabled".into());
+    }
+    out
+}
+
+/// Taint tags with one key written once: `unreachable:NoSchedule,NoExecute`.
+pub fn short_taints(tags: &[String]) -> String {
+    let mut keys: Vec<(String, Vec<String>)> = Vec::new();
+    for tag in tags {
+        let (k, e) = tag.split_once(':').unwrap_or((tag.as_str(), ""));
+        match keys.iter_mut().find(|(key, _)| key == k) {
+            Some((_, effects)) => effects.push(e.to_string()),
+            None => keys.push((k.to_string(), vec![e.to_string()])),
         }
+    }
+    keys.into_iter()
+        .map(|(k, e)| {
+            let e: Vec<String> = e.into_iter().filter(|e| !e.is_empty()).collect();
+            if e.is_empty() {
+                k
+            } else {
+                format!("{k}:{}", e.join(","))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// `4m05s` until `at`, or `now` once it is due.
+pub fn countdown(at: Time, now: Time) -> String {
+    let left = at.saturating_sub(now).div_ceil(1000);
+    if left == 0 {
+        "now".into()
+    } else if left >= 60 {
+        format!("{}m{:02}s", left / 60, left % 60)
+    } else {
+        format!("{left}s")
     }
 }
 
 /// The worker node boxes: name, address, status, and (in detail) their components.
-pub fn nodes(layout: &Layout, nodes: &[NodeView], lang: Lang) -> String {
+pub fn nodes(layout: &Layout, nodes: &[NodeView], now: Time, lang: Lang) -> String {
     let mut out = String::new();
     for (i, n) in nodes.iter().enumerate() {
-        let Some(r) = layout.node(i) else { continue };
-        let state = node_state(n);
-        let _ = write!(
+        node_box(&mut out, layout, i, n, now, lang);
+    }
+    out
+}
+
+/// The followed pod's scheduling verdict on one node, drawn on the node's card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// Passed every filter.
+    pub passed: bool,
+    /// The failing filter plugin and its reason (`NodeResourcesFit: Insufficient cpu`).
+    pub reason: String,
+    /// The final score (Σ of weighted scores), for feasible nodes.
+    pub total: i64,
+    /// The best total among feasible nodes (the bars' scale).
+    pub best: i64,
+    /// The node the scheduler picked.
+    pub winner: bool,
+}
+
+fn verdict(out: &mut String, band: &Rect, v: &Verdict, tier: Tier) {
+    let class = if v.winner {
+        "winner"
+    } else if v.passed {
+        "feasible"
+    } else {
+        "filtered"
+    };
+    let _ = write!(
+        out,
+        r#"<g class="verdict {class}" data-testid="verdict" data-verdict="{class}" data-total="{}">"#,
+        v.total
+    );
+    rect(out, band, 3.0, "verdict-track");
+    if v.passed {
+        let share = if v.best > 0 {
+            (v.total.max(0) as f64 / v.best as f64).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let bar = Rect {
+            w: (band.w * share).max(1.0),
+            ..*band
+        };
+        rect(out, &bar, 3.0, "verdict-bar");
+    }
+    if tier != Tier::Compact {
+        let label = if v.passed {
+            format!("{}Σ {}", if v.winner { "★ " } else { "" }, v.total)
+        } else {
+            format!("✗ {}", v.reason)
+        };
+        let max = if tier == Tier::Detail { 60 } else { 14 };
+        let label: String = label.chars().take(max).collect();
+        text(
             out,
-            r#"<g class="node {state}" data-testid="node" data-name="{}" data-state="{state}">"#,
-            escape(&n.name)
+            band.x + 4.0,
+            band.y + band.h - if tier == Tier::Detail { 4.0 } else { 2.5 },
+            "verdict-text",
+            &label,
         );
+    }
+    out.push_str("</g>");
+}
+
+/// One node as the diagram keys it: its box and its pods (chips, or the bar of a compact
+/// node). The view redraws a node only when this markup changed.
+pub fn node_cell(
+    layout: &Layout,
+    i: usize,
+    n: &NodeView,
+    now: Time,
+    selected: Option<&str>,
+    sched: Option<&Verdict>,
+    lang: Lang,
+) -> String {
+    let mut out = String::new();
+    node_box(&mut out, layout, i, n, now, lang);
+    node_pods(&mut out, layout, i, n, selected, lang);
+    if let (Some(v), Some(band)) = (sched, layout.verdict_band(i)) {
+        verdict(&mut out, &band, v, layout.tier);
+    }
+    out
+}
+
+fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time, lang: Lang) {
+    let Some(r) = layout.node(i) else { return };
+    let state = node_state(n);
+    let sim = sim_fact(n);
+    let tags = taint_tags(n);
+    let _ = write!(
+        out,
+        r#"<g class="node {state}{}" data-testid="node" data-name="{}" data-state="{state}" data-sim="{}" data-taints="{}">"#,
+        if tags.iter().any(|t| t.ends_with(":NoExecute")) {
+            " tainted"
+        } else {
+            ""
+        },
+        escape(&n.name),
+        sim.unwrap_or(""),
+        escape(&tags.join(" ")),
+    );
+    let mut title = format!(
+        "{} · {} · {} · {}",
+        n.name,
+        if n.reason.is_empty() {
+            n.status.clone()
+        } else {
+            format!("{} ({})", n.status, n.reason)
+        },
+        n.ip,
+        n.pod_cidr
+    );
+    for t in &n.taints {
+        let _ = write!(title, "\ntaint {}", t.text());
+    }
+    if let Some(at) = n.eviction_at {
+        let _ = write!(title, "\n{} {}", t(lang, Key::EvictsIn), countdown(at, now));
+    }
+    if let Some(f) = sim {
         let _ = write!(
-            out,
-            "<title>{} · {} · {} · {}</title>",
-            escape(&n.name),
-            escape(&n.status),
-            escape(&n.ip),
-            escape(&n.pod_cidr)
+            title,
+            "\n{}: {}",
+            t(lang, Key::SimLayer),
+            sim_label(f, lang)
         );
-        rect(
-            &mut out,
-            &r,
-            if layout.tier == Tier::Compact {
-                4.0
-            } else {
-                10.0
-            },
-            "box",
-        );
-        match layout.tier {
-            Tier::Detail => {
-                text(&mut out, r.x + 12.0, r.y + 20.0, "node-name", &n.name);
-                text(
-                    &mut out,
-                    r.x + 12.0,
-                    r.y + 35.0,
-                    "node-ip",
-                    &format!("{} · {}", n.ip, n.pod_cidr),
-                );
-                let badge = match state {
-                    "off" => t(lang, Key::PoweredOff).to_string(),
-                    "partitioned" => t(lang, Key::Partitioned).to_string(),
-                    _ => n.status.clone(),
-                };
-                let w = 12.0 + 6.5 * badge.chars().count() as f64;
-                let b = Rect {
-                    x: r.x + r.w - w - 10.0,
-                    y: r.y + 9.0,
-                    w,
-                    h: 18.0,
-                };
-                rect(&mut out, &b, 9.0, "badge");
-                text(&mut out, b.center().x, b.y + 13.0, "badge-text", &badge);
-                for (part, label, short, on) in [
-                    (NodePart::Kubelet, "kubelet", "kubelet", n.kubelet),
-                    (NodePart::Runtime, "containerd", "cri", n.runtime),
-                    (NodePart::Proxy, "kube-proxy", "proxy", n.proxy),
-                ] {
-                    let Some(p) = layout.part(i, part) else {
-                        continue;
-                    };
-                    let label = if p.w >= 68.0 { label } else { short };
-                    let _ = write!(out, r#"<g class="part {}">"#, if on { "on" } else { "off" });
-                    rect(&mut out, &p, 6.0, "pill");
-                    let _ = write!(
-                        out,
-                        r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="3"/>"#,
-                        p.x + 8.0,
-                        p.center().y
-                    );
-                    text(&mut out, p.x + 14.0, p.center().y + 3.5, "part-name", label);
-                    out.push_str("</g>");
-                }
+    }
+    let _ = write!(out, "<title>{}</title>", escape(&title));
+    rect(
+        out,
+        &r,
+        if layout.tier == Tier::Compact {
+            4.0
+        } else {
+            10.0
+        },
+        "box",
+    );
+    match layout.tier {
+        Tier::Detail => {
+            text(out, r.x + 12.0, r.y + 20.0, "node-name", &n.name);
+            text(
+                out,
+                r.x + 12.0,
+                r.y + 35.0,
+                "node-ip",
+                &format!("{} · {}", n.ip, n.pod_cidr),
+            );
+            let badge = n.status.clone();
+            let w = 12.0 + 6.5 * badge.chars().count() as f64;
+            let b = Rect {
+                x: r.x + r.w - w - 10.0,
+                y: r.y + 9.0,
+                w,
+                h: 18.0,
+            };
+            rect(out, &b, 9.0, "badge");
+            text(out, b.center().x, b.y + 13.0, "badge-text", &badge);
+            // The cluster's taints (one key with its effects) and the eviction
+            // countdown, on two lines under the address.
+            let mut lines = vec![short_taints(&tags)];
+            if let Some(at) = n.eviction_at {
+                lines.push(format!("{} {}", t(lang, Key::EvictsIn), countdown(at, now)));
             }
-            Tier::Medium => {
-                text(&mut out, r.x + 8.0, r.y + 16.0, "node-name small", &n.name);
+            let lines: Vec<String> = lines.into_iter().filter(|l| !l.is_empty()).collect();
+            if !lines.is_empty() {
                 let _ = write!(
                     out,
-                    r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="4"/>"#,
-                    r.x + r.w - 10.0,
-                    r.y + 12.0
+                    r#"<text class="node-taints" data-testid="node-taints" x="{:.1}" y="{:.1}">"#,
+                    r.x + 12.0,
+                    r.y + 49.0,
                 );
+                for (k, l) in lines.iter().enumerate() {
+                    let _ = write!(
+                        out,
+                        r#"<tspan x="{:.1}" dy="{}">{}</tspan>"#,
+                        r.x + 12.0,
+                        if k == 0 { 0.0 } else { 11.0 },
+                        escape(l)
+                    );
+                }
+                out.push_str("</text>");
             }
-            Tier::Compact => {
-                let short = n.name.rsplit('-').next().unwrap_or(&n.name);
-                text(&mut out, r.x + 4.0, r.y + 10.0, "node-name tiny", short);
+            for (part, label, short, on) in [
+                (NodePart::Kubelet, "kubelet", "kubelet", n.kubelet),
+                (NodePart::Runtime, "containerd", "cri", n.runtime),
+                (NodePart::Proxy, "kube-proxy", "proxy", n.proxy),
+            ] {
+                let Some(p) = layout.part(i, part) else {
+                    continue;
+                };
+                let label = if p.w >= 68.0 { label } else { short };
+                let _ = write!(out, r#"<g class="part {}">"#, if on { "on" } else { "off" });
+                rect(out, &p, 6.0, "pill");
+                let _ = write!(
+                    out,
+                    r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="3"/>"#,
+                    p.x + 8.0,
+                    p.center().y
+                );
+                text(out, p.x + 14.0, p.center().y + 3.5, "part-name", label);
+                out.push_str("</g>");
             }
         }
-        if state == "off" || state == "partitioned" {
+        Tier::Medium => {
+            text(out, r.x + 8.0, r.y + 16.0, "node-name small", &n.name);
             let _ = write!(
                 out,
-                r#"<rect class="veil" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="10"/>"#,
-                r.x, r.y, r.w, r.h
+                r#"<circle class="led" cx="{:.1}" cy="{:.1}" r="4"/>"#,
+                r.x + r.w - 10.0,
+                r.y + 12.0
             );
+            if n.eviction_at.is_some() || !tags.is_empty() {
+                let _ = write!(
+                    out,
+                    r#"<text class="node-taints small" x="{:.1}" y="{:.1}">{}</text>"#,
+                    r.x + r.w - 18.0,
+                    r.y + 16.0,
+                    escape(
+                        &n.eviction_at
+                            .map_or("⚠".to_string(), |at| countdown(at, now))
+                    )
+                );
+            }
+        }
+        Tier::Compact => {
+            let short = n.name.rsplit('-').next().unwrap_or(&n.name);
+            text(out, r.x + 4.0, r.y + 10.0, "node-name tiny", short);
+        }
+    }
+    // The simulator's layer: a dashed outline and a tag saying what only it knows.
+    if let Some(f) = sim {
+        let _ = write!(
+            out,
+            r#"<g class="sim-fact {f}" data-testid="sim-fact" data-fact="{f}"><rect class="sim-outline" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="10"/>"#,
+            r.x - 2.0,
+            r.y - 2.0,
+            r.w + 4.0,
+            r.h + 4.0
+        );
+        if layout.tier != Tier::Compact {
+            let label = format!("sim · {}", sim_label(f, lang));
+            // CJK glyphs are about twice as wide as the monospace Latin ones.
+            let units: f64 = label
+                .chars()
+                .map(|c| if c.is_ascii() { 1.0 } else { 1.9 })
+                .sum();
+            let w = (10.0 + 5.6 * units).min(r.w - 12.0);
+            let tag = Rect {
+                x: r.x + r.w - w - 6.0,
+                y: r.y + r.h - 8.0,
+                w,
+                h: 15.0,
+            };
+            rect(out, &tag, 7.5, "sim-tag");
+            text(out, tag.center().x, tag.y + 11.0, "sim-tag-text", &label);
         }
         out.push_str("</g>");
     }
-    out
+    out.push_str("</g>");
+}
+
+fn sim_label(fact: &str, lang: Lang) -> &'static str {
+    match fact {
+        "off" => t(lang, Key::PoweredOff),
+        _ => t(lang, Key::Partitioned),
+    }
 }
 
 /// How the message log names an actor: `kube-scheduler`, `kubelet@node-2`, `kubectl`.
@@ -341,7 +573,7 @@ fn class_label(c: PodClass, lang: Lang) -> &'static str {
 
 /// The cluster's own namespaces: their pods (CoreDNS, the storage provisioner) are drawn
 /// quieter than the user's.
-fn is_system_namespace(ns: &str) -> bool {
+pub fn is_system_namespace(ns: &str) -> bool {
     ns.starts_with("kube-") || ns == "local-path-storage"
 }
 
@@ -350,7 +582,7 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, la
     let id = format!("{}/{}", p.namespace, p.name);
     let _ = write!(
         out,
-        r#"<g class="pod {}{}{}" data-testid="pod" data-pod="{}" data-namespace="{}" data-name="{}" data-status="{}" data-class="{}" data-node="{}">"#,
+        r#"<g class="pod {}{}{}" data-testid="pod" data-pod="{}" data-namespace="{}" data-name="{}" data-status="{}" data-class="{}" data-node="{}" tabindex="0" role="button" aria-label="{}" aria-pressed="{}">"#,
         class.as_str(),
         if is_system_namespace(&p.namespace) {
             " system"
@@ -364,6 +596,18 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, la
         escape(&p.status),
         class.as_str(),
         escape(&p.node),
+        escape(&format!(
+            "{} {} · {}{}",
+            t(lang, Key::Pod),
+            p.name,
+            p.status,
+            if p.node.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", p.node)
+            }
+        )),
+        selected,
     );
     let restarts: i32 = p.containers.iter().map(|c| c.restarts).sum();
     let where_ = if p.node.is_empty() {
@@ -404,36 +648,91 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, la
     out.push_str("</g>");
 }
 
-/// The pods: chips in their nodes, unscheduled ones in the tray by the scheduler.
-pub fn pods(
+fn is_selected(selected: Option<&str>, p: &PodView) -> bool {
+    selected.is_some_and(|s| s.split_once('/') == Some((p.namespace.as_str(), p.name.as_str())))
+}
+
+/// A node's pods: a chip each, or on a compact node one bar split by state.
+fn node_pods(
+    out: &mut String,
     layout: &Layout,
-    nodes: &[NodeView],
-    pending: &[PodView],
+    i: usize,
+    n: &NodeView,
     selected: Option<&str>,
     lang: Lang,
-) -> String {
-    let mut out = String::new();
-    let is_selected = |p: &PodView| {
-        selected.is_some_and(|s| s.split_once('/') == Some((p.namespace.as_str(), p.name.as_str())))
-    };
-    for (i, n) in nodes.iter().enumerate() {
-        for (j, p) in n.pods.iter().enumerate() {
-            if let Some(r) = layout.chip(i, j) {
-                pod(
-                    &mut out,
-                    p,
-                    &r,
-                    layout.tier == Tier::Detail,
-                    is_selected(p),
-                    lang,
-                );
-            }
+) {
+    if let Some(bar) = layout.summary(i) {
+        pod_summary(out, &bar, n, lang);
+        return;
+    }
+    for (j, p) in n.pods.iter().enumerate() {
+        if let Some(r) = layout.chip(i, j) {
+            pod(
+                out,
+                p,
+                &r,
+                layout.tier == Tier::Detail,
+                is_selected(selected, p),
+                lang,
+            );
         }
     }
+}
+
+/// How many of a node's pods are in each state, in legend order (states with none left out).
+pub fn class_counts(pods: &[PodView]) -> Vec<(PodClass, usize)> {
+    PodClass::ALL
+        .into_iter()
+        .map(|c| (c, pods.iter().filter(|p| pod_class(p) == c).count()))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+/// The bar standing for a compact node's pods: one segment per state, as wide as its
+/// share, and the count; the tooltip says how many are in each state.
+fn pod_summary(out: &mut String, bar: &Rect, n: &NodeView, lang: Lang) {
+    let counts = class_counts(&n.pods);
+    let total = n.pods.len();
+    let mut title = format!("{}: {total} pods", escape(&n.name));
+    for (c, k) in &counts {
+        let _ = write!(title, " · {k} {}", class_label(*c, lang));
+    }
+    let _ = write!(
+        out,
+        r#"<g class="pod-summary" data-testid="pod-summary" data-node="{}" data-pods="{total}"><title>{title}</title>"#,
+        escape(&n.name)
+    );
+    rect(out, bar, 2.0, "summary-track");
+    let width = bar.w - 16.0;
+    let mut x = bar.x;
+    for (c, k) in &counts {
+        let w = width * *k as f64 / total as f64;
+        let _ = write!(
+            out,
+            r#"<rect class="summary-seg {c}" data-class="{c}" data-count="{k}" x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}"/>"#,
+            c = c.as_str(),
+            y = bar.y,
+            h = bar.h
+        );
+        x += w;
+    }
+    text(
+        out,
+        bar.x + bar.w - 1.0,
+        bar.y + bar.h - 1.5,
+        "summary-count",
+        &total.to_string(),
+    );
+    out.push_str("</g>");
+}
+
+/// The unscheduled pods in the tray by the scheduler, and how many there are.
+pub fn tray(pending: &[PodView], selected: Option<&str>, lang: Lang) -> String {
+    let mut out = String::new();
     let mut shown = 0;
     for (i, p) in pending.iter().enumerate() {
         let Some(r) = Layout::tray_chip(i) else { break };
-        pod(&mut out, p, &r, false, is_selected(p), lang);
+        pod(&mut out, p, &r, false, is_selected(selected, p), lang);
         shown += 1;
     }
     if pending.len() > shown {
@@ -453,6 +752,23 @@ pub fn pods(
             &pending.len().to_string(),
         );
     }
+    out
+}
+
+/// The pods: chips in their nodes (bars on compact nodes), unscheduled ones in the tray by
+/// the scheduler.
+pub fn pods(
+    layout: &Layout,
+    nodes: &[NodeView],
+    pending: &[PodView],
+    selected: Option<&str>,
+    lang: Lang,
+) -> String {
+    let mut out = String::new();
+    for (i, n) in nodes.iter().enumerate() {
+        node_pods(&mut out, layout, i, n, selected, lang);
+    }
+    out.push_str(&tray(pending, selected, lang));
     out
 }
 
@@ -497,6 +813,10 @@ mod tests {
             ip: "172.18.0.3".into(),
             pod_cidr: "10.244.1.0/24".into(),
             status: "Ready".into(),
+            reason: "KubeletReady".into(),
+            taints: vec![],
+            unschedulable: false,
+            eviction_at: None,
             powered: true,
             partitioned: false,
             kubelet: true,
@@ -539,7 +859,7 @@ mod tests {
             })
             .collect();
         let l = layout(3, 1);
-        let svg = nodes(&l, &ns, Lang::En);
+        let svg = nodes(&l, &ns, 0, Lang::En);
         assert_eq!(svg.matches(r#"data-testid="node""#).count(), 3);
         assert!(svg.contains("kube-proxy") && svg.contains("172.18.0.3 · 10.244.1.0/24"));
         let pending = [pod_view("web-abc-zz", "", "Pending")];
@@ -571,9 +891,15 @@ mod tests {
         off.powered = false;
         let mut cut = node("node-2", vec![]);
         cut.partitioned = true;
-        let svg = nodes(&layout(2, 0), &[off, cut], Lang::En);
-        assert!(svg.contains(r#"data-state="off""#) && svg.contains("powered off"));
-        assert!(svg.contains(r#"data-state="partitioned""#));
+        let svg = nodes(&layout(2, 0), &[off, cut], 0, Lang::En);
+        assert!(
+            !svg.contains(r#"data-state="off""#),
+            "the cluster still thinks both are Ready"
+        );
+        assert_eq!(svg.matches(r#"data-state="ready""#).count(), 2);
+        assert!(svg.contains(r#"data-sim="off""#) && svg.contains("sim · powered off"));
+        assert!(svg.contains(r#"data-sim="partitioned""#));
+        assert_eq!(svg.matches(r#"data-testid="sim-fact""#).count(), 2);
     }
 
     #[wasm_bindgen_test(unsupported = test)]
@@ -590,22 +916,115 @@ mod tests {
             .collect();
         let l = layout(300, 3);
         assert_eq!(
-            nodes(&l, &ns, Lang::En)
+            nodes(&l, &ns, 0, Lang::En)
                 .matches(r#"data-testid="node""#)
                 .count(),
             300
         );
+        let drawn = pods(&l, &ns, &[], None, Lang::En);
         assert_eq!(
-            pods(&l, &ns, &[], None, Lang::En)
-                .matches(r#"data-testid="pod""#)
-                .count(),
-            900
+            drawn.matches(r#"data-testid="pod""#).count(),
+            0,
+            "pods too small to read are not drawn one by one"
         );
+        assert_eq!(
+            drawn.matches(r#"data-testid="pod-summary""#).count(),
+            300,
+            "a bar per node stands for them"
+        );
+        assert!(drawn.contains(r#"data-pods="3""#));
+        assert!(drawn.contains(r#"data-class="ready" data-count="3""#));
         let many: Vec<PodView> = (0..500)
             .map(|i| pod_view(&format!("p-{i}"), "", "Pending"))
             .collect();
         let tray = pods(&l, &[], &many, None, Lang::En);
         assert!(tray.contains(">+"), "the tray says how many more wait");
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_split_a_compact_nodes_bar_by_pod_state() {
+        let mut ps: Vec<PodView> = (0..3)
+            .map(|j| pod_view(&format!("w-{j}"), "node-1", "Running"))
+            .collect();
+        ps.push(pod_view("w-9", "node-1", "ContainerCreating"));
+        let n = node("node-1", ps);
+        assert_eq!(
+            class_counts(&n.pods),
+            vec![(PodClass::Creating, 1), (PodClass::Ready, 3)]
+        );
+        let l = layout(100, 4);
+        let cell = node_cell(&l, 0, &n, 0, None, None, Lang::En);
+        assert!(cell.contains(r#"data-testid="node""#) && cell.contains("pod-summary"));
+        assert!(
+            cell.contains("node-1: 4 pods · 1 Creating · 3 Ready"),
+            "{cell}"
+        );
+        let detail = node_cell(&layout(3, 4), 0, &n, 0, Some("default/w-9"), None, Lang::En);
+        assert_eq!(detail.matches(r#"data-testid="pod""#).count(), 4);
+        assert!(detail.contains(" selected"));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_draw_the_clusters_view_of_a_failed_node_with_the_eviction_countdown() {
+        let mut n = node("node-2", vec![pod_view("web-1", "node-2", "Running")]);
+        n.status = "Unknown".into();
+        n.reason = "NodeStatusUnknown".into();
+        n.powered = false;
+        n.taints = vec![
+            kubeloop_sim::view::TaintView {
+                key: "node.kubernetes.io/unreachable".into(),
+                effect: "NoExecute".into(),
+                added: Some(60_000),
+            },
+            kubeloop_sim::view::TaintView {
+                key: "node.kubernetes.io/unreachable".into(),
+                effect: "NoSchedule".into(),
+                added: None,
+            },
+        ];
+        n.eviction_at = Some(360_000);
+        let svg = nodes(&layout(3, 1), std::slice::from_ref(&n), 105_500, Lang::En);
+        assert!(svg.contains(r#"data-state="unknown""#) && svg.contains(r#"data-sim="off""#));
+        assert!(
+            svg.contains(">unreachable:NoExecute,NoSchedule<")
+                && svg.contains(">evicts pods in 4m15s<"),
+            "{svg}"
+        );
+        assert!(svg.contains("Unknown (NodeStatusUnknown)"));
+        assert_eq!(countdown(360_000, 359_001), "1s");
+        assert_eq!(countdown(360_000, 400_000), "now");
+        let zh = nodes(&layout(3, 1), &[n], 105_500, Lang::Zh);
+        assert!(zh.contains("驱逐 Pod 倒计时 4m15s"));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_draw_the_followed_pods_verdict_on_each_node() {
+        let n = node("node-1", vec![]);
+        let l = layout(3, 1);
+        let won = Verdict {
+            passed: true,
+            reason: String::new(),
+            total: 180,
+            best: 180,
+            winner: true,
+        };
+        let cell = node_cell(&l, 0, &n, 0, None, Some(&won), Lang::En);
+        assert!(cell.contains(r#"data-verdict="winner""#) && cell.contains("★ Σ 180"));
+        let out = Verdict {
+            passed: false,
+            reason: "NodeResourcesFit: Insufficient cpu".into(),
+            total: 0,
+            best: 180,
+            winner: false,
+        };
+        let cell = node_cell(&l, 1, &n, 0, None, Some(&out), Lang::En);
+        assert!(cell.contains("✗ NodeResourcesFit: Insufficient cpu"));
+        assert!(
+            !cell.contains("verdict-bar"),
+            "no score bar for a filtered node"
+        );
+        let band = l.verdict_band(0).unwrap();
+        assert!(l.node(0).unwrap().contains(&band));
     }
 
     #[wasm_bindgen_test(unsupported = test)]
@@ -622,7 +1041,7 @@ mod tests {
     fn should_escape_names_and_labels() {
         let evil = node("<script>", vec![pod_view("a\"b", "<script>", "Running")]);
         let l = layout(1, 1);
-        assert!(!nodes(&l, std::slice::from_ref(&evil), Lang::En).contains("<script>"));
+        assert!(!nodes(&l, std::slice::from_ref(&evil), 0, Lang::En).contains("<script>"));
         assert!(!pods(&l, &[evil], &[], None, Lang::En).contains("a\"b"));
         let anim = Anim {
             id: 1,

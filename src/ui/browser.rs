@@ -7,6 +7,7 @@ use crate::i18n::Lang;
 
 const SCENARIO_KEY: &str = "kubeloop.scenario.v1";
 const LANG_KEY: &str = "kubeloop.lang";
+const OPENING_KEY: &str = "kubeloop.opening";
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
@@ -22,6 +23,25 @@ pub fn save_scenario(yaml: &str) {
     if let Some(s) = storage() {
         let _ = s.set_item(SCENARIO_KEY, yaml);
     }
+}
+
+/// Notes that the page is opening the saved scenario (`true`) or has opened it cleanly
+/// (`false`): a mark still set at the next visit means that visit never got there.
+pub fn mark_opening(opening: bool) {
+    if let Some(s) = storage() {
+        let _ = if opening {
+            s.set_item(OPENING_KEY, "1")
+        } else {
+            s.remove_item(OPENING_KEY)
+        };
+    }
+}
+
+/// Whether the last visit started opening the saved scenario and never finished.
+pub fn opening_marked() -> bool {
+    storage()
+        .and_then(|s| s.get_item(OPENING_KEY).ok().flatten())
+        .is_some()
 }
 
 /// The language chosen last time, else the browser's.
@@ -53,6 +73,7 @@ pub fn clear_saved() {
     if let Some(s) = storage() {
         let _ = s.remove_item(SCENARIO_KEY);
         let _ = s.remove_item(LANG_KEY);
+        let _ = s.remove_item(OPENING_KEY);
     }
 }
 
@@ -98,4 +119,15 @@ pub fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map_or(0.0, |p| p.now())
+}
+
+/// Whether the user asked the system for reduced motion.
+pub fn prefers_reduced_motion() -> bool {
+    web_sys::window()
+        .and_then(|w| {
+            w.match_media("(prefers-reduced-motion: reduce)")
+                .ok()
+                .flatten()
+        })
+        .is_some_and(|m| m.matches())
 }

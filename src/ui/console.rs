@@ -110,7 +110,8 @@ pub fn Console() -> impl IntoView {
             <span class="pane-hint">{move || ui.t(Key::TerminalHint)}</span>
         </div>
         <div class="term" data-testid="terminal" on:click=focus_input>
-            <div class="scrollback" node_ref=scroll data-testid="terminal-output">
+            <div class="scrollback" node_ref=scroll data-testid="terminal-output"
+                role="log" aria-live="polite" aria-relevant="additions" aria-label=move || ui.t(Key::Terminal)>
                 <For each=move || lines.get() key=|l| l.id let:l>
                     <TermRow line=l/>
                 </For>

@@ -114,8 +114,25 @@ pub fn Editor() -> impl IntoView {
         a.set_scroll_top(((line as i32 - 5).max(0)) * 20);
         sync_scroll();
     };
+    // Esc releases the editor: the next Tab moves on instead of indenting (as in
+    // CodeMirror), so the keyboard is never trapped here.
+    let released = RwSignal::new(false);
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        if ev.key() == "Tab" && !ev.shift_key() {
+        let key = ev.key();
+        if key == "Escape" {
+            released.set(true);
+            return;
+        }
+        if released.get_untracked() {
+            if key == "Tab" {
+                released.set(false);
+                return;
+            }
+            if !matches!(key.as_str(), "Shift" | "Control" | "Alt" | "Meta") {
+                released.set(false);
+            }
+        }
+        if key == "Tab" && !ev.shift_key() {
             ev.prevent_default();
             let Some(a) = area.get() else { return };
             let (start, end) = (
@@ -167,9 +184,14 @@ pub fn Editor() -> impl IntoView {
                     prop:value=move || text.get()
                     on:input=move |ev| edit(event_target_value(&ev))
                     on:scroll=move |_| sync_scroll()
+                    aria-describedby="editor-keys"
                     on:keydown=on_key
+                    on:blur=move |_| released.set(false)
                 ></textarea>
             </div>
+        </div>
+        <div class="editor-keys" id="editor-keys" data-testid="editor-keys" aria-live="polite">
+            {move || if released.get() { ui.t(Key::EditorReleased) } else { ui.t(Key::EditorKeys) }}
         </div>
         <div class="problems" data-testid="problems">
             <div class="problems-head">

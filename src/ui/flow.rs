@@ -1,5 +1,6 @@
-//! The seven stages of the pod creation flow (the seed notes' mnemonic chain), lit as
-//! they happen, with their virtual times.
+//! The seven stages of the pod creation flow (the seed notes' mnemonic chain) for one
+//! followed pod (the selected one, else the newest), lit as they happen for it, with their
+//! virtual times; "Pod活" once it is Ready.
 
 use kubeloop_sim::time::Time;
 use kubeloop_sim::view::Stage;
@@ -58,6 +59,27 @@ pub fn stage_time(stages: &[Stage], i: usize) -> String {
     }
 }
 
+/// The chain's words: the seed notes' Chinese mnemonic in 简体中文, plain English words in
+/// English (the English page needs no CJK font).
+pub fn mnemonic(stage: &Stage, lang: crate::i18n::Lang) -> &'static str {
+    const EN: [&str; 7] = [
+        "kubectl calls",
+        "apiserver writes",
+        "Deployment asks",
+        "ReplicaSet fills",
+        "Scheduler picks",
+        "Kubelet builds",
+        "Proxy connects",
+    ];
+    match lang {
+        crate::i18n::Lang::Zh => stage.mnemonic,
+        crate::i18n::Lang::En => EN
+            .get(usize::from(stage.number.saturating_sub(1)))
+            .copied()
+            .unwrap_or(stage.mnemonic),
+    }
+}
+
 fn stage_key(n: u8) -> Key {
     match n {
         1 => Key::Stage1,
@@ -70,58 +92,170 @@ fn stage_key(n: u8) -> Key {
     }
 }
 
+/// What the panel shows: the followed pod's stages, else the cluster's latest run.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct FlowView {
+    /// The seven stages.
+    pub stages: Vec<Stage>,
+    /// Each stage's state (`lit`, `stale`, `idle`).
+    pub states: Vec<&'static str>,
+    /// The pod followed, `namespace/name`, and whether the learner picked it.
+    pub pod: Option<(String, bool)>,
+    /// When the followed pod became Ready.
+    pub ready_at: Option<Time>,
+    /// The Service selecting the followed pod.
+    pub service: Option<String>,
+    /// The Deployment a `kubectl expose` would name.
+    pub deployment: Option<String>,
+}
+
+impl FlowView {
+    /// From the followed pod's flow when there is one, else from the cluster's stages.
+    pub fn new(
+        flow: Option<kubeloop_sim::view::PodFlow>,
+        picked: bool,
+        deployment: Option<String>,
+        cluster: &[Stage],
+    ) -> FlowView {
+        match flow {
+            Some(mut f) => {
+                // The audit log is bounded: in a busy cluster the kubectl request and the
+                // Deployment controller's write behind an older pod may have dropped out of
+                // it. The cluster's latched stage times stand in when they came before the
+                // pod was created.
+                let created = f.stages.get(3).and_then(|s| s.at);
+                for i in 0..3 {
+                    if f.stages[i].at.is_none() {
+                        if let Some(c) =
+                            cluster.get(i).filter(|c| c.at.is_some() && c.at <= created)
+                        {
+                            f.stages[i] = c.clone();
+                        }
+                    }
+                }
+                FlowView::from_pod(f, picked, deployment)
+            }
+            None => FlowView {
+                states: stage_states(cluster),
+                stages: cluster.to_vec(),
+                deployment,
+                ..FlowView::default()
+            },
+        }
+    }
+
+    fn from_pod(
+        f: kubeloop_sim::view::PodFlow,
+        picked: bool,
+        deployment: Option<String>,
+    ) -> FlowView {
+        FlowView {
+            states: f
+                .stages
+                .iter()
+                .map(|s| if s.at.is_some() { "lit" } else { "idle" })
+                .collect(),
+            stages: f.stages,
+            pod: Some((f.pod, picked)),
+            ready_at: f.ready_at,
+            service: f.service,
+            deployment,
+        }
+    }
+
+    /// Whether the pod is Running and Ready ("Pod活").
+    pub fn alive(&self) -> bool {
+        match &self.pod {
+            Some(_) => self.ready_at.is_some(),
+            None => self.states.len() >= 6 && self.states[..6].iter().all(|s| *s == "lit"),
+        }
+    }
+
+    /// The time beside stage `i`: `+15ms` after the first stage, else `t=12.003s`.
+    pub fn time(&self, i: usize) -> String {
+        if self.pod.is_none() {
+            return stage_time(&self.stages, i);
+        }
+        let Some(at) = self.stages.get(i).and_then(|s| s.at) else {
+            return String::new();
+        };
+        match self.stages.first().and_then(|s| s.at) {
+            Some(start) if i > 0 && at >= start => {
+                format!("+{}", kubeloop_sim::time::format_duration(at - start))
+            }
+            _ => format!("t={}s", kubeloop_sim::runner::seconds(at)),
+        }
+    }
+
+    /// The line under stage 7 when it has not happened: what it waits for.
+    pub fn proxy_hint(&self, lang: crate::i18n::Lang) -> String {
+        match &self.service {
+            Some(svc) => crate::i18n::t(lang, Key::ProxyWaiting).replace("{service}", svc),
+            None => crate::i18n::t(lang, Key::ProxyHint).replace(
+                "{deployment}",
+                self.deployment.as_deref().unwrap_or("<name>"),
+            ),
+        }
+    }
+}
+
 /// The flow panel.
 #[component]
 pub fn Flow() -> impl IntoView {
     let ui = use_ui();
-    let stages = Memo::new(move |_| {
+    let flow = Memo::new(move |_| {
         ui.rev.track();
+        let selected = ui.selected.get();
         ui.session
             .try_update_value(|s| {
                 s.view();
-                s.stages().to_vec()
+                let (f, deployment) = s.flow(selected.as_deref());
+                FlowView::new(f, selected.is_some(), deployment, s.stages())
             })
             .unwrap_or_default()
     });
+    let state = move |i: usize| flow.with(|f| f.states.get(i).copied().unwrap_or("idle"));
     view! {
         <section class="flow" data-testid="flow">
             <div class="side-head">
                 <h2>{move || ui.t(Key::Flow)}</h2>
                 <p class="muted">{move || ui.t(Key::FlowHint)}</p>
+                {move || flow.with(|f| f.pod.clone()).map(|(pod, picked)| view! {
+                    <p class="following" data-testid="flow-pod">
+                        <span class="muted">{move || ui.t(Key::Following)}" "</span>
+                        <span class="mono">{pod.split_once('/').map_or(pod.clone(), |(_, n)| n.to_string())}</span>
+                        {(!picked).then(|| view! { <span class="muted">" · "{move || ui.t(Key::FollowingNewest)}</span> })}
+                    </p>
+                })}
             </div>
             <div class="chain" data-testid="mnemonic">
-                {move || {
-                    let st = stages.get();
-                    st.iter().enumerate().map(|(i, s)| {
-                        view! { <span class=format!("link {}", stage_state(&st, i))>{s.mnemonic}</span><span class="arrow">"→"</span> }
+                {move || flow.with(|f| {
+                    f.stages.iter().enumerate().map(|(i, s)| {
+                        view! { <span class=format!("link {}", f.states.get(i).copied().unwrap_or("idle"))>{mnemonic(s, ui.lang.get())}</span><span class="arrow" aria-hidden="true">"→"</span> }
                     }).collect_view()
-                }}
-                <span class=move || {
-                    let st = stages.get();
-                    if st.len() >= 6 && (0..6).all(|i| stage_state(&st, i) == "lit") { "link lit alive" } else { "link idle" }
-                }>"Pod活"</span>
+                })}
+                <span data-testid="pod-alive" title=move || ui.t(Key::PodAlive) data-state=move || if flow.with(FlowView::alive) { "lit" } else { "idle" }
+                    class=move || if flow.with(FlowView::alive) { "link lit alive" } else { "link idle" }>{move || if ui.lang.get() == crate::i18n::Lang::Zh { "Pod活" } else { "Pod alive" }}</span>
             </div>
             <ol class="stages">
                 <For each=move || 0..7usize key=|i| *i let:i>
                     {
-                        let state = move || stage_state(&stages.get(), i);
                         let fresh = move || {
-                            stages.with(|st| st.get(i).and_then(|s| s.at)).is_some_and(|at| ui.clock.get().saturating_sub(at) < FRESH_MS && state() == "lit")
+                            flow.with(|f| f.stages.get(i).and_then(|s| s.at)).is_some_and(|at| ui.clock.get().saturating_sub(at) < FRESH_MS && state(i) == "lit")
                         };
                         view! {
-                            <li class=move || format!("stage {}", state()) class:fresh=fresh data-testid="stage" data-stage=i + 1 data-state=state
-                                title=move || stages.with(|st| st.get(i).map(|s| s.detail.clone()).unwrap_or_default())>
+                            <li class=move || format!("stage {}", state(i)) class:fresh=fresh data-testid="stage" data-stage=i + 1 data-state=move || state(i)
+                                title=move || flow.with(|f| f.stages.get(i).map(|s| s.detail.clone()).unwrap_or_default())>
                                 <span class="num">{i + 1}</span>
                                 <div class="stage-body">
                                     <div class="stage-top">
-                                        <span class="mnemonic">{move || stages.with(|st| st.get(i).map(|s| s.mnemonic).unwrap_or(""))}</span>
+                                        <span class="mnemonic">{move || flow.with(|f| f.stages.get(i).map(|s| mnemonic(s, ui.lang.get())).unwrap_or(""))}</span>
                                         <span class="stage-time mono" data-testid="stage-time">{move || {
-                                            let st = stages.get();
-                                            if st.get(i).and_then(|s| s.at).is_some() { stage_time(&st, i) } else { ui.t(Key::FlowNotYet).to_string() }
+                                            flow.with(|f| if f.stages.get(i).and_then(|s| s.at).is_some() { f.time(i) } else { ui.t(Key::FlowNotYet).to_string() })
                                         }}</span>
                                     </div>
-                                    <div class="stage-title">{move || {
-                                        if i == 6 && state() != "lit" { ui.t(Key::ProxyHint) } else { ui.t(stage_key(i as u8 + 1)) }
+                                    <div class="stage-title" data-testid="stage-title">{move || {
+                                        if i == 6 && state(i) != "lit" { flow.with(|f| f.proxy_hint(ui.lang.get())) } else { ui.t(stage_key(i as u8 + 1)).to_string() }
                                     }}</div>
                                 </div>
                             </li>
@@ -210,5 +344,72 @@ mod tests {
             stage_state(&[stage(1, None), stage(7, Some(1))], 1),
             "stale"
         );
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_follow_one_pod_and_name_its_deployment() {
+        let mut stages: Vec<Stage> = (1..=7).map(|n| stage(n, None)).collect();
+        for (i, at) in [100, 102, 104, 110, 115].into_iter().enumerate() {
+            stages[i].at = Some(at);
+        }
+        let flow = kubeloop_sim::view::PodFlow {
+            pod: "default/web-1".into(),
+            stages,
+            ready_at: None,
+            deployment: Some("web".into()),
+            service: None,
+        };
+        let v = FlowView::new(Some(flow.clone()), false, Some("web".into()), &[]);
+        assert_eq!(
+            v.states,
+            ["lit", "lit", "lit", "lit", "lit", "idle", "idle"]
+        );
+        assert!(!v.alive(), "not Ready: Pod活 stays dark");
+        assert_eq!(v.time(4), "+15ms");
+        assert_eq!(
+            v.proxy_hint(crate::i18n::Lang::En),
+            "needs a Service: kubectl expose deployment web --port=80"
+        );
+        let mut ready = flow;
+        ready.ready_at = Some(3000);
+        ready.service = Some("web-svc".into());
+        let v = FlowView::new(Some(ready), true, Some("web".into()), &[]);
+        assert!(v.alive());
+        assert!(v
+            .proxy_hint(crate::i18n::Lang::En)
+            .starts_with("Service web-svc selects it"));
+        // A busy cluster's audit log lost the kubectl request behind an older pod.
+        let mut old: Vec<Stage> = (1..=7).map(|n| stage(n, None)).collect();
+        old[3].at = Some(9000);
+        old[4].at = Some(9010);
+        let cluster = vec![
+            stage(1, Some(100)),
+            stage(2, Some(102)),
+            stage(3, Some(20_000)),
+        ];
+        let lost = kubeloop_sim::view::PodFlow {
+            pod: "default/web-9".into(),
+            stages: old,
+            ready_at: None,
+            deployment: Some("web".into()),
+            service: None,
+        };
+        let v = FlowView::new(Some(lost), false, None, &cluster);
+        assert_eq!(
+            v.stages[0].at,
+            Some(100),
+            "the cluster's kubectl time stands in"
+        );
+        assert_eq!(
+            v.stages[2].at, None,
+            "not a write after the pod was created"
+        );
+        let mut st = stage(6, None);
+        st.mnemonic = "Kubelet建";
+        assert_eq!(mnemonic(&st, crate::i18n::Lang::En), "Kubelet builds");
+        assert_eq!(mnemonic(&st, crate::i18n::Lang::Zh), "Kubelet建");
+        let none = FlowView::new(None, false, None, &[stage(1, Some(5))]);
+        assert_eq!(none.pod, None);
+        assert!(none.proxy_hint(crate::i18n::Lang::Zh).contains("<name>"));
     }
 }

@@ -1,5 +1,10 @@
 //! The animation loop: each frame runs `wall time × speed` of virtual time (bounded) while
 //! playing, moves the message dots, and tells the views what changed.
+//!
+//! The engine gets a time-boxed slice of each frame ([`SLICE_MS`], measured with
+//! `performance.now()` here, never in the engine): what it could not run in time is carried
+//! to the next frame (at most [`MAX_DEBT_MS`] of wall time's worth), so a burst of thousands
+//! of pods slows virtual time down for a while instead of freezing the page.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -16,6 +21,36 @@ use super::Ui;
 /// not come back to minutes of virtual time at once.
 pub const MAX_FRAME_MS: f64 = 100.0;
 
+/// Wall-clock ms of each frame the engine may use; the rest is the diagram's and the
+/// browser's (a frame is 16.7 ms at 60 Hz).
+pub const SLICE_MS: f64 = 7.0;
+/// The most virtual time carried from frame to frame when the engine falls behind, in
+/// wall-clock ms at the current speed: after a burst the world catches up this much, then
+/// runs in real time again rather than racing through a backlog.
+pub const MAX_DEBT_MS: f64 = 1000.0;
+
+/// What the frame still owes the world after running `done` of the `wanted` virtual ms.
+pub fn debt_after(wanted: Time, done: Time, speed: f64) -> Time {
+    let cap = (MAX_DEBT_MS * speed.clamp(0.0, 64.0)) as Time;
+    wanted.saturating_sub(done).min(cap)
+}
+
+/// While the engine is behind, the views (diagram, flow, switches, inspector) are told
+/// about changes at most this often (wall-clock ms); the clock still moves every frame.
+/// Redrawing a thousand changing pods sixty times a second is what froze the page.
+pub const BUSY_PUBLISH_MS: f64 = 250.0;
+/// The engine's slice on a frame that also redraws the views while behind.
+pub const PUBLISH_SLICE_MS: f64 = 2.0;
+
+/// Whether this frame tells the views: always when the engine keeps up, else once per
+/// [`BUSY_PUBLISH_MS`].
+pub fn publish_now(behind: bool, now: f64, last_publish: f64) -> bool {
+    !behind || now - last_publish >= BUSY_PUBLISH_MS
+}
+
+/// How many frames a shared link's scenario runs before the page saves it.
+pub const TRUST_AFTER_FRAMES: u32 = 60;
+
 /// Virtual milliseconds to run for `dt` wall-clock ms at `speed`; the fraction of a
 /// millisecond left over is carried to the next frame.
 pub fn virtual_ms(dt: f64, speed: f64, carry: &mut f64) -> Time {
@@ -30,7 +65,15 @@ struct Loop {
     alive: Arc<AtomicBool>,
     last: Cell<f64>,
     carry: Cell<f64>,
+    debt: Cell<Time>,
     had_dots: Cell<bool>,
+    /// Frames since the scenario stopped being trusted (a shared link opened).
+    untrusted_frames: Cell<u32>,
+    /// Whether the replay of the saved scenario finished and the mark was cleared.
+    opened: Cell<bool>,
+    /// When the views were last told (wall-clock ms).
+    last_publish: Cell<f64>,
+    performance: Option<web_sys::Performance>,
 }
 
 /// Starts the loop; it stops when the owning view is cleaned up.
@@ -43,7 +86,12 @@ pub fn start(ui: Ui) {
         alive,
         last: Cell::new(now_ms()),
         carry: Cell::new(0.0),
+        debt: Cell::new(0),
         had_dots: Cell::new(false),
+        untrusted_frames: Cell::new(0),
+        opened: Cell::new(false),
+        last_publish: Cell::new(0.0),
+        performance: web_sys::window().and_then(|w| w.performance()),
     });
     request_animation_frame(move || frame(state));
 }
@@ -67,20 +115,66 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let (playing, speed) = (ui.playing.get_untracked(), ui.speed.get_untracked());
     let mut carry = state.carry.get();
     let ms = if playing {
-        virtual_ms(dt, speed, &mut carry)
+        virtual_ms(dt, speed, &mut carry) + state.debt.get()
     } else {
         0
     };
     state.carry.set(carry);
+    let clock = state.performance.clone();
+    let now = move || clock.as_ref().map_or(0.0, |p| p.now());
+    let start = now();
+    let publish = publish_now(state.debt.get() > 0, start, state.last_publish.get());
+    let deadline = start
+        + if publish && state.debt.get() > 0 {
+            PUBLISH_SLICE_MS
+        } else {
+            SLICE_MS
+        };
+    let mut over_budget = move || now() > deadline;
     let dots = ui.session.try_update_value(|s| {
-        if ms > 0 {
-            s.advance(ms);
+        let replaying = s.replaying().is_some();
+        if !replaying && !state.opened.get() {
+            // The saved scenario replayed without bringing the tab down.
+            state.opened.set(true);
+            super::browser::mark_opening(false);
         }
+        let done = if ms > 0 || replaying {
+            s.advance_within(ms, &mut over_budget)
+        } else {
+            0
+        };
+        let debt = if replaying {
+            0
+        } else {
+            debt_after(ms, done, speed)
+        };
         s.tick_animation(dt);
-        !s.traffic().is_empty()
+        (!s.traffic().is_empty(), debt)
     });
-    let Some(dots) = dots else { return false };
-    ui.sync();
+    let Some((dots, debt)) = dots else {
+        return false;
+    };
+    let publish = publish || debt == 0;
+    state.debt.set(debt);
+    // A shared link's scenario is saved once it has run a second of frames cleanly.
+    if ui.trusted.get_untracked() {
+        state.untrusted_frames.set(0);
+    } else {
+        let n = state.untrusted_frames.get() + 1;
+        state.untrusted_frames.set(n);
+        if n >= TRUST_AFTER_FRAMES {
+            ui.trusted.set(true);
+        }
+    }
+    if ui.behind.get_untracked() != (debt > 0) {
+        ui.behind.set(debt > 0);
+    }
+    if publish {
+        state.last_publish.set(start);
+        ui.sync();
+    } else {
+        ui.sync_clock();
+    }
     if dots || state.had_dots.get() {
         ui.frame.update(|f| *f += 1);
     }
@@ -108,5 +202,28 @@ mod tests {
         }
         assert_eq!(total, 10, "quarter-speed milliseconds add up");
         assert_eq!(virtual_ms(-3.0, 1.0, &mut carry), 0);
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_tell_the_views_less_often_while_behind() {
+        assert!(publish_now(false, 1000.0, 999.0), "keeping up: every frame");
+        assert!(!publish_now(true, 1100.0, 1000.0));
+        assert!(publish_now(true, 1250.0, 1000.0));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_carry_what_the_slice_could_not_run_up_to_a_cap() {
+        assert_eq!(debt_after(16, 16, 1.0), 0);
+        assert_eq!(
+            debt_after(16, 4, 1.0),
+            12,
+            "the rest waits for the next frame"
+        );
+        assert_eq!(
+            debt_after(900_000, 0, 2.0),
+            2_000,
+            "at most a second of wall time at 2x"
+        );
+        assert_eq!(debt_after(5, 9, 1.0), 0);
     }
 }

@@ -102,6 +102,8 @@ pub fn Header() -> impl IntoView {
                 <div class="clock" data-testid="clock" title=move || ui.t(Key::VirtualTime)>
                     <span class="clock-label">{move || ui.t(Key::VirtualTime)}</span>
                     <span class="clock-value" data-testid="clock-value">{move || clock_text(ui.clock.get())}</span>
+                    <span class="clock-behind" data-testid="clock-behind" title=move || ui.t(Key::BehindHint)
+                        hidden=move || !ui.behind.get()>{move || ui.t(Key::Behind)}</span>
                 </div>
             </div>
             <div class="actions">

@@ -10,6 +10,7 @@ mod header;
 mod inspector;
 mod switches;
 
+use kubeloop_sim::scenario::Scenario;
 use kubeloop_sim::time::Time;
 use leptos::prelude::*;
 
@@ -38,6 +39,8 @@ pub struct Ui {
     pub scenario_rev: RwSignal<u64>,
     /// Files replaced wholesale: editors reload.
     pub files_rev: RwSignal<u64>,
+    /// The engine could not keep up with the clock this frame (virtual time runs slower).
+    pub behind: RwSignal<bool>,
     /// Bumped each frame while message dots move.
     pub frame: RwSignal<u64>,
     /// A banner: what went wrong and its details.
@@ -46,6 +49,14 @@ pub struct Ui {
     pub selected: RwSignal<Option<String>>,
     /// The file open in the editor.
     pub file: RwSignal<String>,
+    /// Whether the scenario may be saved: a shared link's is not until it ran cleanly.
+    pub trusted: RwSignal<bool>,
+    /// A shared link's scenario waiting for the learner's yes.
+    pub offer: RwSignal<Option<Scenario>>,
+    /// The work a shared link replaced (YAML), for Undo.
+    pub undo: RwSignal<Option<String>>,
+    /// Whether the browser asks for reduced motion (no travelling dots, no pulsing).
+    pub reduced_motion: bool,
 }
 
 impl Ui {
@@ -80,6 +91,16 @@ impl Ui {
         }
     }
 
+    /// Copies only the virtual clock (the frame loop, while the engine is behind, tells the
+    /// heavier views at a lower rate: see frames.rs).
+    pub fn sync_clock(&self) {
+        if let Some(now) = self.session.try_with_value(|s| s.world().now()) {
+            if self.clock.get_untracked() != now {
+                self.clock.set(now);
+            }
+        }
+    }
+
     /// Changes the session, then tells the views.
     pub fn update<R>(&self, f: impl FnOnce(&mut Session) -> R) -> Option<R> {
         let r = self.session.try_update_value(f);
@@ -98,12 +119,52 @@ impl Ui {
             Notice::BadLink(_) => Key::BannerBadLink,
             Notice::BadScenario(_) => Key::BannerBadScenario,
             Notice::BadSaved(_) => Key::BannerBadSaved,
+            Notice::NotReplayed => Key::BannerNotReplayed,
         };
         self.notice.set(Some((key, n.detail())));
     }
 
+    /// Opens a shared link's scenario: at once when nothing would be lost, else after the
+    /// learner said yes ([`Ui::offer`]); the replaced work is kept for Undo.
+    pub fn open_link(&self, scenario: Scenario) {
+        let current = self.session.try_with_value(|s| s.scenario().clone());
+        let Some(current) = current else { return };
+        if startup::is_pristine(&current) || startup::same_work(&current, &scenario) {
+            self.trusted.set(false);
+            self.load(scenario);
+        } else {
+            self.offer.set(Some(scenario));
+        }
+    }
+
+    /// The learner said yes to the offered link: keeps their work for Undo, opens it.
+    pub fn accept_offer(&self) {
+        let Some(scenario) = self.offer.get_untracked() else {
+            return;
+        };
+        self.offer.set(None);
+        if let Some(yaml) = self.session.try_with_value(|s| s.saved_yaml()) {
+            self.undo.set(Some(yaml));
+        }
+        self.trusted.set(false);
+        self.load(scenario);
+    }
+
+    /// Goes back to the work a shared link replaced.
+    pub fn undo_link(&self) {
+        let Some(yaml) = self.undo.get_untracked() else {
+            return;
+        };
+        self.undo.set(None);
+        if let Ok(sc) = kubeloop_sim::scenario::parse_scenario(&yaml) {
+            self.trusted.set(true);
+            self.load(sc);
+            self.update(|s| s.begin_fast_forward());
+        }
+    }
+
     /// Loads a scenario (an example, a share link) and opens its first file.
-    pub fn load(&self, scenario: kubeloop_sim::scenario::Scenario) {
+    pub fn load(&self, scenario: Scenario) {
         let first = scenario
             .spec
             .files
@@ -138,12 +199,23 @@ pub fn use_ui() -> Ui {
 /// The kubeloop page.
 #[component]
 pub fn App() -> impl IntoView {
-    let from_link = startup::has_share(&browser::hash());
-    let (scenario, notice) =
-        startup::opening(&browser::hash(), browser::saved_scenario().as_deref());
-    if from_link {
-        // The link's scenario is saved below; a reload then keeps later edits.
+    let hash = browser::hash();
+    let saved = browser::saved_scenario();
+    let startup::Opening {
+        scenario,
+        mut notice,
+        offer,
+        from_link,
+    } = startup::opening_asking(&hash, saved.as_deref());
+    if startup::has_share(&hash) {
+        // A reload opens the saved work, never the link again.
         browser::replace_hash("");
+    }
+    // The last visit began replaying the saved scenario and never finished (it crashed or
+    // froze the tab): this time it opens at t=0, so a bad scenario cannot lock the page.
+    let replay = !from_link && !browser::opening_marked();
+    if !from_link && !replay && notice.is_none() {
+        notice = Some(Notice::NotReplayed);
     }
     let first = scenario
         .spec
@@ -153,9 +225,11 @@ pub fn App() -> impl IntoView {
         .cloned()
         .unwrap_or_default();
     let mut session = Session::new(scenario);
-    if !from_link || notice.is_some() {
-        // A reload comes back to where the learner was; a shared lesson plays out.
-        session.fast_forward();
+    if replay {
+        // A reload comes back to where the learner was (in slices, see frames.rs); a
+        // shared lesson plays out.
+        session.begin_fast_forward();
+        browser::mark_opening(true);
     }
     let ui = Ui {
         rev: RwSignal::new(session.revision),
@@ -167,21 +241,30 @@ pub fn App() -> impl IntoView {
         speed: RwSignal::new(1.0),
         clock: RwSignal::new(0),
         frame: RwSignal::new(0),
+        behind: RwSignal::new(false),
         notice: RwSignal::new(None),
         selected: RwSignal::new(None),
         file: RwSignal::new(first),
+        trusted: RwSignal::new(!from_link),
+        offer: RwSignal::new(offer),
+        undo: RwSignal::new(None),
+        reduced_motion: browser::prefers_reduced_motion(),
     };
     provide_context(ui);
     if let Some(n) = &notice {
         ui.notify(n);
     }
     let save = move || {
+        if !ui.trusted.get_untracked() {
+            return;
+        }
         if let Some(yaml) = ui.session.try_with_value(|s| s.saved_yaml()) {
             browser::save_scenario(&yaml);
         }
     };
     Effect::new(move |_| {
         ui.scenario_rev.track();
+        ui.trusted.track();
         save();
     });
     // Leaving or reloading keeps the virtual time too.
@@ -200,7 +283,7 @@ pub fn App() -> impl IntoView {
         }
         browser::replace_hash("");
         match startup::from_link(&hash) {
-            Ok(sc) => ui.load(sc),
+            Ok(sc) => ui.open_link(sc),
             Err(n) => ui.notify(&n),
         }
     });
@@ -218,7 +301,7 @@ pub fn App() -> impl IntoView {
     view! {
         <div class="app" data-testid="app">
             <header::Header/>
-            <Banner/>
+            <div class="banners"><Banner/><LinkBar/></div>
             <section class="pane editor-pane"><editor::Editor/></section>
             <section class="pane diagram-pane"><diagram::Diagram/></section>
             <section class="pane terminal-pane"><console::Console/></section>
@@ -248,5 +331,50 @@ fn Banner() -> impl IntoView {
                 </div>
             }
         })
+    }
+}
+
+/// Asks before a shared link replaces the learner's work, then offers Undo.
+#[component]
+fn LinkBar() -> impl IntoView {
+    let ui = use_ui();
+    move || {
+        if let Some(sc) = ui.offer.get() {
+            let name = sc.metadata.name.clone();
+            Some(
+                view! {
+                    <div class="banner offer" role="alertdialog" aria-labelledby="link-offer-text" data-testid="link-offer">
+                        <div class="banner-text">
+                            <strong id="link-offer-text">{move || ui.t(Key::LinkOffer)}</strong>
+                            <span class="banner-detail mono">{name}</span>
+                        </div>
+                        <button class="btn primary" data-testid="link-open" on:click=move |_| ui.accept_offer()>
+                            {move || ui.t(Key::LinkOpen)}
+                        </button>
+                        <button class="btn ghost" data-testid="link-keep" on:click=move |_| ui.offer.set(None)>
+                            {move || ui.t(Key::LinkKeep)}
+                        </button>
+                    </div>
+                }
+                .into_any(),
+            )
+        } else if ui.undo.get().is_some() {
+            Some(
+                view! {
+                    <div class="banner undo" role="status" data-testid="link-undo-bar">
+                        <div class="banner-text"><strong>{move || ui.t(Key::LinkOpened)}</strong></div>
+                        <button class="btn" data-testid="link-undo" on:click=move |_| ui.undo_link()>
+                            {move || ui.t(Key::Undo)}
+                        </button>
+                        <button class="btn ghost" on:click=move |_| ui.undo.set(None)>
+                            {move || ui.t(Key::Dismiss)}
+                        </button>
+                    </div>
+                }
+                .into_any(),
+            )
+        } else {
+            None
+        }
     }
 }

@@ -47,6 +47,7 @@ fn Toggle(
             aria-checked=move || on.get().to_string()
             data-testid=testid
             title=label.clone()
+            aria-label=label.clone()
             on:click=move |_| on_flip()
         >
             <span class="knob"></span>

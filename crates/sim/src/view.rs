@@ -58,7 +58,28 @@ pub struct PodView {
     pub terminating: bool,
 }
 
-/// A worker node as the diagram draws it.
+/// A taint on a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaintView {
+    /// `node.kubernetes.io/unreachable`.
+    pub key: String,
+    /// `NoSchedule`, `PreferNoSchedule`, `NoExecute`.
+    pub effect: String,
+    /// When a NoExecute taint was added (virtual ms).
+    pub added: Option<Time>,
+}
+
+impl TaintView {
+    /// How `kubectl describe node` shows it: `node.kubernetes.io/unreachable:NoExecute`.
+    pub fn text(&self) -> String {
+        format!("{}:{}", self.key, self.effect)
+    }
+}
+
+/// A worker node as the diagram draws it. `status`, `reason`, `taints`, `unschedulable`
+/// and `eviction_at` are the cluster's view (the Node object, as kubectl shows it);
+/// `powered`, `partitioned` and the component flags are the simulator's own facts, which
+/// the cluster learns only through missed heartbeats.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeView {
     /// Name.
@@ -69,9 +90,18 @@ pub struct NodeView {
     pub pod_cidr: String,
     /// `Ready`, `NotReady`, `Unknown` (from the Node object).
     pub status: String,
-    /// Machine powered on.
+    /// The Ready condition's reason (`KubeletReady`, `NodeStatusUnknown`).
+    pub reason: String,
+    /// The node's taints (`node.kubernetes.io/unreachable:NoExecute`, …).
+    pub taints: Vec<TaintView>,
+    /// Cordoned (`spec.unschedulable`).
+    pub unschedulable: bool,
+    /// When the node lifecycle controller is due to evict the first of its pods (NoExecute
+    /// taints' timeAdded + the pods' tolerationSeconds), while some are still on it.
+    pub eviction_at: Option<Time>,
+    /// Simulator: the machine is powered on.
     pub powered: bool,
-    /// Cut off from the control plane.
+    /// Simulator: cut off from the control plane.
     pub partitioned: bool,
     /// kubelet running.
     pub kubelet: bool,
@@ -201,13 +231,13 @@ const STAGES: [(&str, &str); 7] = [
 /// user's workload and light no stage.
 fn is_system_path(path: &str) -> bool {
     [
-        "kube-system",
-        "kube-public",
-        "kube-node-lease",
-        "local-path-storage",
+        "/namespaces/kube-system/",
+        "/namespaces/kube-public/",
+        "/namespaces/kube-node-lease/",
+        "/namespaces/local-path-storage/",
     ]
     .iter()
-    .any(|ns| path.contains(&format!("/namespaces/{ns}/")))
+    .any(|ns| path.contains(ns))
 }
 
 /// The latest time each of the seven stages happened, from the apiserver's audit log and
@@ -296,8 +326,46 @@ pub fn stages(world: &World) -> Vec<Stage> {
     out
 }
 
+/// What [`cluster_view_cached`] keeps between frames: each pod's view with the etcd
+/// revision it was built from, so a frame rebuilds only the pods that changed.
+#[derive(Debug, Default)]
+pub struct ViewCache {
+    pods: std::collections::BTreeMap<String, (u64, PodView)>,
+}
+
+impl ViewCache {
+    /// An empty cache.
+    pub fn new() -> ViewCache {
+        ViewCache::default()
+    }
+
+    /// The pods as etcd holds them, reusing the views of unchanged ones.
+    fn pods(&mut self, world: &World) -> Vec<PodView> {
+        let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
+        let mut out = Vec::new();
+        let mut fresh = std::collections::BTreeMap::new();
+        for kv in world.etcd.store.range_prefix(&prefix) {
+            let Object::Pod(p) = &*kv.value else { continue };
+            let view = match self.pods.remove(&kv.key) {
+                Some((rev, v)) if rev == kv.mod_revision => v,
+                _ => pod_view(p),
+            };
+            out.push(view.clone());
+            fresh.insert(kv.key.clone(), (kv.mod_revision, view));
+        }
+        self.pods = fresh;
+        out
+    }
+}
+
 /// Builds the frame's view.
 pub fn cluster_view(world: &World) -> ClusterView {
+    cluster_view_cached(world, &mut ViewCache::new())
+}
+
+/// Builds the frame's view, rebuilding only the pods whose etcd revision moved since
+/// `cache` last saw them (a frame at 1,500 pods then costs a walk, not 1,500 rebuilds).
+pub fn cluster_view_cached(world: &World, cache: &mut ViewCache) -> ClusterView {
     let now = world.now();
     let components = [
         Actor::Etcd,
@@ -311,13 +379,7 @@ pub fn cluster_view(world: &World) -> ClusterView {
         running: world.is_running(a),
     })
     .collect();
-    let pods: Vec<PodView> = stored(world, Kind::Pod)
-        .iter()
-        .filter_map(|o| match &**o {
-            Object::Pod(p) => Some(pod_view(p)),
-            _ => None,
-        })
-        .collect();
+    let pods = cache.pods(world);
     let mut by_node: std::collections::BTreeMap<String, Vec<PodView>> =
         std::collections::BTreeMap::new();
     let mut pending = Vec::new();
@@ -332,34 +394,31 @@ pub fn cluster_view(world: &World) -> ClusterView {
         .into_iter()
         .map(|o| (o.name().to_string(), o))
         .collect();
+    let facts: std::collections::BTreeMap<&str, NodeFacts> = node_objs
+        .iter()
+        .filter_map(|(name, o)| match &**o {
+            Object::Node(n) => Some((name.as_str(), node_facts(world, n))),
+            _ => None,
+        })
+        .collect();
     let nodes = world
         .nodes
         .iter()
         .enumerate()
         .map(|(i, h)| {
-            let status = node_objs
-                .get(&h.config.name)
-                .and_then(|o| match &**o {
-                    Object::Node(n) => n
-                        .status
-                        .as_ref()?
-                        .conditions
-                        .as_ref()?
-                        .iter()
-                        .find(|c| c.type_ == "Ready")
-                        .map(|c| match c.status.as_str() {
-                            "True" => "Ready".to_string(),
-                            "False" => "NotReady".to_string(),
-                            _ => "Unknown".to_string(),
-                        }),
-                    _ => None,
-                })
-                .unwrap_or_else(|| "Unknown".into());
+            let f = facts
+                .get(h.config.name.as_str())
+                .cloned()
+                .unwrap_or_default();
             NodeView {
                 name: h.config.name.clone(),
                 ip: h.ip.clone(),
                 pod_cidr: h.pod_cidr.clone(),
-                status,
+                status: f.status,
+                reason: f.reason,
+                taints: f.taints,
+                unschedulable: f.unschedulable,
+                eviction_at: f.eviction_at,
                 powered: h.powered,
                 partitioned: h.partitioned,
                 kubelet: world.is_running(Actor::Kubelet(i as u32)),
@@ -376,6 +435,108 @@ pub fn cluster_view(world: &World) -> ClusterView {
         pending,
         flights: flights(world),
         stages: stages(world),
+    }
+}
+
+fn flight_view(now: Time, e: &crate::world::Envelope) -> FlightView {
+    FlightView {
+        from: e.from,
+        to: e.to,
+        label: e.payload.label(),
+        progress: ((now.saturating_sub(e.sent)) as f64 / (e.at - e.sent).max(1) as f64)
+            .clamp(0.0, 1.0),
+        sent: e.sent,
+        arrives: e.at,
+    }
+}
+
+/// The messages between two different actors sent since `*seq` (a
+/// [`World::next_seq`] remembered by the caller, which moves on), in the order they were
+/// sent: each message is seen once, at a cost that grows with the new messages only.
+pub fn flights_since(world: &World, seq: &mut u64) -> Vec<FlightView> {
+    let now = world.now();
+    let out = world
+        .in_flight_since(*seq)
+        .filter(|(_, e)| e.from != e.to && e.at > e.sent)
+        .map(|(_, e)| flight_view(now, e))
+        .collect();
+    *seq = world.next_seq();
+    out
+}
+
+/// What the Node object says, as kubectl would show it.
+#[derive(Clone, Debug)]
+struct NodeFacts {
+    status: String,
+    reason: String,
+    taints: Vec<TaintView>,
+    unschedulable: bool,
+    eviction_at: Option<Time>,
+}
+
+impl Default for NodeFacts {
+    fn default() -> NodeFacts {
+        NodeFacts {
+            status: "Unknown".into(),
+            reason: String::new(),
+            taints: Vec::new(),
+            unschedulable: false,
+            eviction_at: None,
+        }
+    }
+}
+
+fn node_facts(world: &World, n: &k8s_openapi::api::core::v1::Node) -> NodeFacts {
+    let ready = n
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"));
+    let status = match ready.map(|c| c.status.as_str()) {
+        Some("True") => "Ready",
+        Some("False") => "NotReady",
+        _ => "Unknown",
+    };
+    let spec = n.spec.as_ref();
+    let taints_raw = spec.and_then(|s| s.taints.clone()).unwrap_or_default();
+    let no_execute: Vec<_> = taints_raw
+        .iter()
+        .filter(|t| t.effect == "NoExecute")
+        .cloned()
+        .collect();
+    let eviction_at = if no_execute.is_empty() {
+        None
+    } else {
+        let name = n.metadata.name.as_deref().unwrap_or("");
+        let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
+        world
+            .etcd
+            .store
+            .range_prefix(&prefix)
+            .filter_map(|kv| match &*kv.value {
+                Object::Pod(p)
+                    if p.metadata.deletion_timestamp.is_none()
+                        && p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(name) =>
+                {
+                    crate::controllers::nodelifecycle::eviction_deadline(p, &no_execute)
+                }
+                _ => None,
+            })
+            .min()
+    };
+    NodeFacts {
+        status: status.to_string(),
+        reason: ready.and_then(|c| c.reason.clone()).unwrap_or_default(),
+        taints: taints_raw
+            .iter()
+            .map(|t| TaintView {
+                key: t.key.clone(),
+                effect: t.effect.clone(),
+                added: t.time_added.as_ref().map(crate::time::from_k8s_time),
+            })
+            .collect(),
+        unschedulable: spec.and_then(|s| s.unschedulable).unwrap_or(false),
+        eviction_at,
     }
 }
 
@@ -641,6 +802,10 @@ fn has_path(value: &serde_json::Value, path: &str) -> bool {
     }
     true
 }
+
+#[path = "view_flow.rs"]
+mod flow;
+pub use flow::{deployment_to_expose, newest_user_pod, pod_flow, PodFlow};
 
 #[cfg(test)]
 #[path = "view_tests.rs"]

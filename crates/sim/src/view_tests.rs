@@ -278,3 +278,157 @@ fn proxy_stage_needs_new_endpoints_not_a_periodic_resync() {
         st[6]
     );
 }
+
+#[test]
+fn the_cached_view_equals_a_fresh_one_as_pods_change() {
+    let mut w = World::new(ClusterConfig::default());
+    let files = [("d.yaml".to_string(), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 4\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n".to_string())]
+        .into_iter()
+        .collect();
+    let mut cache = ViewCache::new();
+    crate::cmd::run(&mut w, "kubectl apply -f d.yaml", &files, 10 * SECOND);
+    // Every few hundred ms through the rollout, the scale-down and the deletions.
+    for (i, cmd) in [
+        "",
+        "kubectl scale deployment web --replicas=1",
+        "kubectl delete deployment web",
+    ]
+    .iter()
+    .enumerate()
+    {
+        if !cmd.is_empty() {
+            crate::cmd::run(&mut w, cmd, &files, 5 * SECOND);
+        }
+        for _ in 0..40 {
+            w.run_for(250);
+            let cached = cluster_view_cached(&w, &mut cache);
+            assert_eq!(cached, cluster_view(&w), "phase {i} at t={}", w.now());
+        }
+    }
+}
+
+#[test]
+fn flights_since_sees_each_new_message_once() {
+    let mut w = World::new(ClusterConfig::default());
+    let mut seq = 0;
+    let mut seen = 0;
+    for _ in 0..200 {
+        w.step();
+        let new = flights_since(&w, &mut seq);
+        assert!(new.iter().all(|f| f.from != f.to && f.arrives > f.sent));
+        seen += new.len();
+        assert!(flights_since(&w, &mut seq).is_empty(), "nothing twice");
+    }
+    assert!(seen > 50, "the cluster booting sends messages: {seen}");
+}
+
+#[test]
+fn a_powered_off_node_is_drawn_as_the_cluster_sees_it_then_tainted_with_an_eviction_time() {
+    let mut w = World::new(ClusterConfig::default());
+    let files = [("d.yaml".to_string(), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 6\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n".to_string())]
+        .into_iter()
+        .collect();
+    crate::cmd::run(&mut w, "kubectl apply -f d.yaml", &files, 30 * SECOND);
+    crate::cmd::run(&mut w, "sim poweroff node-2", &files, SECOND);
+    let off = |v: &ClusterView| {
+        v.nodes
+            .iter()
+            .find(|n| n.name == "node-2")
+            .cloned()
+            .unwrap()
+    };
+    let v = cluster_view(&w);
+    let n = off(&v);
+    assert!(!n.powered, "the simulator knows at once");
+    assert_eq!(n.status, "Ready", "the cluster does not yet");
+    assert!(n.taints.is_empty() && n.eviction_at.is_none());
+    assert!(n
+        .pods
+        .iter()
+        .filter(|p| p.namespace == "default")
+        .all(|p| p.status == "Running"));
+    w.run_for(60 * SECOND);
+    let v = cluster_view(&w);
+    let n = off(&v);
+    assert_eq!(n.status, "Unknown", "{n:?}");
+    assert_eq!(n.reason, "NodeStatusUnknown");
+    let no_execute = n
+        .taints
+        .iter()
+        .find(|t| t.text() == "node.kubernetes.io/unreachable:NoExecute")
+        .expect("the unreachable NoExecute taint");
+    let added = no_execute.added.expect("timeAdded");
+    assert_eq!(
+        n.eviction_at,
+        Some(added + 300 * SECOND),
+        "DefaultTolerationSeconds: 300 s"
+    );
+    assert!(n.eviction_at > Some(v.now));
+    assert!(
+        n.pods
+            .iter()
+            .filter(|p| p.namespace == "default")
+            .all(|p| !p.ready),
+        "the node lifecycle controller marked them not Ready: {:?}",
+        n.pods
+    );
+}
+
+#[test]
+fn the_followed_pods_flow_lights_each_stage_when_it_happened_for_that_pod() {
+    let mut w = World::new(ClusterConfig::default());
+    let files = [("d.yaml".to_string(), "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n".to_string())]
+        .into_iter()
+        .collect();
+    assert_eq!(newest_user_pod(&w), None);
+    w.run_for(3 * SECOND);
+    crate::cmd::run(&mut w, "kubectl apply -f d.yaml", &files, 100);
+    for _ in 0..40 {
+        if newest_user_pod(&w).is_some() {
+            break;
+        }
+        w.run_for(50);
+    }
+    w.run_for(100);
+    let pod = newest_user_pod(&w).expect("a web pod within 2 s");
+    let (ns, name) = pod.split_once('/').unwrap();
+    assert!(name.starts_with("web-"));
+    let early = pod_flow(&w, ns, name).expect("flow");
+    assert!(
+        early.stages[..5].iter().all(|s| s.at.is_some()),
+        "{early:?}"
+    );
+    assert_eq!(early.stages[5].at, None, "containers not started yet");
+    assert_eq!(early.ready_at, None, "not Ready: Pod活 stays dark");
+    assert_eq!(early.deployment.as_deref(), Some("web"));
+    w.run_for(30 * SECOND);
+    let f = pod_flow(&w, ns, name).expect("flow");
+    let times: Vec<Time> = f.stages[..6]
+        .iter()
+        .map(|s| s.at.expect("happened"))
+        .collect();
+    assert!(
+        times.windows(2).all(|p| p[0] <= p[1]),
+        "causal order: {times:?}"
+    );
+    assert!(f.ready_at >= f.stages[5].at && f.ready_at.is_some());
+    assert!(f.stages[4]
+        .detail
+        .contains(&format!("/pods/{name}/binding")));
+    assert_eq!(f.service, None);
+    assert_eq!(f.stages[6].at, None, "no Service, no rules for it");
+    assert_eq!(deployment_to_expose(&w, Some(&f)).as_deref(), Some("web"));
+    crate::cmd::run(
+        &mut w,
+        "kubectl expose deployment web --port=80",
+        &files,
+        5 * SECOND,
+    );
+    w.run_for(5 * SECOND);
+    let f = pod_flow(&w, ns, name).expect("flow");
+    assert_eq!(f.service.as_deref(), Some("web"));
+    assert!(
+        f.stages[6].at.is_some(),
+        "the Service's endpoints reached kube-proxy: {f:?}"
+    );
+}

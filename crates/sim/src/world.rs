@@ -385,6 +385,18 @@ impl World {
             .filter_map(|Reverse((_, s))| self.pending.get(s).map(|e| &**e))
     }
 
+    /// Messages still in flight whose sequence number is at least `seq`, oldest first,
+    /// each with its number: a reader that remembers [`World::next_seq`] sees each new
+    /// message once, without walking the whole queue (the page's message dots).
+    pub fn in_flight_since(&self, seq: u64) -> impl Iterator<Item = (u64, &Envelope)> {
+        self.pending.range(seq..).map(|(s, e)| (*s, &**e))
+    }
+
+    /// The sequence number the next message sent will get.
+    pub fn next_seq(&self) -> u64 {
+        self.seq + 1
+    }
+
     /// The time of the next event, if any.
     pub fn next_event_time(&self) -> Option<Time> {
         self.queue.peek().map(|Reverse((t, _))| *t)

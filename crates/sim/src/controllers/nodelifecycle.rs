@@ -251,7 +251,7 @@ impl NodeLifecycleController {
 /// When a pod on a node with these NoExecute taints must go: now for an untolerated taint,
 /// timeAdded + tolerationSeconds for tolerated ones (the earliest), never if all are
 /// tolerated forever.
-fn eviction_deadline(p: &Pod, taints: &[Taint]) -> Option<Time> {
+pub(crate) fn eviction_deadline(p: &Pod, taints: &[Taint]) -> Option<Time> {
     let tols = p
         .spec
         .as_ref()

@@ -1,0 +1,89 @@
+// Benchmark: the page while `kubectl scale deployment web --replicas=1500` runs on the
+// hundred-nodes example, in headless Debian Chromium driven by Playwright, as a learner
+// does it: pick the example, wait for its 200 pods, type the command, watch.
+//
+//   node bench/scale.mjs [--replicas N] [--speed X]     prints one JSON object on stdout
+//
+// From the Enter that runs the command until every replica is Ready in the diagram it
+// records every long task (the browser's PerformanceObserver: any task over 50 ms) and
+// every animation frame's interval; it reports the longest task, how many there were,
+// the frames' p50/p95/max, the wall time to all Ready and the page's element count then.
+import { percentile, round, withPage } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const arg = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const replicas = arg('--replicas', 1500);
+const speed = arg('--speed', 8);
+
+function watchTasksAndFrames() {
+  window.__bench = { tasks: [], frames: [], on: false };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (window.__bench.on) window.__bench.tasks.push(e.duration);
+  }).observe({ type: 'longtask', buffered: false });
+  let last = 0;
+  const frame = (t) => {
+    if (window.__bench.on && last) window.__bench.frames.push(t - last);
+    last = t;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}
+
+const ready = (page) => page.getByTestId('cluster-diagram').getAttribute('data-user-ready').then(Number);
+
+await withPage(async (browser, url) => {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.addInitScript(watchTasksAndFrames);
+  await page.goto(url);
+  await page.getByTestId('cluster-diagram').waitFor({ state: 'visible', timeout: 30_000 });
+  await page.getByTestId('examples').selectOption('hundred-nodes');
+  await page.getByTestId(`speed-${speed}`).click();
+  const deadline = Date.now() + 120_000;
+  while ((await ready(page)) < 200) {
+    if (Date.now() > deadline) throw new Error('the example never got its 200 pods Ready');
+    await page.waitForTimeout(250);
+  }
+  const input = page.getByTestId('terminal-input');
+  await input.fill(`kubectl scale deployment web --replicas=${replicas}`);
+  await page.evaluate(() => {
+    window.__bench.on = true;
+    window.__bench.start = performance.now();
+  });
+  await input.press('Enter');
+  const until = Date.now() + 600_000;
+  while ((await ready(page)) < replicas) {
+    if (Date.now() > until) throw new Error(`not ${replicas} Ready after 10 minutes: ${await ready(page)}`);
+    await page.waitForTimeout(250);
+  }
+  const r = await page.evaluate(() => {
+    window.__bench.on = false;
+    return {
+      wall: performance.now() - window.__bench.start,
+      tasks: window.__bench.tasks,
+      frames: window.__bench.frames,
+      elements: document.getElementsByTagName('*').length,
+      clock: document.querySelector('[data-testid=clock-value]')?.textContent,
+    };
+  });
+  console.log(
+    JSON.stringify({
+      replicas,
+      speed,
+      long_tasks: r.tasks.length,
+      longest_task_ms: round(Math.max(0, ...r.tasks)),
+      frames: r.frames.length,
+      frame_p50_ms: round(percentile(r.frames, 50)),
+      frame_p95_ms: round(percentile(r.frames, 95)),
+      frame_max_ms: round(Math.max(...r.frames)),
+      to_all_ready_s: round(r.wall / 1000),
+      virtual_clock: r.clock,
+      elements: r.elements,
+      chromium: browser.version(),
+    }),
+  );
+  await context.close();
+});
