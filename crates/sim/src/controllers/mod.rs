@@ -8,6 +8,8 @@ pub mod disruption;
 pub mod disruption_status;
 pub mod endpointslice;
 pub mod gc;
+pub mod job;
+pub mod job_util;
 pub mod namespace;
 pub mod nodelifecycle;
 pub mod ranking;
@@ -16,6 +18,7 @@ pub mod runtime;
 pub mod serviceaccount;
 #[cfg(test)]
 pub mod testing;
+pub mod ttl_after_finished;
 pub mod util;
 pub mod volume;
 
@@ -72,6 +75,8 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(serviceaccount::ServiceAccountController::default()),
         Box::new(volume::VolumeController::default()),
         Box::new(disruption::DisruptionController::default()),
+        Box::new(job::JobController::default()),
+        Box::new(ttl_after_finished::TtlAfterFinishedController::default()),
     ]
 }
 
