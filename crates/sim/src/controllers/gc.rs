@@ -31,6 +31,8 @@ const TRACKED: &[&str] = &[
     "Pod",
     "Service",
     "EndpointSlice",
+    "Job",
+    "CronJob",
 ];
 
 fn all_objects(inf: &Informers) -> impl Iterator<Item = &Arc<Object>> {
@@ -40,6 +42,8 @@ fn all_objects(inf: &Informers) -> impl Iterator<Item = &Arc<Object>> {
         .chain(inf.of(Kind::Pod).iter())
         .chain(inf.of(Kind::Service).iter())
         .chain(inf.of(Kind::EndpointSlice).iter())
+        .chain(inf.of(Kind::Job).iter())
+        .chain(inf.of(Kind::CronJob).iter())
 }
 
 fn id(o: &Object) -> String {
@@ -148,6 +152,8 @@ impl Controller for GarbageCollector {
             Kind::Pod,
             Kind::Service,
             Kind::EndpointSlice,
+            Kind::Job,
+            Kind::CronJob,
         ]
     }
 

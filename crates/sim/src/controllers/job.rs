@@ -28,6 +28,9 @@ const MAX_PER_SYNC: usize = 500;
 /// Expectations older than this are considered satisfied (`ExpectationsTimeout`).
 const EXPECTATIONS_TIMEOUT: Time = 5 * MINUTE;
 
+/// The key prefix of a pod whose Job is gone.
+const ORPHAN: &str = "orphan-pod:";
+
 /// What a request in flight was for (each names its Job's key).
 #[derive(Debug)]
 enum Sent {
@@ -131,6 +134,21 @@ impl JobController {
             );
             self.sent.insert(id, Sent::Finalizer(key.to_string(), uid));
         }
+    }
+
+    /// Removes the tracking finalizer of a pod whose Job no longer exists.
+    fn release_orphan(&mut self, pod_key: &str, env: &mut Env, inf: &Informers) {
+        let (ns, name) = split_key(pod_key);
+        let Some(obj) = inf.of(Kind::Pod).get(ns, name) else {
+            return;
+        };
+        let Object::Pod(pod) = &**obj else { return };
+        if !has_tracking_finalizer(pod) || Self::owner_key(obj, inf).is_some() {
+            return;
+        }
+        let key = format!("{ORPHAN}{pod_key}");
+        let p = PodRef { obj, pod };
+        self.remove_finalizers(&key, &[&p], env);
     }
 
     fn write_status(
@@ -271,6 +289,13 @@ impl Controller for JobController {
             Kind::Pod => {
                 let pod = change.object();
                 let Some(key) = Self::owner_key(pod, inf) else {
+                    // A pod whose Job is gone lets go of its finalizer (`cleanupPodFinalizers`).
+                    let orphan = matches!(&**pod, Object::Pod(p) if has_tracking_finalizer(p))
+                        && controller_ref(pod).is_some_and(|r| r.kind == "Job")
+                        && !matches!(change, Change::Deleted(_));
+                    if orphan {
+                        queue.add(format!("{ORPHAN}{}", key_of(pod)));
+                    }
                     return;
                 };
                 if let Some(m) = self.jobs.get_mut(&key) {
@@ -299,6 +324,10 @@ impl Controller for JobController {
     }
 
     fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult {
+        if let Some(pod_key) = key.strip_prefix(ORPHAN) {
+            self.release_orphan(pod_key, env, inf);
+            return Ok(Action::await_change());
+        }
         let (ns, name) = split_key(key);
         let Some(obj) = inf.of(Kind::Job).get(ns, name).cloned() else {
             self.jobs.remove(key);
@@ -390,6 +419,9 @@ impl Controller for JobController {
                 }
             }
             Some(Sent::Finalizer(key, uid)) => {
+                if key.starts_with(ORPHAN) {
+                    self.jobs.remove(&key);
+                }
                 if let Err(s) = &resp.result {
                     if let Some(m) = self.jobs.get_mut(&key) {
                         m.finalizers.remove(&uid);

@@ -184,6 +184,19 @@ pub fn startup(c: &Container, pod_ip: &str, initialized: bool) -> Vec<LogEntry> 
             let warn = format!("AH00558: apache2: Could not reliably determine the server's fully qualified domain name, using {pod_ip}. Set the 'ServerName' directive globally to suppress this message");
             vec![err(t0, warn.clone()), err(t0, warn)]
         }
+        "perl" => {
+            // `perl -Mbignum=bpi -wle 'print bpi(N)'` prints π when it ends.
+            let line = c.command.join(" ");
+            let n = line
+                .split("bpi(")
+                .nth(1)
+                .and_then(|r| r.split(')').next())
+                .and_then(|n| n.trim().parse::<usize>().ok());
+            let at = c.behaviour.exits.map_or(up, |(t, _, _)| t0 + t);
+            n.filter(|_| line.contains("print"))
+                .map(|n| vec![out(at, crate::node::pi::pi(n))])
+                .unwrap_or_default()
+        }
         "busybox" | "curl" => echoes(&c.command)
             .into_iter()
             .map(|s| out(up, s))

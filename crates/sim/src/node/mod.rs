@@ -14,6 +14,7 @@ pub mod kube_proxy;
 pub mod kubelet;
 pub mod logs;
 pub mod net;
+pub mod pi;
 pub mod podstatus;
 pub mod podworker;
 pub mod prober;
