@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod auth;
 pub mod create;
+pub mod create_job;
 pub mod crictl;
 pub mod drain;
 pub mod edit;

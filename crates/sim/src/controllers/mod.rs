@@ -2,6 +2,8 @@
 //! EndpointSlice, node lifecycle, garbage-collector, namespace, service-account, PV binder
 //! and disruption controllers.
 
+pub mod cron;
+pub mod cronjob;
 pub mod deployment;
 pub mod deployment_util;
 pub mod disruption;
@@ -76,6 +78,7 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(volume::VolumeController::default()),
         Box::new(disruption::DisruptionController::default()),
         Box::new(job::JobController::default()),
+        Box::new(cronjob::CronJobController::default()),
         Box::new(ttl_after_finished::TtlAfterFinishedController::default()),
     ]
 }

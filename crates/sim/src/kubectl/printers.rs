@@ -2,6 +2,7 @@
 //! (`pkg/printers/internalversion/printers.go`) and kubectl's decoration and layout
 //! (`cli-runtime/pkg/printers/tableprinter.go`, `kubectl/pkg/cmd/get/get.go`).
 
+mod batch;
 mod cluster;
 mod pods;
 mod policy;
@@ -81,6 +82,7 @@ fn columns(kind: Kind) -> Vec<Column> {
             workloads::columns(kind)
         }
         Kind::PodDisruptionBudget => policy::columns(),
+        Kind::CronJob => batch::columns(),
         _ => cluster::columns(kind),
     }
 }
@@ -94,6 +96,7 @@ fn row(obj: &Object, now: Time) -> Vec<String> {
         | Object::StatefulSet(_)
         | Object::Job(_) => workloads::row(obj, now),
         Object::PodDisruptionBudget(p) => policy::row(p, now),
+        Object::CronJob(c) => batch::row(c, now),
         _ => cluster::row(obj, now),
     }
 }
