@@ -197,18 +197,25 @@ pub fn startup(c: &Container, pod_ip: &str, initialized: bool) -> Vec<LogEntry> 
                 .map(|n| vec![out(at, crate::node::pi::pi(n))])
                 .unwrap_or_default()
         }
-        "busybox" | "curl" => echoes(&c.command)
-            .into_iter()
-            .map(|s| out(up, s))
-            .collect(),
         _ => echoes(&c.command)
             .into_iter()
-            .map(|s| out(up, s))
+            .map(|s| {
+                // `date` prints the container's clock (UTC).
+                let s = if s == DATE {
+                    ts(up).strftime("%a %b %e %H:%M:%S UTC %Y").to_string()
+                } else {
+                    s
+                };
+                out(up, s)
+            })
             .collect(),
     }
 }
 
-/// What `echo` commands in a shell command line print.
+/// The placeholder `echoes` gives for a `date` command (the caller knows the time).
+const DATE: &str = "\u{0}date";
+
+/// What `echo` (and `date`) commands in a shell command line print.
 fn echoes(command: &[String]) -> Vec<String> {
     let line = command.join(" ");
     let mut v = Vec::new();
@@ -219,7 +226,9 @@ fn echoes(command: &[String]) -> Vec<String> {
             .find_map(|x| p.strip_prefix(x))
             .unwrap_or(p)
             .trim();
-        if let Some(rest) = p.strip_prefix("echo ") {
+        if p == "date" {
+            v.push(DATE.to_string());
+        } else if let Some(rest) = p.strip_prefix("echo ") {
             v.push(
                 rest.trim()
                     .trim_matches(|c| c == '\'' || c == '"')

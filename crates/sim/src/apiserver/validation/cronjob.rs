@@ -223,7 +223,7 @@ mod tests {
         serde_json::from_value(serde_json::json!({
             "metadata": {"name": "hello", "namespace": "default"},
             "spec": {"schedule": schedule, "concurrencyPolicy": "Allow", "jobTemplate": {"spec": {"template": {"spec": {
-                "restartPolicy": "OnFailure",
+                "restartPolicy": "OnFailure", "terminationGracePeriodSeconds": 30,
                 "containers": [{"name": "hello", "image": "busybox:1.28", "imagePullPolicy": "IfNotPresent",
                                 "terminationMessagePolicy": "File"}],
                 "dnsPolicy": "ClusterFirst"
@@ -233,7 +233,10 @@ mod tests {
     }
 
     fn bodies(c: &CronJob) -> Vec<String> {
-        validate_cron_job(c).iter().map(|e| e.body()).collect()
+        validate_cron_job(c)
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.body()))
+            .collect()
     }
 
     #[test]
