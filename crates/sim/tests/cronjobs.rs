@@ -199,3 +199,31 @@ fn bad_schedules_are_refused_as_upstream_refuses_them() {
         "The CronJob \"hello\" is invalid: spec.schedule: Invalid value: \"61 * * * *\": end of range (61) above maximum (59): 61\n"
     );
 }
+
+/// The shipped scenario runs: a Job a minute, the logs, history and a manual Job.
+#[test]
+fn the_cronjob_hello_scenario_runs() {
+    let path = format!(
+        "{}/../../public/scenarios/cronjob-hello.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let sc = kubeloop_sim::scenario::parse_scenario(&text).expect("valid");
+    let r = kubeloop_sim::runner::run(&sc, None).1;
+    let out = |at: u64| r.iter().find(|s| s.at_ms == at * 1000).unwrap();
+    assert!(
+        out(65).stdout.contains("hello-29453761   Complete   1/1"),
+        "{:?}",
+        out(65)
+    );
+    assert!(out(66)
+        .stdout
+        .ends_with("Hello from the Kubernetes cluster\n"));
+    assert_eq!(out(330).stdout.matches("job.batch/hello-").count(), 3);
+    assert_eq!(out(332).stdout, "job.batch/hello-now created\n");
+    assert!(
+        out(350).stdout.contains("hello-now        Complete   1/1"),
+        "{}",
+        out(350).stdout
+    );
+}

@@ -312,3 +312,29 @@ fn a_running_jobs_template_is_immutable() {
     );
     assert!(e.ends_with(": field is immutable\n"), "{e}");
 }
+
+/// The shipped scenario runs: pi completes, the flaky Job fails at its backoff limit.
+#[test]
+fn the_job_pi_scenario_runs() {
+    let path = format!(
+        "{}/../../public/scenarios/job-pi.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let sc = kubeloop_sim::scenario::parse_scenario(&text).expect("valid");
+    let r = kubeloop_sim::runner::run(&sc, None).1;
+    let out = |at: u64| r.iter().find(|s| s.at_ms == at * 1000).unwrap();
+    assert!(out(1)
+        .stdout
+        .starts_with("{\"matchLabels\":{\"batch.kubernetes.io/controller-uid\":"));
+    assert_eq!(column(&out(40).stdout, "pi", 1), "Complete");
+    assert!(out(42).stdout.starts_with("3.14159"));
+    assert_eq!(out(60).stdout.lines().count(), 3, "{}", out(60).stdout);
+    assert_eq!(
+        column(&out(90).stdout, "flaky", 1),
+        "Failed",
+        "{}",
+        out(90).stdout
+    );
+    assert!(out(91).stdout.contains("BackoffLimitExceeded"));
+}
