@@ -11,6 +11,8 @@ pub mod disruption_status;
 pub mod endpointslice;
 pub mod gc;
 pub mod job;
+#[cfg(test)]
+mod job_tests;
 pub mod job_util;
 pub mod namespace;
 pub mod nodelifecycle;
