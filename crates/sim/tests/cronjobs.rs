@@ -227,3 +227,35 @@ fn the_cronjob_hello_scenario_runs() {
         out(350).stdout
     );
 }
+
+/// Deleting a CronJob takes its Jobs and their pods (the garbage collector, and the Job
+/// controller letting orphaned pods go of their finalizer); a namespace's deletion
+/// takes everything.
+#[test]
+fn a_deleted_cronjob_takes_its_jobs_and_pods_with_it() {
+    let mut t = T::new();
+    t.file("cronjob.yaml", HELLO);
+    t.ok("kubectl apply -f cronjob.yaml");
+    t.settle(130);
+    assert_eq!(names(&t.ok("kubectl get jobs")).len(), 2);
+    assert_eq!(
+        t.ok("kubectl delete cronjob hello"),
+        "cronjob.batch \"hello\" deleted from default namespace\n"
+    );
+    t.settle(60);
+    let o = t.run("kubectl get cronjobs,jobs,pods");
+    assert_eq!(
+        o.stderr, "No resources found in default namespace.\n",
+        "{o:?}"
+    );
+    t.ok("kubectl create namespace batch");
+    t.ok("kubectl apply -f cronjob.yaml -n batch");
+    t.settle(70);
+    t.ok("kubectl delete namespace batch");
+    t.settle(60);
+    let o = t.run("kubectl get namespace batch");
+    assert_eq!(
+        o.stderr, "Error from server (NotFound): namespaces \"batch\" not found\n",
+        "{o:?}"
+    );
+}

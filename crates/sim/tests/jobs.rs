@@ -338,3 +338,17 @@ fn the_job_pi_scenario_runs() {
     );
     assert!(out(91).stdout.contains("BackoffLimitExceeded"));
 }
+
+#[test]
+fn rollout_status_has_no_viewer_for_a_job() {
+    let mut t = T::new();
+    t.file("pi.yaml", PI);
+    t.ok("kubectl apply -f pi.yaml");
+    assert_eq!(
+        t.err("kubectl rollout status job/pi"),
+        "error: no status viewer has been implemented for Job.batch\n"
+    );
+    t.settle(30);
+    let all = t.ok("kubectl get all");
+    assert!(all.contains("\nNAME           STATUS     COMPLETIONS   DURATION   AGE\njob.batch/pi   Complete   1/1 "), "{all}");
+}
