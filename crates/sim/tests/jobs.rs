@@ -211,6 +211,8 @@ fn an_indexed_job_names_its_pods_by_index_and_records_completed_indexes() {
     );
     let d = t.ok("kubectl describe job idx");
     assert!(d.contains("Completed Indexes:  0-2\n"), "{d}");
+    let one = t.ok("kubectl get pods -l batch.kubernetes.io/job-completion-index=1 -o name");
+    assert_eq!(t.ok(&format!("kubectl logs {}", one.trim())), "1\n");
 }
 
 #[test]

@@ -353,8 +353,8 @@ impl Controller for JobController {
             })
             .collect();
         let refs: Vec<&PodRef> = pods.iter().collect();
-        if is_finished(job) {
-            // A finished job only lets go of its pods.
+        if is_finished(job) || obj.meta().deletion_timestamp.is_some() {
+            // A finished job, or one being deleted, only lets go of its pods.
             self.remove_finalizers(key, &refs, env);
             return Ok(Action::await_change());
         }

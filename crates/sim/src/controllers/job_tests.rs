@@ -199,3 +199,18 @@ fn index_sets_print_as_upstream_intervals() {
     assert_eq!(failure_backoff(10), 360_000);
     let _ = JobController::default().watches();
 }
+
+#[test]
+fn a_job_being_deleted_creates_no_pods_and_lets_its_pods_go() {
+    let mut c = JobController::default();
+    let mut f = Fixture::new(&c);
+    let mut j = job(json!({}));
+    j.metadata.deletion_timestamp = Some(crate::time::k8s_time(0));
+    j.metadata.finalizers = Some(vec!["foregroundDeletion".into()]);
+    f.add(&mut c, j);
+    f.add(&mut c, pod("pi-a", "Running", true, 0));
+    f.sync(&mut c, "default/pi").unwrap();
+    let sent = f.take_sent();
+    assert!(of(&sent, Verb::Create, Kind::Pod).is_empty());
+    assert_eq!(of(&sent, Verb::Patch, Kind::Pod).len(), 1);
+}

@@ -199,6 +199,7 @@ pub fn startup(c: &Container, pod_ip: &str, initialized: bool) -> Vec<LogEntry> 
         }
         _ => echoes(&c.command)
             .into_iter()
+            .map(|s| expand_vars(&s, &c.env))
             .map(|s| {
                 // `date` prints the container's clock (UTC).
                 let s = if s == DATE {
@@ -210,6 +211,37 @@ pub fn startup(c: &Container, pod_ip: &str, initialized: bool) -> Vec<LogEntry> 
             })
             .collect(),
     }
+}
+
+/// The shell's `$VAR` and `${VAR}` expansion from the container's environment (unset
+/// variables expand to nothing).
+fn expand_vars(s: &str, env: &std::collections::BTreeMap<String, String>) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let (name, tail) = match after.strip_prefix('{') {
+            Some(b) => match b.find('}') {
+                Some(j) => (&b[..j], &b[j + 1..]),
+                None => ("", after),
+            },
+            None => {
+                let n = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..n], &after[n..])
+            }
+        };
+        if name.is_empty() {
+            out.push('$');
+        } else {
+            out.push_str(env.get(name).map_or("", String::as_str));
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The placeholder `echoes` gives for a `date` command (the caller knows the time).
@@ -414,6 +446,23 @@ pub fn access(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_variables_expand_from_the_environment() {
+        let env: std::collections::BTreeMap<String, String> =
+            [("JOB_COMPLETION_INDEX".to_string(), "2".to_string())]
+                .into_iter()
+                .collect();
+        assert_eq!(
+            expand_vars("index $JOB_COMPLETION_INDEX!", &env),
+            "index 2!"
+        );
+        assert_eq!(
+            expand_vars("${JOB_COMPLETION_INDEX}x $UNSET.", &env),
+            "2x ."
+        );
+        assert_eq!(expand_vars("cost: $", &env), "cost: $");
+    }
 
     #[test]
     fn echo_segments_are_printed() {
