@@ -177,98 +177,34 @@ impl JobController {
         let suspended = spec.suspend == Some(true);
         let mut status = job.status.clone().unwrap_or_default();
         let mut conds = status.conditions.clone().unwrap_or_default();
-        let mut finish = ["FailureTarget", "SuccessCriteriaMet"]
-            .iter()
-            .find_map(|t| true_condition(&conds, t))
-            .map(|c| Finish {
-                interim: if c.type_ == "FailureTarget" {
-                    "FailureTarget"
-                } else {
-                    "SuccessCriteriaMet"
-                },
-                reason: c.reason.clone().unwrap_or_default(),
-                message: c.message.clone().unwrap_or_default(),
-            });
+        let mut finish = existing_finish(&conds);
         let mut counted = self.count_finished(key, job, pods, finish.is_some());
-        {
-            let mem = self.jobs.entry(key.to_string()).or_default();
-            if counted.new_success {
-                mem.failures_after_success = 0;
-            }
-            if counted.new_failures > 0 {
-                mem.failures_after_success += counted.new_failures;
-                mem.last_failure = now;
-            }
-        }
-        // Uncounted pods whose finalizer is gone move to the counters.
+        self.record_backoff(key, &counted, now);
         let still_tracked: BTreeSet<String> = pods
             .iter()
             .filter(|p| has_tracking_finalizer(p.pod))
             .map(|p| p.uid())
             .collect();
         if !counted.new_pods {
-            let moved_s: Vec<String> = counted
-                .succ
-                .iter()
-                .filter(|u| !still_tracked.contains(*u))
-                .cloned()
-                .collect();
-            let moved_f: Vec<String> = counted
-                .fail
-                .iter()
-                .filter(|u| !still_tracked.contains(*u))
-                .cloned()
-                .collect();
-            status.succeeded = Some(status.succeeded.unwrap_or(0) + moved_s.len() as i32);
-            status.failed = Some(status.failed.unwrap_or(0) + moved_f.len() as i32);
-            for u in moved_s {
-                counted.succ.remove(&u);
-            }
-            for u in moved_f {
-                counted.fail.remove(&u);
-            }
+            move_released(&mut status, &mut counted, &still_tracked);
         }
         let total_succeeded = if indexed {
             counted.completed.len() as i32
         } else {
             status.succeeded.unwrap_or(0) + counted.succ.len() as i32
         };
-        let total_failed = status.failed.unwrap_or(0) + counted.fail.len() as i32;
         let active: Vec<&PodRef> = pods.iter().copied().filter(|p| p.active()).collect();
-        let active_pods: Vec<&Pod> = active.iter().map(|p| p.pod).collect();
-        let mut requeue: Option<Time> = None;
         if !suspended {
-            if let Some(c) = conds
-                .iter_mut()
-                .find(|c| c.type_ == "Suspended" && c.status == "True")
-            {
-                *c = condition("Suspended", "False", "JobResumed", "Job resumed", now);
-                env.event(obj, NORMAL, "Resumed", "Job resumed");
-                status.start_time = Some(k8s_time(now));
-            }
-            status.start_time.get_or_insert_with(|| k8s_time(now));
+            resume(&mut conds, &mut status, obj, env);
         }
-        let start = status.start_time.as_ref().map(from_k8s_time);
+        let mut requeue = None;
         if finish.is_none() {
-            let deadline = spec
-                .active_deadline_seconds
-                .zip(start)
-                .filter(|_| !suspended)
-                .map(|(s, t0)| t0.saturating_add(s.max(0) as Time * 1000));
-            if let Some(msg) = counted.fail_job.take() {
-                finish = Some(Finish::failure("PodFailurePolicy", &msg));
-            } else if total_failed > spec.backoff_limit.unwrap_or(6)
-                || past_backoff_limit_on_failure(job, &active_pods)
-            {
-                finish = Some(Finish::failure(BACKOFF_LIMIT.0, BACKOFF_LIMIT.1));
-            } else if deadline.is_some_and(|d| now >= d) {
-                finish = Some(Finish::failure(DEADLINE.0, DEADLINE.1));
-            } else if let Some(d) = deadline {
-                requeue = Some(d - now);
-            }
-            if let Some(f) = &finish {
+            let (f, deadline_in) = failure(job, &status, &mut counted, &active, now);
+            requeue = deadline_in;
+            if let Some(f) = &f {
                 ensure_condition(&mut conds, f.interim, "True", &f.reason, &f.message, now);
             }
+            finish = f;
         }
         let dels = self
             .jobs
@@ -285,55 +221,29 @@ impl JobController {
             active_after -= deletable.len() as i32;
             self.delete_pods(key, &deletable, env);
             if suspended && finish.is_none() {
-                let was = true_condition(&conds, "Suspended").is_some();
-                ensure_condition(
-                    &mut conds,
-                    "Suspended",
-                    "True",
-                    "JobSuspended",
-                    "Job suspended",
-                    now,
-                );
-                if !was {
-                    env.event(obj, NORMAL, "Suspended", "Job suspended");
-                }
+                suspend(&mut conds, obj, env);
             }
         } else if self.satisfied(key, now) {
-            let want = want_active(&spec, indexed, total_succeeded, active.len() as i32);
-            let have = active.len() as i32;
-            if have > want {
-                let mut ranked = deletable.clone();
-                ranked.sort_by_key(|p| deletion_rank(p));
-                ranked.truncate((have - want) as usize);
-                active_after -= ranked.len() as i32;
-                self.delete_pods(key, &ranked, env);
-            } else if have < want {
-                let mem = self.jobs.entry(key.to_string()).or_default();
-                let ready_at = mem
-                    .last_failure
-                    .saturating_add(failure_backoff(mem.failures_after_success));
-                if mem.failures_after_success > 0 && ready_at > now {
-                    requeue = Some(requeue.map_or(ready_at - now, |r: Time| r.min(ready_at - now)));
-                } else {
-                    let n = ((want - have) as usize).min(MAX_PER_SYNC);
-                    let ix: Vec<Option<i32>> = if indexed {
-                        free_indexes(&spec, &counted.completed, &active, n)
-                            .into_iter()
-                            .map(Some)
-                            .collect()
-                    } else {
-                        vec![None; n]
-                    };
-                    active_after += ix.len() as i32;
-                    self.create_pods(key, obj, job, &ix, env);
-                }
-            }
-            let complete = match spec.completions {
-                _ if indexed => spec
-                    .completions
-                    .is_some_and(|n| total_succeeded >= n && active_after == 0),
-                None => total_succeeded > 0 && active_after == 0,
-                Some(n) => total_succeeded >= n && active_after == 0,
+            let (after, wait) = self.manage(
+                key,
+                obj,
+                job,
+                &active,
+                &deletable,
+                &counted.completed,
+                total_succeeded,
+                env,
+            );
+            active_after = after;
+            requeue = match (requeue, wait) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let complete = if indexed || spec.completions.is_some() {
+                spec.completions
+                    .is_some_and(|n| total_succeeded >= n && active_after == 0)
+            } else {
+                total_succeeded > 0 && active_after == 0
             };
             if complete {
                 let f = Finish::success();
@@ -347,31 +257,21 @@ impl JobController {
             self.remove_finalizers(key, &strip, env);
         }
         let terminating = pods.iter().filter(|p| p.terminating()).count() as i32;
-        let ready = active.iter().filter(|p| is_pod_ready(p.pod)).count() as i32;
-        if let Some(f) = &finish {
-            let all_let_go =
-                still_tracked.is_empty() && counted.succ.is_empty() && counted.fail.is_empty();
-            if all_let_go && terminating == 0 && active_after == 0 {
-                let terminal = f.terminal();
-                ensure_condition(&mut conds, terminal, "True", &f.reason, &f.message, now);
-                if terminal == "Complete" {
-                    status.completion_time = Some(k8s_time(now));
-                    if spec.completions.is_some_and(|n| total_succeeded > n) {
-                        env.event(
-                            obj,
-                            WARNING,
-                            "TooManySucceededPods",
-                            "Too many succeeded pods running after completion count reached",
-                        );
-                    }
-                    env.event(obj, NORMAL, "Completed", "Job completed");
-                } else {
-                    env.event(obj, WARNING, &f.reason, &f.message);
-                }
-            }
+        let all_let_go =
+            still_tracked.is_empty() && counted.succ.is_empty() && counted.fail.is_empty();
+        if let Some(f) = finish.filter(|_| all_let_go && terminating == 0 && active_after == 0) {
+            finished(
+                &f,
+                &mut conds,
+                &mut status,
+                &spec,
+                total_succeeded,
+                obj,
+                env,
+            );
         }
         status.active = (active_after > 0).then_some(active_after);
-        status.ready = Some(ready);
+        status.ready = Some(active.iter().filter(|p| is_pod_ready(p.pod)).count() as i32);
         status.terminating = Some(terminating);
         if indexed {
             status.succeeded = Some(total_succeeded);
@@ -388,6 +288,203 @@ impl JobController {
         self.write_status(key, obj, job, status, env);
         Ok(requeue.map_or(Action::await_change(), Action::requeue))
     }
+
+    /// The back-off record: a success resets it, failures add to it.
+    fn record_backoff(&mut self, key: &str, counted: &Counted, now: Time) {
+        let mem = self.jobs.entry(key.to_string()).or_default();
+        if counted.new_success {
+            mem.failures_after_success = 0;
+        }
+        if counted.new_failures > 0 {
+            mem.failures_after_success += counted.new_failures;
+            mem.last_failure = now;
+        }
+    }
+
+    /// `manageJob`: deletes extra active pods or creates missing ones (after the pod
+    /// failure back-off). The active count afterwards, and when to look again.
+    #[allow(clippy::too_many_arguments)]
+    fn manage(
+        &mut self,
+        key: &str,
+        obj: &Arc<Object>,
+        job: &Job,
+        active: &[&PodRef],
+        deletable: &[&PodRef],
+        completed: &BTreeSet<i32>,
+        succeeded: i32,
+        env: &mut Env,
+    ) -> (i32, Option<Time>) {
+        let now = env.now();
+        let spec = spec_of(job);
+        let indexed = is_indexed(job);
+        let have = active.len() as i32;
+        let want = want_active(&spec, indexed, succeeded, have);
+        if have > want {
+            let mut ranked = deletable.to_vec();
+            ranked.sort_by_key(|p| deletion_rank(p));
+            ranked.truncate((have - want) as usize);
+            self.delete_pods(key, &ranked, env);
+            return (have - ranked.len() as i32, None);
+        }
+        if have == want {
+            return (have, None);
+        }
+        let mem = self.jobs.entry(key.to_string()).or_default();
+        let ready_at = mem
+            .last_failure
+            .saturating_add(failure_backoff(mem.failures_after_success));
+        if mem.failures_after_success > 0 && ready_at > now {
+            return (have, Some(ready_at - now));
+        }
+        let n = ((want - have) as usize).min(MAX_PER_SYNC);
+        let ix: Vec<Option<i32>> = if indexed {
+            free_indexes(&spec, completed, active, n)
+                .into_iter()
+                .map(Some)
+                .collect()
+        } else {
+            vec![None; n]
+        };
+        self.create_pods(key, obj, job, &ix, env);
+        (have + ix.len() as i32, None)
+    }
+}
+
+/// The interim condition a job already carries, if any.
+fn existing_finish(conds: &[k8s_openapi::api::batch::v1::JobCondition]) -> Option<Finish> {
+    ["FailureTarget", "SuccessCriteriaMet"]
+        .iter()
+        .find_map(|t| true_condition(conds, t))
+        .map(|c| Finish {
+            interim: if c.type_ == "FailureTarget" {
+                "FailureTarget"
+            } else {
+                "SuccessCriteriaMet"
+            },
+            reason: c.reason.clone().unwrap_or_default(),
+            message: c.message.clone().unwrap_or_default(),
+        })
+}
+
+/// Uncounted pods whose finalizer is gone move to the counters.
+fn move_released(status: &mut JobStatus, counted: &mut Counted, still_tracked: &BTreeSet<String>) {
+    let take = |set: &mut BTreeSet<String>| {
+        let moved: Vec<String> = set
+            .iter()
+            .filter(|u| !still_tracked.contains(*u))
+            .cloned()
+            .collect();
+        for u in &moved {
+            set.remove(u);
+        }
+        moved.len() as i32
+    };
+    status.succeeded = Some(status.succeeded.unwrap_or(0) + take(&mut counted.succ));
+    status.failed = Some(status.failed.unwrap_or(0) + take(&mut counted.fail));
+}
+
+/// A resumed job's Suspended condition turns False and its start time restarts; an
+/// unsuspended job has a start time.
+fn resume(
+    conds: &mut [k8s_openapi::api::batch::v1::JobCondition],
+    status: &mut JobStatus,
+    obj: &Object,
+    env: &mut Env,
+) {
+    let now = env.now();
+    if let Some(c) = conds
+        .iter_mut()
+        .find(|c| c.type_ == "Suspended" && c.status == "True")
+    {
+        *c = condition("Suspended", "False", "JobResumed", "Job resumed", now);
+        env.event(obj, NORMAL, "Resumed", "Job resumed");
+        status.start_time = Some(k8s_time(now));
+    }
+    status.start_time.get_or_insert_with(|| k8s_time(now));
+}
+
+/// The Suspended condition, and its event the first time.
+fn suspend(
+    conds: &mut Vec<k8s_openapi::api::batch::v1::JobCondition>,
+    obj: &Object,
+    env: &mut Env,
+) {
+    let was = true_condition(conds, "Suspended").is_some();
+    ensure_condition(
+        conds,
+        "Suspended",
+        "True",
+        "JobSuspended",
+        "Job suspended",
+        env.now(),
+    );
+    if !was {
+        env.event(obj, NORMAL, "Suspended", "Job suspended");
+    }
+}
+
+/// Whether the job fails now (a FailJob rule, the backoff limit, the active deadline),
+/// and otherwise how long until its deadline.
+fn failure(
+    job: &Job,
+    status: &JobStatus,
+    counted: &mut Counted,
+    active: &[&PodRef],
+    now: Time,
+) -> (Option<Finish>, Option<Time>) {
+    let spec = spec_of(job);
+    let suspended = spec.suspend == Some(true);
+    let total_failed = status.failed.unwrap_or(0) + counted.fail.len() as i32;
+    let active_pods: Vec<&Pod> = active.iter().map(|p| p.pod).collect();
+    let deadline = spec
+        .active_deadline_seconds
+        .zip(status.start_time.as_ref().map(from_k8s_time))
+        .filter(|_| !suspended)
+        .map(|(s, t0)| t0.saturating_add(s.max(0) as Time * 1000));
+    if let Some(msg) = counted.fail_job.take() {
+        (Some(Finish::failure("PodFailurePolicy", &msg)), None)
+    } else if total_failed > spec.backoff_limit.unwrap_or(6)
+        || past_backoff_limit_on_failure(job, &active_pods)
+    {
+        (
+            Some(Finish::failure(BACKOFF_LIMIT.0, BACKOFF_LIMIT.1)),
+            None,
+        )
+    } else if deadline.is_some_and(|d| now >= d) {
+        (Some(Finish::failure(DEADLINE.0, DEADLINE.1)), None)
+    } else {
+        (None, deadline.map(|d| d - now))
+    }
+}
+
+/// Every pod let go: the terminal condition, the completion time and the event.
+fn finished(
+    f: &Finish,
+    conds: &mut Vec<k8s_openapi::api::batch::v1::JobCondition>,
+    status: &mut JobStatus,
+    spec: &k8s_openapi::api::batch::v1::JobSpec,
+    succeeded: i32,
+    obj: &Object,
+    env: &mut Env,
+) {
+    let now = env.now();
+    let terminal = f.terminal();
+    ensure_condition(conds, terminal, "True", &f.reason, &f.message, now);
+    if terminal != "Complete" {
+        env.event(obj, WARNING, &f.reason, &f.message);
+        return;
+    }
+    status.completion_time = Some(k8s_time(now));
+    if spec.completions.is_some_and(|n| succeeded > n) {
+        env.event(
+            obj,
+            WARNING,
+            "TooManySucceededPods",
+            "Too many succeeded pods running after completion count reached",
+        );
+    }
+    env.event(obj, NORMAL, "Completed", "Job completed");
 }
 
 /// How many pods should be running (`manageJob`'s wantActive).
