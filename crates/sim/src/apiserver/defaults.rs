@@ -2,6 +2,7 @@
 //! applied after decoding and before admission, so stored objects read like a real
 //! cluster's (`restartPolicy: Always`, `maxSurge: 25%`, `ipFamilies: [IPv4]`, …).
 
+mod batch;
 mod pod;
 
 use std::collections::BTreeMap;
@@ -38,8 +39,9 @@ pub fn set_defaults(obj: &mut Object) {
         Object::Job(j) => default_job(j),
         // policy/v1 defaults nothing (v1beta1 defaulted minAvailable to 1).
         Object::PodDisruptionBudget(_) => {}
-        Object::ControllerRevision(_) | Object::CronJob(_) => {}
+        Object::CronJob(c) => batch::default_cron_job(c),
         Object::HorizontalPodAutoscaler(h) => default_hpa(h),
+        Object::ControllerRevision(_) => {}
         Object::Service(s) => default_service(s),
         Object::Endpoints(e) => {
             for p in e

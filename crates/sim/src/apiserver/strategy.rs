@@ -24,6 +24,7 @@ pub fn has_status_subresource(kind: Kind) -> bool {
             | Kind::DaemonSet
             | Kind::StatefulSet
             | Kind::Job
+            | Kind::CronJob
             | Kind::PodDisruptionBudget
     )
 }
@@ -37,6 +38,7 @@ fn tracks_generation(kind: Kind) -> bool {
             | Kind::DaemonSet
             | Kind::StatefulSet
             | Kind::Job
+            | Kind::CronJob
             | Kind::Pod
             | Kind::PodDisruptionBudget
     )
@@ -67,6 +69,13 @@ pub fn prepare_for_create(o: &mut Object) {
         Object::DaemonSet(d) => d.status = Some(DaemonSetStatus::default()),
         Object::PodDisruptionBudget(p) => p.status = Some(Default::default()),
         Object::HorizontalPodAutoscaler(h) => h.status = Some(Default::default()),
+        Object::Job(j) => {
+            // The Job strategy's PrepareForCreate: generateSelector, then an empty status.
+            let uid = j.metadata.uid.clone().unwrap_or_default();
+            crate::apiserver::defaults::generate_job_selector(j, &uid);
+            j.status = Some(Default::default());
+        }
+        Object::CronJob(c) => c.status = Some(Default::default()),
         Object::Service(s) => s.status = Some(Default::default()),
         Object::Namespace(n) => {
             n.status = Some(NamespaceStatus {
@@ -149,6 +158,7 @@ fn copy_status(to: &mut Object, from: &Object) {
         DaemonSet,
         StatefulSet,
         Job,
+        CronJob,
         PodDisruptionBudget,
         HorizontalPodAutoscaler
     );

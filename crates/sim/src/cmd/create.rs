@@ -33,6 +33,7 @@ pub const GENERATORS: &[&str] = &[
     "clusterrolebinding",
     "priorityclass",
     "pc",
+    "job",
 ];
 
 /// Verbs `kubectl create role` accepts without a warning (`validResourceVerbs`).
@@ -112,6 +113,7 @@ pub async fn create(k: Kubectl) -> i32 {
         "role" | "clusterrole" => role(&k, &sub, &rest),
         "rolebinding" | "clusterrolebinding" => binding(&k, &sub, &rest, &ns),
         "priorityclass" | "pc" => priority_class(&k, &rest),
+        "job" => crate::cmd::create_job::job(&k, &rest).await,
         _ => Err(k.error(&format!("unknown resource type \"{sub}\" for create"))),
     };
     let (kind, mut value) = match built {

@@ -282,6 +282,7 @@ const CREATE_FLAGS: &[Flag] = &[
     flag("global-default", None, false),
     flag("description", None, true),
     flag("preemption-policy", None, true),
+    flag("from", None, true),
 ];
 const AUTH_FLAGS: &[Flag] = &[
     flag("all-namespaces", Some('A'), false),

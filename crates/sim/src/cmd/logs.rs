@@ -51,6 +51,7 @@ async fn target_pod(k: &Kubectl, arg: &str) -> Result<Pod, i32> {
         Object::Pod(p) => return Ok(p.clone()),
         Object::Deployment(d) => d.spec.as_ref().map(|s| s.selector.clone()),
         Object::ReplicaSet(r) => r.spec.as_ref().map(|s| s.selector.clone()),
+        Object::Job(j) => j.spec.as_ref().and_then(|s| s.selector.clone()),
         Object::Service(s) => s.spec.as_ref().and_then(|s| s.selector.clone()).map(|m| {
             k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
                 match_labels: Some(m),

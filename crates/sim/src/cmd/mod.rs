@@ -5,6 +5,7 @@ pub mod apply;
 pub mod auth;
 pub mod autoscale;
 pub mod create;
+pub mod create_job;
 pub mod crictl;
 pub mod drain;
 pub mod edit;

@@ -98,10 +98,14 @@ pub async fn rollout(k: Kubectl) -> i32 {
 
 async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
     if kind != Kind::Deployment {
-        return k.error(&format!(
-            "no status viewer has been implemented for {}",
-            kind.info().kind
-        ));
+        // `StatusViewerFor` names the GroupKind (`Job.batch`, `Pod`).
+        let info = kind.info();
+        let gk = if info.group.is_empty() {
+            info.kind.to_string()
+        } else {
+            format!("{}.{}", info.kind, info.group)
+        };
+        return k.error(&format!("no status viewer has been implemented for {gk}"));
     }
     let ns = k.namespace();
     let revision = k.flags.get("revision").and_then(|r| r.parse().ok());

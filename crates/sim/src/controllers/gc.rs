@@ -44,6 +44,12 @@ const INFORMED: &[Kind] = &[
     Kind::StorageClass,
     Kind::PodDisruptionBudget,
     Kind::StatefulSet,
+    Kind::Job,
+    Kind::CronJob,
+    Kind::ConfigMap,
+    Kind::Secret,
+    Kind::Endpoints,
+    Kind::HorizontalPodAutoscaler,
 ];
 
 /// Every other stored kind: listed by the collector itself. Events are left out (they

@@ -2,6 +2,8 @@
 //! EndpointSlice, node lifecycle, garbage-collector, namespace, service-account, PV binder,
 //! disruption and horizontal-pod-autoscaler controllers.
 
+pub mod cron;
+pub mod cronjob;
 pub mod deployment;
 pub mod deployment_util;
 pub mod disruption;
@@ -14,6 +16,10 @@ pub mod hpa_calc;
 pub mod hpa_scale;
 #[cfg(test)]
 mod hpa_tests;
+pub mod job;
+#[cfg(test)]
+mod job_tests;
+pub mod job_util;
 pub mod namespace;
 pub mod nodelifecycle;
 pub mod ranking;
@@ -24,6 +30,7 @@ pub mod runtime;
 pub mod serviceaccount;
 #[cfg(test)]
 pub mod testing;
+pub mod ttl_after_finished;
 pub mod util;
 pub mod volume;
 
@@ -84,6 +91,9 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(resourcequota::ResourceQuotaController::default()),
         Box::new(rootcacertpublisher::RootCaCertPublisher::default()),
         Box::new(hpa::HorizontalController::default()),
+        Box::new(job::JobController::default()),
+        Box::new(cronjob::CronJobController::default()),
+        Box::new(ttl_after_finished::TtlAfterFinishedController::default()),
     ]
 }
 

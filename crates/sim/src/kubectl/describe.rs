@@ -2,6 +2,7 @@
 //! (`0, 8, 2, ' '`), so "Key:\tvalue" lines align per run of consecutive tabbed lines.
 
 mod autoscaling;
+mod batch;
 mod pod;
 mod policy;
 mod workloads;
@@ -42,6 +43,8 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::PriorityClass(pc) => describe_priority_class(&mut w, pc),
         Object::PodDisruptionBudget(p) => policy::describe_pod_disruption_budget(&mut w, p),
         Object::HorizontalPodAutoscaler(h) => autoscaling::describe_hpa(&mut w, h),
+        Object::Job(j) => batch::describe_job(&mut w, j),
+        Object::CronJob(c) => batch::describe_cron_job(&mut w, c),
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));

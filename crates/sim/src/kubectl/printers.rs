@@ -3,6 +3,7 @@
 //! (`cli-runtime/pkg/printers/tableprinter.go`, `kubectl/pkg/cmd/get/get.go`).
 
 mod autoscaling;
+mod batch;
 mod cluster;
 mod pods;
 mod policy;
@@ -83,6 +84,7 @@ fn columns(kind: Kind) -> Vec<Column> {
         }
         Kind::PodDisruptionBudget => policy::columns(),
         Kind::HorizontalPodAutoscaler => autoscaling::columns(),
+        Kind::CronJob => batch::columns(),
         _ => cluster::columns(kind),
     }
 }
@@ -97,6 +99,7 @@ fn row(obj: &Object, now: Time) -> Vec<String> {
         | Object::Job(_) => workloads::row(obj, now),
         Object::PodDisruptionBudget(p) => policy::row(p, now),
         Object::HorizontalPodAutoscaler(h) => autoscaling::row(h, now),
+        Object::CronJob(c) => batch::row(c, now),
         _ => cluster::row(obj, now),
     }
 }

@@ -236,6 +236,35 @@ fn script_exit(cmdline: &str) -> Option<(Time, i32)> {
     Some((t, last))
 }
 
+/// A perl one-liner is not interpreted: it runs for `PERL_RUN` (a `bpi(N)` for about
+/// N/500 s, the docs' `bpi(2000)` 4 s) and exits 0, or with N for a script that ends in
+/// `exit N` / `exit(N)`, or 255 for one that calls `die`.
+fn perl_exit(cmdline: &str) -> (Time, i32, &'static str) {
+    const PERL_RUN: Time = 500;
+    let digits = cmdline
+        .split("bpi(")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    let t = PERL_RUN + digits.min(1_000_000) * 2;
+    let code = if cmdline.contains("die") {
+        255
+    } else {
+        cmdline
+            .rsplit("exit")
+            .next()
+            .filter(|_| cmdline.contains("exit"))
+            .map(|r| r.trim_start_matches(['(', ' ']))
+            .and_then(|r| {
+                let n: String = r.chars().take_while(char::is_ascii_digit).collect();
+                n.parse().ok()
+            })
+            .unwrap_or(0)
+    };
+    (t, code, if code == 0 { "Completed" } else { "Error" })
+}
+
 /// How a container of `image` running `command` (command + args, as the pod gives them)
 /// with `env` behaves on a machine with `cpus` CPUs.
 pub fn behaviour(
@@ -357,6 +386,14 @@ pub fn behaviour(
                 ..generic.clone()
             }
         }
+        "perl" => Behaviour {
+            exits: Some(perl_exit(&cmdline)),
+            on_sigterm: Some((50, 143)),
+            processes: vec![proc("root", if cmdline.is_empty() { "perl" } else { &cmdline }, 12_000, 24_000)],
+            cpu_m: 950,
+            mem_bytes: 12 * MIB,
+            ..generic.clone()
+        },
         "curl" => Behaviour {
             exits: if cmdline.is_empty() {
                 Some((100, 2, "Error"))

@@ -92,6 +92,10 @@ fn busybox_tag(t: &str) -> bool {
     named_tag(t) || version_in(t, 1..=1, 37)
 }
 
+fn perl_tag(t: &str) -> bool {
+    named_tag(t) || version_in(t, 5..=5, 42)
+}
+
 fn httpd_tag(t: &str) -> bool {
     named_tag(t) || version_in(t, 2..=2, 4)
 }
@@ -152,6 +156,7 @@ const CATALOG: &[CatalogImage] = &[
         2_200_000,
         busybox_tag,
     ),
+    img("perl", "docker.io/library/perl", 331_000_000, perl_tag),
     img(
         "curlimages/curl",
         "docker.io/curlimages/curl",

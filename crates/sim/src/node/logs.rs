@@ -184,18 +184,70 @@ pub fn startup(c: &Container, pod_ip: &str, initialized: bool) -> Vec<LogEntry> 
             let warn = format!("AH00558: apache2: Could not reliably determine the server's fully qualified domain name, using {pod_ip}. Set the 'ServerName' directive globally to suppress this message");
             vec![err(t0, warn.clone()), err(t0, warn)]
         }
-        "busybox" | "curl" => echoes(&c.command)
-            .into_iter()
-            .map(|s| out(up, s))
-            .collect(),
+        "perl" => {
+            // `perl -Mbignum=bpi -wle 'print bpi(N)'` prints π when it ends.
+            let line = c.command.join(" ");
+            let n = line
+                .split("bpi(")
+                .nth(1)
+                .and_then(|r| r.split(')').next())
+                .and_then(|n| n.trim().parse::<usize>().ok());
+            let at = c.behaviour.exits.map_or(up, |(t, _, _)| t0 + t);
+            n.filter(|_| line.contains("print"))
+                .map(|n| vec![out(at, crate::node::pi::pi(n))])
+                .unwrap_or_default()
+        }
         _ => echoes(&c.command)
             .into_iter()
-            .map(|s| out(up, s))
+            .map(|s| expand_vars(&s, &c.env))
+            .map(|s| {
+                // `date` prints the container's clock (UTC).
+                let s = if s == DATE {
+                    ts(up).strftime("%a %b %e %H:%M:%S UTC %Y").to_string()
+                } else {
+                    s
+                };
+                out(up, s)
+            })
             .collect(),
     }
 }
 
-/// What `echo` commands in a shell command line print.
+/// The shell's `$VAR` and `${VAR}` expansion from the container's environment (unset
+/// variables expand to nothing).
+fn expand_vars(s: &str, env: &std::collections::BTreeMap<String, String>) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let (name, tail) = match after.strip_prefix('{') {
+            Some(b) => match b.find('}') {
+                Some(j) => (&b[..j], &b[j + 1..]),
+                None => ("", after),
+            },
+            None => {
+                let n = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..n], &after[n..])
+            }
+        };
+        if name.is_empty() {
+            out.push('$');
+        } else {
+            out.push_str(env.get(name).map_or("", String::as_str));
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The placeholder `echoes` gives for a `date` command (the caller knows the time).
+const DATE: &str = "\u{0}date";
+
+/// What `echo` (and `date`) commands in a shell command line print.
 fn echoes(command: &[String]) -> Vec<String> {
     let line = command.join(" ");
     let mut v = Vec::new();
@@ -206,7 +258,9 @@ fn echoes(command: &[String]) -> Vec<String> {
             .find_map(|x| p.strip_prefix(x))
             .unwrap_or(p)
             .trim();
-        if let Some(rest) = p.strip_prefix("echo ") {
+        if p == "date" {
+            v.push(DATE.to_string());
+        } else if let Some(rest) = p.strip_prefix("echo ") {
             v.push(
                 rest.trim()
                     .trim_matches(|c| c == '\'' || c == '"')
@@ -392,6 +446,23 @@ pub fn access(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_variables_expand_from_the_environment() {
+        let env: std::collections::BTreeMap<String, String> =
+            [("JOB_COMPLETION_INDEX".to_string(), "2".to_string())]
+                .into_iter()
+                .collect();
+        assert_eq!(
+            expand_vars("index $JOB_COMPLETION_INDEX!", &env),
+            "index 2!"
+        );
+        assert_eq!(
+            expand_vars("${JOB_COMPLETION_INDEX}x $UNSET.", &env),
+            "2x ."
+        );
+        assert_eq!(expand_vars("cost: $", &env), "cost: $");
+    }
 
     #[test]
     fn echo_segments_are_printed() {

@@ -15,6 +15,7 @@ pub mod kubelet;
 pub mod load;
 pub mod logs;
 pub mod net;
+pub mod pi;
 pub mod podstatus;
 pub mod podworker;
 pub mod prober;

@@ -9,6 +9,7 @@ pub mod apps;
 pub mod autoscaling;
 pub mod batch;
 pub mod container;
+pub mod cronjob;
 pub mod dns;
 pub mod endpoints;
 pub mod env;
@@ -76,7 +77,7 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
         // Reviews are answered, never stored.
         Object::SelfSubjectAccessReview(_) => Vec::new(),
         Object::ControllerRevision(r) => other::validate_meta_only(&r.metadata),
-        Object::CronJob(c) => other::validate_meta_only(&c.metadata),
+        Object::CronJob(c) => cronjob::validate_cron_job(c),
         Object::HorizontalPodAutoscaler(h) => autoscaling::validate_hpa(h),
     }
 }
@@ -105,6 +106,7 @@ pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
         }
         (Object::DaemonSet(n), Object::DaemonSet(o)) => apps::validate_daemon_set_update(n, o),
         (Object::Job(n), Object::Job(o)) => batch::validate_job_update(n, o),
+        (Object::CronJob(n), Object::CronJob(o)) => cronjob::validate_cron_job_update(n, o),
         (Object::Service(n), Object::Service(o)) => service::validate_service_update(n, o),
         (Object::ConfigMap(n), Object::ConfigMap(o)) => other::validate_config_map_update(n, o),
         (Object::Secret(n), Object::Secret(o)) => other::validate_secret_update(n, o),

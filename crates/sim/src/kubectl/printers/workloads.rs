@@ -170,6 +170,8 @@ pub(super) fn row(obj: &Object, now: Time) -> Vec<String> {
                 "Suspended"
             } else if has_job_condition(conds, "FailureTarget") {
                 "FailureTarget"
+            } else if has_job_condition(conds, "SuccessCriteriaMet") {
+                "SuccessCriteriaMet"
             } else {
                 "Running"
             };
