@@ -416,7 +416,13 @@ pub async fn delete(k: Kubectl) -> i32 {
         req.options.propagation = prop;
         req.options.grace_period_seconds = grace;
         match k.sys.api(req).await {
-            Ok(_) => {
+            Ok(res) => {
+                // kubectl waits for this uid to be gone: a controller may recreate
+                // the name at once (a StatefulSet's pod).
+                let uid = match &res {
+                    ApiResult::Object(o) => o.meta().uid.clone(),
+                    _ => None,
+                };
                 let verb = if force && grace == Some(0) {
                     "force deleted"
                 } else {
@@ -429,7 +435,7 @@ pub async fn delete(k: Kubectl) -> i32 {
                 };
                 k.sys
                     .out(&format!("{} {verb}{from}\n", kind_quoted(kind, &name)));
-                deleted.push((kind, ns, name));
+                deleted.push((kind, ns, name, uid));
             }
             Err(s) if s.is_not_found() && k.flags.bool("ignore-not-found") => {}
             Err(s) => {
@@ -443,7 +449,7 @@ pub async fn delete(k: Kubectl) -> i32 {
     let code = deferred.finish(&k, code);
     let wait = k.flags.get("wait").is_none_or(|w| w != "false") && !(force && grace == Some(0));
     if wait {
-        for (kind, ns, name) in deleted {
+        for (kind, ns, name, uid) in deleted {
             loop {
                 match k
                     .sys
@@ -451,6 +457,7 @@ pub async fn delete(k: Kubectl) -> i32 {
                     .await
                 {
                     Err(s) if s.is_not_found() => break,
+                    Ok(ApiResult::Object(o)) if uid.is_some() && o.meta().uid != uid => break,
                     Err(s) if s.transport != crate::api::Transport::Server => {
                         return k.status_error(&s)
                     }

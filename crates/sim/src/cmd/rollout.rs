@@ -78,6 +78,14 @@ pub async fn rollout(k: Kubectl) -> i32 {
         Ok(kd) => kd,
         Err(e) => return k.error(&e),
     };
+    let apps = matches!(kind, Kind::StatefulSet | Kind::DaemonSet);
+    if apps && matches!(sub.as_str(), "history" | "undo" | "restart") {
+        return match sub.as_str() {
+            "history" => crate::cmd::rollout_apps::history(&k, kind, &name).await,
+            "undo" => crate::cmd::rollout_apps::undo(&k, kind, &name).await,
+            _ => crate::cmd::rollout_apps::restart(&k, kind, &name).await,
+        };
+    }
     if kind != Kind::Deployment && sub != "status" {
         return k.error(&format!(
             "no {sub}er has been implemented for {}",
@@ -97,7 +105,7 @@ pub async fn rollout(k: Kubectl) -> i32 {
 }
 
 async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
-    if kind != Kind::Deployment {
+    if !matches!(kind, Kind::Deployment | Kind::StatefulSet | Kind::DaemonSet) {
         return k.error(&format!(
             "no status viewer has been implemented for {}",
             kind.info().kind
@@ -153,8 +161,14 @@ async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
         };
         let Some(ev) = ev else { break };
         let Ok((_, o)) = ev.event else { break };
-        let Object::Deployment(d) = &*o else { continue };
-        match deployment_status(d, name, revision) {
+        let line = match &*o {
+            Object::Deployment(d) => deployment_status(d, name, revision),
+            other => match crate::cmd::rollout_apps::status_line(other, name) {
+                Some(l) => l,
+                None => continue,
+            },
+        };
+        match line {
             Err(e) => return k.error(&e),
             Ok((line, done)) => {
                 k.sys.out(&line);
@@ -251,7 +265,7 @@ async fn history(k: &Kubectl, name: &str) -> i32 {
 }
 
 /// `kubectl rollout history --revision`'s pod template printout (a subset of describe).
-fn template_summary(t: &k8s_openapi::api::core::v1::PodTemplateSpec) -> String {
+pub(crate) fn template_summary(t: &k8s_openapi::api::core::v1::PodTemplateSpec) -> String {
     let mut out = String::from("Pod Template:\n");
     let labels = t
         .metadata

@@ -24,22 +24,27 @@ pub struct GarbageCollector {
     asked: BTreeMap<String, Time>,
 }
 
-/// The owner kinds whose existence the collector can check.
-const TRACKED: &[&str] = &[
-    "Deployment",
-    "ReplicaSet",
-    "Pod",
-    "Service",
-    "EndpointSlice",
+/// The kinds the collector watches: their objects are dependents, and owners whose
+/// existence it can check.
+const KINDS: &[Kind] = &[
+    Kind::Deployment,
+    Kind::ReplicaSet,
+    Kind::Pod,
+    Kind::Service,
+    Kind::EndpointSlice,
+    Kind::StatefulSet,
+    Kind::DaemonSet,
+    Kind::ControllerRevision,
+    Kind::PersistentVolumeClaim,
 ];
 
+/// Whether owners of this kind are tracked (an untracked owner is assumed to exist).
+fn tracked(kind: &str) -> bool {
+    KINDS.iter().any(|k| k.info().kind == kind)
+}
+
 fn all_objects(inf: &Informers) -> impl Iterator<Item = &Arc<Object>> {
-    inf.of(Kind::Deployment)
-        .iter()
-        .chain(inf.of(Kind::ReplicaSet).iter())
-        .chain(inf.of(Kind::Pod).iter())
-        .chain(inf.of(Kind::Service).iter())
-        .chain(inf.of(Kind::EndpointSlice).iter())
+    KINDS.iter().flat_map(move |&k| inf.of(k).iter())
 }
 
 fn id(o: &Object) -> String {
@@ -71,7 +76,7 @@ impl GarbageCollector {
             // Owners of kinds this collector does not watch are assumed to exist.
             let all_gone = refs
                 .iter()
-                .all(|r| TRACKED.contains(&r.kind.as_str()) && !uids.contains_key(&r.uid));
+                .all(|r| tracked(&r.kind) && !uids.contains_key(&r.uid));
             let key = id(o);
             if all_gone && o.meta().deletion_timestamp.is_none() && !self.recently_asked(&key, now)
             {
@@ -142,13 +147,7 @@ impl Controller for GarbageCollector {
     }
 
     fn watches(&self) -> &'static [Kind] {
-        &[
-            Kind::Deployment,
-            Kind::ReplicaSet,
-            Kind::Pod,
-            Kind::Service,
-            Kind::EndpointSlice,
-        ]
+        KINDS
     }
 
     fn on_change(

@@ -8,12 +8,15 @@ pub mod disruption;
 pub mod disruption_status;
 pub mod endpointslice;
 pub mod gc;
+pub mod history;
 pub mod namespace;
 pub mod nodelifecycle;
 pub mod ranking;
 pub mod replicaset;
 pub mod runtime;
 pub mod serviceaccount;
+pub mod statefulset;
+pub mod statefulset_pods;
 #[cfg(test)]
 pub mod testing;
 pub mod util;
@@ -72,6 +75,7 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(serviceaccount::ServiceAccountController::default()),
         Box::new(volume::VolumeController::default()),
         Box::new(disruption::DisruptionController::default()),
+        Box::new(statefulset::StatefulSetController::default()),
     ]
 }
 
