@@ -2,6 +2,8 @@
 //! EndpointSlice, node lifecycle, garbage-collector, namespace, service-account, PV binder
 //! and disruption controllers.
 
+pub mod daemonset;
+pub mod daemonset_util;
 pub mod deployment;
 pub mod deployment_util;
 pub mod disruption;
@@ -76,6 +78,7 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(volume::VolumeController::default()),
         Box::new(disruption::DisruptionController::default()),
         Box::new(statefulset::StatefulSetController::default()),
+        Box::new(daemonset::DaemonSetController::default()),
     ]
 }
 
