@@ -250,3 +250,67 @@ fn on_delete_refuses_rollout_status_and_the_spec_keeps_its_immutable_fields() {
     let err = t.err(r#"kubectl patch sts web -p '{"spec":{"serviceName":"other"}}'"#);
     assert_eq!(err, "The StatefulSet \"web\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden\n");
 }
+
+#[test]
+fn pods_resolve_through_the_headless_service() {
+    let mut t = web();
+    t.file(
+        "dns.yaml",
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: dns-test
+spec:
+  containers:
+  - name: dns-test
+    image: busybox:1.28
+    command: [\"sleep\", \"3600\"]
+",
+    );
+    t.ok("kubectl apply -f dns.yaml");
+    t.settle(60);
+    let ip0 = t.ok("kubectl get pod web-0 -o jsonpath={.status.podIP}");
+    let ip1 = t.ok("kubectl get pod web-1 -o jsonpath={.status.podIP}");
+    let out = t.ok("kubectl exec dns-test -- nslookup web-0.nginx");
+    assert!(
+        out.contains("web-0.nginx.default.svc.cluster.local"),
+        "{out}"
+    );
+    assert!(out.contains(&ip0), "{out}");
+    let out = t.ok("kubectl exec dns-test -- nslookup web-1.nginx.default.svc.cluster.local");
+    assert!(out.contains(&ip1), "{out}");
+    let out = t.ok("kubectl exec dns-test -- nslookup nginx");
+    assert!(out.contains(&ip0) || out.contains(&ip1), "{out}");
+    let slice = t.ok("kubectl get endpointslices -l kubernetes.io/service-name=nginx -o jsonpath={.items[0].endpoints[*].hostname}");
+    assert_eq!(slice, "web-0 web-1");
+}
+
+#[test]
+fn a_claim_that_never_binds_leaves_its_pod_pending_and_blocks_nothing_else() {
+    let mut t = Term::new();
+    let never = WEB.replace(
+        "      accessModes: [ \"ReadWriteOnce\" ]",
+        "      storageClassName: does-not-exist\n      accessModes: [ \"ReadWriteOnce\" ]",
+    );
+    t.file("web.yaml", &never);
+    t.ok("kubectl apply -f web.yaml");
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(60);
+    let pods = t.ok("kubectl get pods -l app=nginx");
+    assert_eq!(
+        names(&pods)
+            .iter()
+            .filter(|n| n.starts_with("web-"))
+            .count(),
+        1,
+        "{pods}"
+    );
+    let web0 = t.ok("kubectl get pod web-0");
+    assert!(web0.contains("web-0   0/1     Pending"), "{web0}");
+    let events = t.ok("kubectl get events --field-selector involvedObject.name=web-0");
+    assert!(events.contains("FailedScheduling"), "{events}");
+    assert!(t.ok("kubectl get sts web").contains("0/2"));
+    // The nginx Deployment beside it runs.
+    let deploy = t.ok("kubectl get deploy nginx");
+    assert!(deploy.contains("3/3"), "{deploy}");
+}
