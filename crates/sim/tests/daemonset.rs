@@ -167,3 +167,33 @@ fn rollout_status_history_and_undo_speak_daemon_set() {
     let imgs = t.ok("kubectl get pods -n kube-system -l name=fluentd-elasticsearch -o jsonpath={.items[*].spec.containers[0].image}");
     assert!(imgs.split(' ').all(|i| i.ends_with(":v5.0.1")), "{imgs}");
 }
+
+#[test]
+fn the_daemonset_node_added_scenario_gives_the_new_node_its_pod() {
+    let path = format!(
+        "{}/../../public/scenarios/daemonset-node-added.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("scenario file");
+    let sc = kubeloop_sim::scenario::parse_scenario(&text).unwrap_or_else(|e| panic!("{e:?}"));
+    let r = kubeloop_sim::runner::run(&sc, None).1;
+    let at = |s: u64, prefix: &str| {
+        r.iter()
+            .find(|x| x.at_ms == s * 1000 && x.command.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} at {s}s"))
+            .stdout
+            .clone()
+    };
+    let row = |t: String| fields(t.lines().nth(1).unwrap());
+    assert_eq!(
+        &row(at(30, "kubectl get ds"))[1..6],
+        ["3", "3", "3", "3", "3"]
+    );
+    assert_eq!(
+        &row(at(60, "kubectl get ds"))[1..6],
+        ["4", "4", "4", "4", "4"]
+    );
+    assert!(at(60, "kubectl get pods").contains("node-4"));
+    assert!(at(62, "kubectl rollout status")
+        .ends_with("daemon set \"fluentd-elasticsearch\" successfully rolled out\n"));
+}

@@ -314,3 +314,42 @@ fn a_claim_that_never_binds_leaves_its_pod_pending_and_blocks_nothing_else() {
     let deploy = t.ok("kubectl get deploy nginx");
     assert!(deploy.contains("3/3"), "{deploy}");
 }
+
+/// Runs a scenario shipped in public/scenarios/; its steps' results.
+fn scenario(name: &str) -> Vec<kubeloop_sim::runner::StepResult> {
+    let path = format!(
+        "{}/../../public/scenarios/{name}.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("scenario file");
+    let sc = kubeloop_sim::scenario::parse_scenario(&text).unwrap_or_else(|e| panic!("{e:?}"));
+    kubeloop_sim::runner::run(&sc, None).1
+}
+
+#[test]
+fn the_statefulset_web_scenario_brings_web_0_back_with_its_claim() {
+    let r = scenario("statefulset-web");
+    let at = |s: u64, cmd: &str| {
+        r.iter()
+            .find(|x| x.at_ms == s * 1000 && x.command == cmd)
+            .unwrap_or_else(|| panic!("no {cmd} at {s}s"))
+            .stdout
+            .clone()
+    };
+    assert!(at(30, "kubectl get sts web").contains("web    2/2"));
+    let before = at(30, "kubectl get pvc -l app=nginx");
+    let after = at(60, "kubectl get pvc -l app=nginx");
+    let volumes = |t: &str| -> Vec<String> {
+        t.lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(volumes(&before), volumes(&after));
+    assert_eq!(
+        names(&at(60, "kubectl get pods -l app=nginx -o wide")),
+        ["web-0", "web-1"]
+    );
+    assert!(at(61, "kubectl exec dns-test -- nslookup web-0.nginx")
+        .contains("Name:\tweb-0.nginx.default.svc.cluster.local"));
+}
