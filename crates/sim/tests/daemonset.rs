@@ -197,3 +197,34 @@ fn the_daemonset_node_added_scenario_gives_the_new_node_its_pod() {
     assert!(at(62, "kubectl rollout status")
         .ends_with("daemon set \"fluentd-elasticsearch\" successfully rolled out\n"));
 }
+
+#[test]
+fn describe_daemonset_counts_nodes_and_the_template_generation_moves_with_the_template() {
+    let mut t = fluentd();
+    t.settle(60);
+    let out = t.ok("kubectl describe ds fluentd-elasticsearch -n kube-system");
+    for line in [
+        "Name:           fluentd-elasticsearch\n",
+        "Selector:       name=fluentd-elasticsearch\n",
+        "Node-Selector:  <none>\n",
+        "Labels:         k8s-app=fluentd-logging\n",
+        "Annotations:    deprecated.daemonset.template.generation: 1\n",
+        "Desired Number of Nodes Scheduled: 3\n",
+        "Current Number of Nodes Scheduled: 3\n",
+        "Number of Nodes Scheduled with Up-to-date Pods: 3\n",
+        "Number of Nodes Scheduled with Available Pods: 3\n",
+        "Number of Nodes Misscheduled: 0\n",
+        "Pods Status:  3 Running / 0 Waiting / 0 Succeeded / 0 Failed\n",
+    ] {
+        assert!(out.contains(line), "{line:?} in\n{out}");
+    }
+    t.ok("kubectl set image ds/fluentd-elasticsearch -n kube-system fluentd-elasticsearch=quay.io/fluentd_elasticsearch/fluentd:v5.0.2");
+    t.ok("kubectl rollout status ds/fluentd-elasticsearch -n kube-system");
+    let yaml = t.ok("kubectl get ds fluentd-elasticsearch -n kube-system -o yaml");
+    assert!(
+        yaml.contains("    deprecated.daemonset.template.generation: \"2\"\n"),
+        "{yaml}"
+    );
+    let gens = t.ok("kubectl get pods -n kube-system -l name=fluentd-elasticsearch,pod-template-generation=2 -o name");
+    assert_eq!(gens.lines().count(), 3, "{gens}");
+}

@@ -353,3 +353,26 @@ fn the_statefulset_web_scenario_brings_web_0_back_with_its_claim() {
     assert!(at(61, "kubectl exec dns-test -- nslookup web-0.nginx")
         .contains("Name:\tweb-0.nginx.default.svc.cluster.local"));
 }
+
+#[test]
+fn describe_statefulset_prints_strategy_pods_and_claim_templates() {
+    let mut t = web();
+    t.settle(60);
+    let out = t.ok("kubectl describe sts web");
+    for line in [
+        "Name:               web\n",
+        "Namespace:          default\n",
+        "Selector:           app=nginx\n",
+        "Replicas:           2 desired | 2 total\n",
+        "Update Strategy:    RollingUpdate\n",
+        "  Partition:        0\n",
+        "Pods Status:        2 Running / 0 Waiting / 0 Succeeded / 0 Failed\n",
+        "Volume Claims:\n",
+        "  Name:          www\n",
+        "  Capacity:      1Gi\n",
+        "  Access Modes:  [ReadWriteOnce]\n",
+    ] {
+        assert!(out.contains(line), "{line:?} in\n{out}");
+    }
+    assert!(out.contains("SuccessfulCreate  "), "{out}");
+}

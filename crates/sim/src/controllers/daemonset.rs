@@ -157,7 +157,7 @@ impl DaemonSetController {
         env: &mut Env,
     ) {
         let mut template = daemon_template(ds);
-        let gen = ds.metadata.generation.unwrap_or(0).to_string();
+        let gen = crate::apiserver::strategy::template_generation(ds).to_string();
         let m = template.metadata.get_or_insert_with(Default::default);
         let labels = m.labels.get_or_insert_with(Default::default);
         labels.insert(REVISION_HASH_LABEL.into(), hash.to_string());

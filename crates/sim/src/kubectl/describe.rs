@@ -1,6 +1,7 @@
 //! `kubectl describe` (`kubectl/pkg/describe/describe.go`): a prefix writer over a tabwriter
 //! (`0, 8, 2, ' '`), so "Key:\tvalue" lines align per run of consecutive tabbed lines.
 
+mod apps;
 mod pod;
 mod policy;
 mod workloads;
@@ -40,6 +41,8 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::Node(n) => workloads::describe_node(&mut w, n, related, now),
         Object::PriorityClass(pc) => describe_priority_class(&mut w, pc),
         Object::PodDisruptionBudget(p) => policy::describe_pod_disruption_budget(&mut w, p),
+        Object::StatefulSet(s) => apps::describe_stateful_set(&mut w, s, related),
+        Object::DaemonSet(d) => apps::describe_daemon_set(&mut w, d, related),
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));

@@ -14,7 +14,7 @@ use crate::object::Object;
 use crate::time::Time;
 
 /// `DescribePodTemplate`.
-fn describe_pod_template(w: &mut Writer, t: &PodTemplateSpec) {
+pub(super) fn describe_pod_template(w: &mut Writer, t: &PodTemplateSpec) {
     w.line(0, "Pod Template:");
     let meta = t.metadata.clone().unwrap_or_default();
     labels_multiline(w, "  ", "Labels", meta.labels.as_ref());
