@@ -376,3 +376,25 @@ fn describe_statefulset_prints_strategy_pods_and_claim_templates() {
     }
     assert!(out.contains("SuccessfulCreate  "), "{out}");
 }
+
+#[test]
+fn the_claim_retention_policy_deletes_claims_with_the_set_or_the_scale_down() {
+    let mut t = Term::new();
+    let deleting = WEB.replace(
+        "  serviceName: \"nginx\"\n",
+        "  serviceName: \"nginx\"\n  persistentVolumeClaimRetentionPolicy:\n    whenDeleted: Delete\n    whenScaled: Delete\n",
+    );
+    t.file("web.yaml", &deleting);
+    t.ok("kubectl apply -f web.yaml");
+    t.settle(60);
+    t.ok("kubectl scale sts web --replicas=1");
+    t.settle(60);
+    assert_eq!(names(&t.ok("kubectl get pvc")), ["www-web-0"]);
+    t.ok("kubectl delete sts web");
+    t.settle(60);
+    let out = t.run("kubectl get pvc,pods");
+    assert_eq!(
+        out.stderr, "No resources found in default namespace.\n",
+        "{out:?}"
+    );
+}

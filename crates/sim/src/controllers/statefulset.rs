@@ -16,7 +16,7 @@ use crate::client::{Change, Pending, WorkQueue};
 use crate::controllers::deployment_util::scaled_value;
 use crate::controllers::history::{self, template_of, template_patch};
 use crate::controllers::statefulset_pods::*;
-use crate::controllers::util::{controller_ref, key_of, owner_ref, split_key};
+use crate::controllers::util::{controller_ref, key_of, split_key};
 use crate::controllers::{Action, Controller, Env, Informers, SyncError, SyncResult};
 use crate::object::{Kind, Object};
 use crate::selector::LabelSelector;
@@ -239,8 +239,8 @@ impl StatefulSetController {
         self.expect(key, pod.name());
     }
 
-    /// whenScaled=Delete: the condemned pod becomes an owner of its claims, so they go
-    /// with it (`updateClaimOwnerRefForSetAndPod`).
+    /// whenScaled=Delete: the condemned pod's claims follow it.
+    #[allow(clippy::too_many_arguments)]
     fn claims_follow_pod(
         &mut self,
         key: &str,
@@ -251,49 +251,14 @@ impl StatefulSetController {
         inf: &Informers,
         env: &mut Env,
     ) {
-        let scaled = s
-            .spec
-            .as_ref()
-            .and_then(|s| s.persistent_volume_claim_retention_policy.as_ref())
-            .and_then(|p| p.when_scaled.as_deref())
-            == Some("Delete");
-        if !scaled {
-            return;
-        }
-        for claim in claims_for(set, s, ordinal) {
-            let cname = claim.metadata.name.clone().unwrap_or_default();
-            let Some(existing) = inf
-                .of(Kind::PersistentVolumeClaim)
-                .get(set.namespace(), &cname)
-            else {
-                continue;
-            };
-            let puid = pod.meta().uid.clone().unwrap_or_default();
-            if existing
-                .meta()
-                .owner_references
-                .iter()
-                .flatten()
-                .any(|r| r.uid == puid)
-            {
-                continue;
-            }
-            let mut c = (**existing).clone();
-            let mut r = owner_ref(pod);
-            r.controller = None;
-            r.block_owner_deletion = None;
-            c.meta_mut()
-                .owner_references
-                .get_or_insert_with(Vec::new)
-                .push(r);
+        for c in claims_owned_by_condemned_pod(set, s, pod, ordinal, inf) {
             let req = ApiRequest::new(
                 Verb::Update,
                 Kind::PersistentVolumeClaim,
                 set.namespace(),
-                &cname,
-            )
-            .with_body(Body::Object(c));
-            let id = env.send(req);
+                c.name(),
+            );
+            let id = env.send(req.with_body(Body::Object(c)));
             self.sent.insert(id, Sent::Other(key.to_string()));
         }
     }
@@ -611,127 +576,12 @@ impl Controller for StatefulSetController {
     }
 
     fn on_response(&mut self, id: ReqId, resp: &ApiResponse, env: &mut Env, inf: &Informers) {
-        let Some(sent) = self.sent.take(id) else {
-            return;
-        };
-        let set_of = |key: &str| {
-            let (ns, name) = split_key(key);
-            inf.of(Kind::StatefulSet).get(ns, name).cloned()
-        };
-        match sent {
-            Sent::CreatePod(key, pod) => {
-                let set = set_of(&key);
-                match (&resp.result, set) {
-                    (Ok(_), Some(set)) => {
-                        let msg =
-                            format!("create Pod {pod} in StatefulSet {} successful", set.name());
-                        env.event(&set, NORMAL, "SuccessfulCreate", &msg);
-                    }
-                    (Err(e), set) => {
-                        self.observed(&key, &pod);
-                        if let (false, Some(set)) = (e.is_already_exists(), set) {
-                            let msg = format!(
-                                "create Pod {pod} in StatefulSet {} failed error: {}",
-                                set.name(),
-                                e.message
-                            );
-                            env.event(&set, WARNING, "FailedCreate", &msg);
-                        }
-                        env.retry(key);
-                    }
-                    _ => {}
-                }
-            }
-            Sent::DeletePod(key, pod) => {
-                let set = set_of(&key);
-                match (&resp.result, set) {
-                    (Ok(_), Some(set)) => {
-                        let msg =
-                            format!("delete Pod {pod} in StatefulSet {} successful", set.name());
-                        env.event(&set, NORMAL, "SuccessfulDelete", &msg);
-                    }
-                    (Err(e), set) => {
-                        self.observed(&key, &pod);
-                        if let (false, Some(set)) = (e.is_not_found(), set) {
-                            let msg = format!(
-                                "delete Pod {pod} in StatefulSet {} failed error: {}",
-                                set.name(),
-                                e.message
-                            );
-                            env.event(&set, WARNING, "FailedDelete", &msg);
-                        }
-                        env.retry(key);
-                    }
-                    _ => {}
-                }
-            }
-            Sent::CreateClaim(key, claim, pod) => {
-                let Some(set) = set_of(&key) else { return };
-                match &resp.result {
-                    Ok(_) => {
-                        let msg = format!(
-                            "create Claim {claim} Pod {pod} in StatefulSet {} success",
-                            set.name()
-                        );
-                        env.event(&set, NORMAL, "SuccessfulCreate", &msg);
-                    }
-                    Err(e) if e.is_already_exists() => {}
-                    Err(e) => {
-                        let msg = format!(
-                            "create Claim {claim} for Pod {pod} in StatefulSet {} failed error: {}",
-                            set.name(),
-                            e.message
-                        );
-                        env.event(&set, WARNING, "FailedCreate", &msg);
-                    }
-                }
-            }
-            Sent::Revision(key) => {
-                match &resp.result {
-                    Ok(ApiResult::Object(o)) => {
-                        if let Object::ControllerRevision(r) = &**o {
-                            self.created_revisions
-                                .insert(o.name().to_string(), r.clone());
-                        }
-                        env.enqueue(key);
-                    }
-                    Err(e) if e.is_already_exists() => {
-                        // A revision of that name with other data: a hash collision.
-                        self.bump_collision(&key, env, inf);
-                    }
-                    _ => env.retry(key),
-                }
-            }
-            Sent::Other(key) => {
-                if resp.result.is_err() {
-                    env.retry(key);
-                }
-            }
-        }
+        self.handle_response(id, resp, env, inf);
     }
 }
 
-impl StatefulSetController {
-    /// A revision name already taken by different data: count the collision so the next
-    /// hash differs (`collisionCount`).
-    fn bump_collision(&mut self, key: &str, env: &mut Env, inf: &Informers) {
-        let (ns, name) = split_key(key);
-        let Some(set) = inf.of(Kind::StatefulSet).get(ns, name) else {
-            return;
-        };
-        let Object::StatefulSet(s) = &**set else {
-            return;
-        };
-        let mut updated = s.clone();
-        let st = updated.status.get_or_insert_with(Default::default);
-        st.collision_count = Some(st.collision_count.unwrap_or(0) + 1);
-        let req = ApiRequest::new(Verb::Update, Kind::StatefulSet, ns, name)
-            .with_subresource(Subresource::Status)
-            .with_body(Body::Object(updated.into()));
-        let id = env.send(req);
-        self.sent.insert(id, Sent::Other(key.to_string()));
-    }
-}
+#[path = "statefulset_responses.rs"]
+mod responses;
 
 #[cfg(test)]
 #[path = "statefulset_tests.rs"]

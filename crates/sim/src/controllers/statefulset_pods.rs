@@ -127,6 +127,53 @@ pub fn claims_for(set: &Object, s: &StatefulSet, ordinal: i32) -> Vec<Persistent
         .collect()
 }
 
+/// whenScaled=Delete (`updateClaimOwnerRefForSetAndPod`): the claims of a condemned pod,
+/// owned by that pod instead of the set, so they go with it. Only claims that change.
+pub fn claims_owned_by_condemned_pod(
+    set: &Object,
+    s: &StatefulSet,
+    pod: &Object,
+    ordinal: i32,
+    inf: &crate::controllers::Informers,
+) -> Vec<Object> {
+    let scaled = s
+        .spec
+        .as_ref()
+        .and_then(|s| s.persistent_volume_claim_retention_policy.as_ref())
+        .and_then(|p| p.when_scaled.as_deref())
+        == Some("Delete");
+    if !scaled {
+        return Vec::new();
+    }
+    let set_uid = set.meta().uid.clone().unwrap_or_default();
+    let pod_uid = pod.meta().uid.clone().unwrap_or_default();
+    let claims = inf.of(crate::object::Kind::PersistentVolumeClaim);
+    claims_for(set, s, ordinal)
+        .iter()
+        .filter_map(|c| claims.get(set.namespace(), c.metadata.name.as_deref().unwrap_or("")))
+        .filter_map(|existing| {
+            let refs = existing.meta().owner_references.clone().unwrap_or_default();
+            let has_pod = refs.iter().any(|r| r.uid == pod_uid);
+            let has_set = refs.iter().any(|r| r.uid == set_uid);
+            if has_pod && !has_set {
+                return None;
+            }
+            let mut refs: Vec<OwnerReference> = refs
+                .into_iter()
+                .filter(|r| r.uid != set_uid && r.uid != pod_uid)
+                .collect();
+            refs.push(OwnerReference {
+                controller: None,
+                block_owner_deletion: None,
+                ..owner_ref(pod)
+            });
+            let mut c = (**existing).clone();
+            c.meta_mut().owner_references = Some(refs);
+            Some(c)
+        })
+        .collect()
+}
+
 /// `newVersionedStatefulSetPod`: the pod at `ordinal` from `template` of revision `rev`,
 /// with its identity (name, labels, hostname, subdomain) and its claims as volumes.
 pub fn new_pod(
