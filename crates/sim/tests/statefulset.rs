@@ -398,3 +398,20 @@ fn the_claim_retention_policy_deletes_claims_with_the_set_or_the_scale_down() {
         "{out:?}"
     );
 }
+
+#[test]
+fn deleting_the_namespace_removes_the_set_its_pods_and_revisions() {
+    let mut t = Term::new();
+    t.file("web.yaml", WEB);
+    t.ok("kubectl create namespace shop");
+    t.ok("kubectl apply -f web.yaml -n shop");
+    t.settle(60);
+    assert!(!t.ok("kubectl get controllerrevisions -n shop").is_empty());
+    t.ok("kubectl delete namespace shop");
+    t.settle(120);
+    let out = t.run("kubectl get namespace shop");
+    assert_eq!(
+        out.stderr, "Error from server (NotFound): namespaces \"shop\" not found\n",
+        "{out:?}"
+    );
+}

@@ -199,8 +199,6 @@ impl DaemonSetController {
         env: &mut Env,
     ) {
         let now = env.now();
-        let spec = ds.spec.clone().unwrap_or_default();
-        let min_ready = spec.min_ready_seconds.unwrap_or(0);
         let mut creates: Vec<String> = Vec::new();
         let mut deletes: Vec<&Arc<Object>> = orphans.to_vec();
         for (node, run, keep) in nodes {
@@ -231,48 +229,7 @@ impl DaemonSetController {
                 deletes.extend(pods);
             }
         }
-        let strategy = spec.update_strategy.clone().unwrap_or_default();
-        if strategy.type_.as_deref() != Some("OnDelete") {
-            let desired = nodes.iter().filter(|(_, run, _)| *run).count() as i32;
-            let ru = strategy.rolling_update.unwrap_or_default();
-            let surge = scaled_value(
-                ru.max_surge.as_ref().unwrap_or(&IntOrString::Int(0)),
-                desired,
-                true,
-            )
-            .unwrap_or(0);
-            let unavailable_max = scaled_value(
-                ru.max_unavailable.as_ref().unwrap_or(&IntOrString::Int(1)),
-                desired,
-                true,
-            )
-            .unwrap_or(1);
-            let runnable: Vec<&str> = nodes
-                .iter()
-                .filter(|(_, run, _)| *run)
-                .filter_map(|(n, _, _)| n.metadata.name.as_deref())
-                .collect();
-            if surge == 0 {
-                roll_in_place(
-                    &runnable,
-                    by_node,
-                    unavailable_max.max(1),
-                    min_ready,
-                    now,
-                    &mut deletes,
-                );
-            } else {
-                roll_with_surge(
-                    &runnable,
-                    by_node,
-                    surge,
-                    min_ready,
-                    now,
-                    &mut creates,
-                    &mut deletes,
-                );
-            }
-        }
+        rolling_update(ds, nodes, by_node, now, &mut creates, &mut deletes);
         for node in creates {
             self.create(key, ds_obj, ds, hash, &node, env);
         }
@@ -363,7 +320,7 @@ impl DaemonSetController {
 
 #[path = "daemonset_update.rs"]
 mod update;
-use update::{roll_in_place, roll_with_surge};
+use update::rolling_update;
 
 impl Controller for DaemonSetController {
     fn name(&self) -> &'static str {

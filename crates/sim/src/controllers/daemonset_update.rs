@@ -4,6 +4,49 @@
 
 use super::*;
 
+/// `rollingUpdate`: the pods to create and delete for a RollingUpdate DaemonSet (nothing
+/// for OnDelete), maxSurge and maxUnavailable resolved against desiredNumberScheduled
+/// (rounded up).
+pub(super) fn rolling_update<'a>(
+    ds: &DaemonSet,
+    nodes: &[(&Node, bool, bool)],
+    by_node: &BTreeMap<String, OnNode<'a>>,
+    now: Time,
+    creates: &mut Vec<String>,
+    deletes: &mut Vec<&'a Arc<Object>>,
+) {
+    let spec = ds.spec.clone().unwrap_or_default();
+    let min_ready = spec.min_ready_seconds.unwrap_or(0);
+    let strategy = spec.update_strategy.clone().unwrap_or_default();
+    if strategy.type_.as_deref() == Some("OnDelete") {
+        return;
+    }
+    let desired = nodes.iter().filter(|(_, run, _)| *run).count() as i32;
+    let ru = strategy.rolling_update.unwrap_or_default();
+    let scaled = |v: Option<&IntOrString>, default: i32| {
+        scaled_value(v.unwrap_or(&IntOrString::Int(default)), desired, true).unwrap_or(default)
+    };
+    let surge = scaled(ru.max_surge.as_ref(), 0);
+    let unavailable_max = scaled(ru.max_unavailable.as_ref(), 1);
+    let runnable: Vec<&str> = nodes
+        .iter()
+        .filter(|(_, run, _)| *run)
+        .filter_map(|(n, _, _)| n.metadata.name.as_deref())
+        .collect();
+    if surge == 0 {
+        roll_in_place(
+            &runnable,
+            by_node,
+            unavailable_max.max(1),
+            min_ready,
+            now,
+            deletes,
+        );
+    } else {
+        roll_with_surge(&runnable, by_node, surge, min_ready, now, creates, deletes);
+    }
+}
+
 /// maxSurge 0: old pods go on at most maxUnavailable nodes at once; an old pod that is
 /// already unavailable goes at once.
 pub(super) fn roll_in_place<'a>(
