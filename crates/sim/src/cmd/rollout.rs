@@ -10,7 +10,6 @@ use crate::controllers::deployment_util::{get_condition, revision_of};
 use crate::controllers::util::controlled_by;
 use crate::object::{Kind, Object};
 use crate::selector::FieldSelector;
-use crate::time::k8s_time;
 
 /// The status line for a Deployment (`DeploymentStatusViewer.Status`), and whether done.
 pub fn deployment_status(
@@ -79,11 +78,13 @@ pub async fn rollout(k: Kubectl) -> i32 {
         Err(e) => return k.error(&e),
     };
     let apps = matches!(kind, Kind::StatefulSet | Kind::DaemonSet);
-    if apps && matches!(sub.as_str(), "history" | "undo" | "restart") {
+    if (apps || kind == Kind::Deployment) && sub == "restart" {
+        return crate::cmd::rollout_apps::restart(&k, kind, &name).await;
+    }
+    if apps && matches!(sub.as_str(), "history" | "undo") {
         return match sub.as_str() {
             "history" => crate::cmd::rollout_apps::history(&k, kind, &name).await,
-            "undo" => crate::cmd::rollout_apps::undo(&k, kind, &name).await,
-            _ => crate::cmd::rollout_apps::restart(&k, kind, &name).await,
+            _ => crate::cmd::rollout_apps::undo(&k, kind, &name).await,
         };
     }
     if kind != Kind::Deployment && sub != "status" {
@@ -97,7 +98,6 @@ pub async fn rollout(k: Kubectl) -> i32 {
         "history" => history(&k, &name).await,
         "undo" => undo(&k, &name).await,
         "pause" | "resume" => pause(&k, &name, sub == "pause").await,
-        "restart" => restart(&k, &name).await,
         other => k.error(&format!(
             "unknown command \"{other}\" for \"kubectl rollout\""
         )),
@@ -397,23 +397,6 @@ async fn pause(k: &Kubectl, name: &str, pause: bool) -> i32 {
                 "deployment.apps/{name} {}\n",
                 if pause { "paused" } else { "resumed" }
             ));
-            0
-        }
-        Err(s) => k.status_error(&s),
-    }
-}
-
-async fn restart(k: &Kubectl, name: &str) -> i32 {
-    if let Err(c) = get_deployment(k, name).await {
-        return c;
-    }
-    let at = serde_json::to_value(k8s_time(k.sys.now())).unwrap_or_default();
-    let patch = serde_json::json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": at}}}}});
-    let req = ApiRequest::new(Verb::Patch, Kind::Deployment, &k.namespace(), name)
-        .with_body(Body::Patch(PatchType::StrategicMerge, patch));
-    match k.sys.api(req).await {
-        Ok(_) => {
-            k.sys.out(&format!("deployment.apps/{name} restarted\n"));
             0
         }
         Err(s) => k.status_error(&s),

@@ -250,7 +250,7 @@ pub async fn undo(k: &Kubectl, kind: Kind, name: &str) -> i32 {
     }
 }
 
-/// `kubectl rollout restart`: the restartedAt annotation on the template.
+/// `kubectl rollout restart` (Deployments too): the restartedAt annotation on the template.
 pub async fn restart(k: &Kubectl, kind: Kind, name: &str) -> i32 {
     if let Err(c) = get(k, kind, name).await {
         return c;
