@@ -294,21 +294,14 @@ impl StatefulSetController {
             };
             let Some(p) = as_pod(o) else { continue };
             if is_terminal(p) && !is_terminating(p) {
-                let (reason, what) = if matches!(
-                    p.status.as_ref().and_then(|s| s.phase.as_deref()),
-                    Some("Failed")
-                ) {
-                    ("RecreatingFailedPod", "failed")
-                } else {
-                    ("RecreatingTerminatedPod", "terminated")
-                };
+                // Failed and Succeeded pods alike (`isFailed || isSucceeded`).
                 let msg = format!(
-                    "StatefulSet {}/{} is recreating {what} Pod {}",
+                    "StatefulSet {}/{} is recreating failed Pod {}",
                     set.namespace(),
                     set.name(),
                     o.name()
                 );
-                env.event(set, WARNING, reason, &msg);
+                env.event(set, WARNING, "RecreatingFailedPod", &msg);
                 self.delete_pod(key, o, env);
                 if monotonic {
                     return;

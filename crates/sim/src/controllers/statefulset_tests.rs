@@ -195,3 +195,26 @@ fn a_new_template_rolls_from_the_highest_ordinal() {
         .collect();
     assert_eq!(dels, vec!["web-1".to_string()]);
 }
+
+#[test]
+fn a_failed_pod_is_deleted_to_be_recreated_with_a_warning() {
+    let mut c = StatefulSetController::default();
+    let mut f = Fixture::new(&c);
+    f.add(&mut c, sts(1, "OrderedReady"));
+    with_revision(&mut c, &mut f);
+    let mut p = running(&mut c, &mut f, 1).remove(0);
+    p.status = Some(serde_json::from_value(json!({"phase": "Failed"})).unwrap());
+    f.add(&mut c, p);
+    f.sync(&mut c, KEY).unwrap();
+    let dels: Vec<String> = f
+        .take_sent()
+        .iter()
+        .filter(|r| r.verb == Verb::Delete && r.kind == Kind::Pod)
+        .map(|r| r.name.clone())
+        .collect();
+    assert_eq!(dels, ["web-0"]);
+    assert!(f.events.contains(&(
+        "RecreatingFailedPod".into(),
+        "StatefulSet default/web is recreating failed Pod web-0".into()
+    )));
+}
