@@ -19,8 +19,7 @@ use crate::controllers::deployment_util::scaled_value;
 use crate::controllers::history::{self, template_patch, REVISION_HASH_LABEL};
 use crate::controllers::statefulset_pods::{as_pod, is_terminating};
 use crate::controllers::util::{
-    controller_of, controller_ref, is_pod_available, is_pod_ready, key_of, pod_from_template,
-    split_key,
+    controller_of, is_pod_available, is_pod_ready, key_of, pod_from_template, split_key,
 };
 use crate::controllers::{Action, Controller, Env, Informers, SyncError, SyncResult};
 use crate::object::{Kind, Object};
@@ -72,12 +71,7 @@ fn available(o: &Object, min_ready: i32, now: Time) -> bool {
 
 impl DaemonSetController {
     fn owner_key(o: &Object, inf: &Informers) -> Option<String> {
-        let r = controller_ref(o)?;
-        if r.kind != "DaemonSet" {
-            return None;
-        }
-        let ds = inf.of(Kind::DaemonSet).get(o.namespace(), &r.name)?;
-        (ds.meta().uid.as_deref() == Some(r.uid.as_str())).then(|| key_of(ds))
+        crate::controllers::util::controller_key(o, Kind::DaemonSet, inf)
     }
 
     fn expect(&mut self, key: &str, what: String) {

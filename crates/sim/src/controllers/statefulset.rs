@@ -16,7 +16,7 @@ use crate::client::{Change, Pending, WorkQueue};
 use crate::controllers::deployment_util::scaled_value;
 use crate::controllers::history::{self, template_of, template_patch};
 use crate::controllers::statefulset_pods::*;
-use crate::controllers::util::{controller_ref, key_of, split_key};
+use crate::controllers::util::{key_of, split_key};
 use crate::controllers::{Action, Controller, Env, Informers, SyncError, SyncResult};
 use crate::object::{Kind, Object};
 use crate::selector::LabelSelector;
@@ -62,12 +62,7 @@ fn rev_name(r: &ControllerRevision) -> &str {
 
 impl StatefulSetController {
     fn owner_key(o: &Object, inf: &Informers) -> Option<String> {
-        let r = controller_ref(o)?;
-        if r.kind != "StatefulSet" {
-            return None;
-        }
-        let set = inf.of(Kind::StatefulSet).get(o.namespace(), &r.name)?;
-        (set.meta().uid.as_deref() == Some(r.uid.as_str())).then(|| key_of(set))
+        crate::controllers::util::controller_key(o, Kind::StatefulSet, inf)
     }
 
     fn expect(&mut self, key: &str, pod: &str) {
