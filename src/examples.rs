@@ -17,7 +17,7 @@ pub struct Example {
 }
 
 /// Every example, the default first.
-pub const EXAMPLES: [Example; 10] = [
+pub const EXAMPLES: [Example; 15] = [
     Example {
         id: "playground",
         title: "nginx Deployment (press Apply)",
@@ -77,6 +77,36 @@ pub const EXAMPLES: [Example; 10] = [
         title: "100 nodes, 200 replicas",
         title_zh: "100 个节点，200 个副本",
         yaml: include_str!("../public/scenarios/hundred-nodes.yaml"),
+    },
+    Example {
+        id: "statefulset-web",
+        title: "StatefulSet: stable names and storage",
+        title_zh: "StatefulSet：稳定的名字与存储",
+        yaml: include_str!("../public/scenarios/statefulset-web.yaml"),
+    },
+    Example {
+        id: "daemonset-node-added",
+        title: "DaemonSet on a node added later",
+        title_zh: "DaemonSet：新加节点也有一份",
+        yaml: include_str!("../public/scenarios/daemonset-node-added.yaml"),
+    },
+    Example {
+        id: "job-pi",
+        title: "Job: compute π, then complete",
+        title_zh: "Job：计算 π 后完成",
+        yaml: include_str!("../public/scenarios/job-pi.yaml"),
+    },
+    Example {
+        id: "cronjob-hello",
+        title: "CronJob: a Job every minute",
+        title_zh: "CronJob：每分钟一个 Job",
+        yaml: include_str!("../public/scenarios/cronjob-hello.yaml"),
+    },
+    Example {
+        id: "hpa-php-apache",
+        title: "HorizontalPodAutoscaler under load",
+        title_zh: "HPA：负载下自动扩缩容",
+        yaml: include_str!("../public/scenarios/hpa-php-apache.yaml"),
     },
 ];
 

@@ -77,12 +77,16 @@ pub fn objects(rng: &mut Rng) -> Vec<Object> {
         rule(
             &["apps"],
             &[
+                "controllerrevisions",
+                "daemonsets",
+                "daemonsets/status",
                 "deployments",
                 "deployments/scale",
                 "replicasets",
                 "replicasets/scale",
                 "statefulsets",
-                "daemonsets",
+                "statefulsets/scale",
+                "statefulsets/status",
             ],
             READ,
         ),

@@ -638,3 +638,26 @@ fn revision_history_limit_keeps_that_many_old_replicasets() {
         "deployment.apps/web \nREVISION  CHANGE-CAUSE\n2         <none>\n3         <none>\n\n"
     );
 }
+
+#[test]
+fn rollout_restart_stamps_the_template_and_rolls_every_pod() {
+    let files: BTreeMap<String, String> = [("d.yaml".to_string(), deployment(3, "25%", "25%"))]
+        .into_iter()
+        .collect();
+    let mut w = World::new(ClusterConfig::default());
+    assert_eq!(run(&mut w, &files, "kubectl apply -f d.yaml").exit_code, 0);
+    run(&mut w, &files, "kubectl rollout status deployment/web");
+    let before = run(&mut w, &files, "kubectl get pods -l app=web -o name").stdout;
+    let out = run(&mut w, &files, "kubectl rollout restart deployment/web");
+    assert_eq!(out.stdout, "deployment.apps/web restarted\n");
+    run(&mut w, &files, "kubectl rollout status deployment/web");
+    w.run_for(60 * SECOND);
+    let ann = run(&mut w, &files, "kubectl get deploy web -o yaml").stdout;
+    assert!(ann.contains("kubectl.kubernetes.io/restartedAt: "), "{ann}");
+    let after = run(&mut w, &files, "kubectl get pods -l app=web -o name").stdout;
+    assert_eq!(after.lines().count(), 3, "{after}");
+    assert!(
+        after.lines().all(|p| !before.contains(p)),
+        "{before}\n{after}"
+    );
+}

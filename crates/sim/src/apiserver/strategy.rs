@@ -66,7 +66,10 @@ pub fn prepare_for_create(o: &mut Object) {
             })
         }
         Object::StatefulSet(s) => s.status = Some(StatefulSetStatus::default()),
-        Object::DaemonSet(d) => d.status = Some(DaemonSetStatus::default()),
+        Object::DaemonSet(d) => {
+            d.status = Some(DaemonSetStatus::default());
+            set_template_generation(d, 1);
+        }
         Object::PodDisruptionBudget(p) => p.status = Some(Default::default()),
         Object::HorizontalPodAutoscaler(h) => h.status = Some(Default::default()),
         Object::Job(j) => {
@@ -110,6 +113,33 @@ pub fn prepare_for_update(new: &mut Object, old: &Object) {
         let changed = spec_value(new) != spec_value(old);
         new.meta_mut().generation = Some(if changed { g + 1 } else { g });
     }
+    if let (Object::DaemonSet(n), Object::DaemonSet(o)) = (new, old) {
+        let g = template_generation(o);
+        let changed = n.spec.as_ref().map(|s| &s.template) != o.spec.as_ref().map(|s| &s.template);
+        set_template_generation(n, if changed { g + 1 } else { g });
+    }
+}
+
+/// The annotation v1 keeps a DaemonSet's `spec.templateGeneration` in.
+pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+/// A DaemonSet's template generation (1 when unset).
+pub fn template_generation(d: &k8s_openapi::api::apps::v1::DaemonSet) -> i64 {
+    d.metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(TEMPLATE_GENERATION_ANNOTATION))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+}
+
+/// The daemonset strategy's templateGeneration: 1 on create, one more whenever the
+/// template changes.
+fn set_template_generation(d: &mut k8s_openapi::api::apps::v1::DaemonSet, g: i64) {
+    d.metadata
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert(TEMPLATE_GENERATION_ANNOTATION.into(), g.to_string());
 }
 
 /// Makes `new` a status update of `old`: everything but status comes from old.

@@ -312,7 +312,9 @@ async fn related(k: &Kubectl, o: &Object) -> DescribeContext {
     }
     match o.kind() {
         Kind::Deployment => ctx.replica_sets = list(k, Kind::ReplicaSet, &ns).await,
-        Kind::ReplicaSet => ctx.pods = list(k, Kind::Pod, &ns).await,
+        Kind::ReplicaSet | Kind::StatefulSet | Kind::DaemonSet => {
+            ctx.pods = list(k, Kind::Pod, &ns).await
+        }
         Kind::Node => ctx.pods = list(k, Kind::Pod, "").await,
         Kind::Service => ctx.endpoints = list(k, Kind::EndpointSlice, &ns).await,
         _ => {}

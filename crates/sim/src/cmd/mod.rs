@@ -18,6 +18,7 @@ pub mod kubectl;
 pub mod logs;
 pub mod nodeos;
 pub mod rollout;
+pub mod rollout_apps;
 pub mod sim;
 pub mod ssh;
 pub mod top;

@@ -10,7 +10,6 @@ use crate::controllers::deployment_util::{get_condition, revision_of};
 use crate::controllers::util::controlled_by;
 use crate::object::{Kind, Object};
 use crate::selector::FieldSelector;
-use crate::time::k8s_time;
 
 /// The status line for a Deployment (`DeploymentStatusViewer.Status`), and whether done.
 pub fn deployment_status(
@@ -78,6 +77,16 @@ pub async fn rollout(k: Kubectl) -> i32 {
         Ok(kd) => kd,
         Err(e) => return k.error(&e),
     };
+    let apps = matches!(kind, Kind::StatefulSet | Kind::DaemonSet);
+    if (apps || kind == Kind::Deployment) && sub == "restart" {
+        return crate::cmd::rollout_apps::restart(&k, kind, &name).await;
+    }
+    if apps && matches!(sub.as_str(), "history" | "undo") {
+        return match sub.as_str() {
+            "history" => crate::cmd::rollout_apps::history(&k, kind, &name).await,
+            _ => crate::cmd::rollout_apps::undo(&k, kind, &name).await,
+        };
+    }
     if kind != Kind::Deployment && sub != "status" {
         return k.error(&format!(
             "no {sub}er has been implemented for {}",
@@ -89,7 +98,6 @@ pub async fn rollout(k: Kubectl) -> i32 {
         "history" => history(&k, &name).await,
         "undo" => undo(&k, &name).await,
         "pause" | "resume" => pause(&k, &name, sub == "pause").await,
-        "restart" => restart(&k, &name).await,
         other => k.error(&format!(
             "unknown command \"{other}\" for \"kubectl rollout\""
         )),
@@ -97,7 +105,7 @@ pub async fn rollout(k: Kubectl) -> i32 {
 }
 
 async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
-    if kind != Kind::Deployment {
+    if !matches!(kind, Kind::Deployment | Kind::StatefulSet | Kind::DaemonSet) {
         // `StatusViewerFor` names the GroupKind (`Job.batch`, `Pod`).
         let info = kind.info();
         let gk = if info.group.is_empty() {
@@ -157,8 +165,14 @@ async fn status(k: &Kubectl, kind: Kind, name: &str) -> i32 {
         };
         let Some(ev) = ev else { break };
         let Ok((_, o)) = ev.event else { break };
-        let Object::Deployment(d) = &*o else { continue };
-        match deployment_status(d, name, revision) {
+        let line = match &*o {
+            Object::Deployment(d) => deployment_status(d, name, revision),
+            other => match crate::cmd::rollout_apps::status_line(other, name) {
+                Some(l) => l,
+                None => continue,
+            },
+        };
+        match line {
             Err(e) => return k.error(&e),
             Ok((line, done)) => {
                 k.sys.out(&line);
@@ -255,7 +269,7 @@ async fn history(k: &Kubectl, name: &str) -> i32 {
 }
 
 /// `kubectl rollout history --revision`'s pod template printout (a subset of describe).
-fn template_summary(t: &k8s_openapi::api::core::v1::PodTemplateSpec) -> String {
+pub(crate) fn template_summary(t: &k8s_openapi::api::core::v1::PodTemplateSpec) -> String {
     let mut out = String::from("Pod Template:\n");
     let labels = t
         .metadata
@@ -387,23 +401,6 @@ async fn pause(k: &Kubectl, name: &str, pause: bool) -> i32 {
                 "deployment.apps/{name} {}\n",
                 if pause { "paused" } else { "resumed" }
             ));
-            0
-        }
-        Err(s) => k.status_error(&s),
-    }
-}
-
-async fn restart(k: &Kubectl, name: &str) -> i32 {
-    if let Err(c) = get_deployment(k, name).await {
-        return c;
-    }
-    let at = serde_json::to_value(k8s_time(k.sys.now())).unwrap_or_default();
-    let patch = serde_json::json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": at}}}}});
-    let req = ApiRequest::new(Verb::Patch, Kind::Deployment, &k.namespace(), name)
-        .with_body(Body::Patch(PatchType::StrategicMerge, patch));
-    match k.sys.api(req).await {
-        Ok(_) => {
-            k.sys.out(&format!("deployment.apps/{name} restarted\n"));
             0
         }
         Err(s) => k.status_error(&s),

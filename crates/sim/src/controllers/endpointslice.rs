@@ -123,6 +123,14 @@ pub fn desired_slices(
                 serving: Some(serving),
                 terminating: Some(terminating),
             }),
+            // A pod whose subdomain names this Service is published by hostname
+            // (a StatefulSet pod: web-0.nginx.default.svc.cluster.local).
+            hostname: p
+                .spec
+                .as_ref()
+                .filter(|s| s.subdomain.as_deref() == Some(svc_obj.name()))
+                .and_then(|s| s.hostname.clone())
+                .filter(|_| p.metadata.namespace.as_deref() == Some(svc_obj.namespace())),
             node_name: node,
             zone,
             target_ref: Some(ObjectReference {

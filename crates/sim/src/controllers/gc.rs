@@ -50,6 +50,8 @@ const INFORMED: &[Kind] = &[
     Kind::Secret,
     Kind::Endpoints,
     Kind::HorizontalPodAutoscaler,
+    Kind::DaemonSet,
+    Kind::ControllerRevision,
 ];
 
 /// Every other stored kind: listed by the collector itself. Events are left out (they

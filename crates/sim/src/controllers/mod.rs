@@ -4,6 +4,8 @@
 
 pub mod cron;
 pub mod cronjob;
+pub mod daemonset;
+pub mod daemonset_util;
 pub mod deployment;
 pub mod deployment_util;
 pub mod disruption;
@@ -11,6 +13,7 @@ pub mod disruption_status;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod gc;
+pub mod history;
 pub mod hpa;
 pub mod hpa_calc;
 pub mod hpa_scale;
@@ -28,6 +31,8 @@ pub mod resourcequota;
 pub mod rootcacertpublisher;
 pub mod runtime;
 pub mod serviceaccount;
+pub mod statefulset;
+pub mod statefulset_pods;
 #[cfg(test)]
 pub mod testing;
 pub mod ttl_after_finished;
@@ -94,6 +99,8 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(job::JobController::default()),
         Box::new(cronjob::CronJobController::default()),
         Box::new(ttl_after_finished::TtlAfterFinishedController::default()),
+        Box::new(statefulset::StatefulSetController::default()),
+        Box::new(daemonset::DaemonSetController::default()),
     ]
 }
 

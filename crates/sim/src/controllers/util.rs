@@ -148,6 +148,21 @@ pub fn with_label(
     l
 }
 
+/// The `namespace/name` key of `o`'s controller of kind `kind`, if the informer holds
+/// that controller with the referenced uid (`resolveControllerRef`).
+pub fn controller_key(
+    o: &Object,
+    kind: crate::object::Kind,
+    inf: &crate::client::Informers,
+) -> Option<String> {
+    let r = controller_ref(o)?;
+    if r.kind != kind.info().kind {
+        return None;
+    }
+    let owner = inf.of(kind).get(o.namespace(), &r.name)?;
+    (owner.meta().uid.as_deref() == Some(r.uid.as_str())).then(|| key_of(owner))
+}
+
 /// `namespace/name` of an object.
 pub fn key_of(o: &Object) -> String {
     format!("{}/{}", o.namespace(), o.name())

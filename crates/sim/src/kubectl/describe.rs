@@ -1,6 +1,7 @@
 //! `kubectl describe` (`kubectl/pkg/describe/describe.go`): a prefix writer over a tabwriter
 //! (`0, 8, 2, ' '`), so "Key:\tvalue" lines align per run of consecutive tabbed lines.
 
+mod apps;
 mod autoscaling;
 mod batch;
 mod pod;
@@ -45,6 +46,8 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::HorizontalPodAutoscaler(h) => autoscaling::describe_hpa(&mut w, h),
         Object::Job(j) => batch::describe_job(&mut w, j),
         Object::CronJob(c) => batch::describe_cron_job(&mut w, c),
+        Object::StatefulSet(s) => apps::describe_stateful_set(&mut w, s, related),
+        Object::DaemonSet(d) => apps::describe_daemon_set(&mut w, d, related),
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));

@@ -293,7 +293,7 @@ pub fn behaviour(
     };
     let repo = image.repo.rsplit('/').next().unwrap_or("");
     let mut b = match repo {
-        "nginx" => Behaviour {
+        "nginx" | "nginx-slim" => Behaviour {
             start_ms: 150,
             ports: vec![(80, Proto::Http(Server::Nginx))],
             on_sigterm: Some((100, 0)),

@@ -120,6 +120,13 @@ fn gb_follower_tag(t: &str) -> bool {
     matches!(t, "v1" | "v2")
 }
 
+/// `registry.k8s.io/nginx-slim` (the StatefulSet tutorial's image): tags 0.1 … 0.27.
+fn nginx_slim_tag(t: &str) -> bool {
+    t.strip_prefix("0.")
+        .and_then(|m| m.parse::<u32>().ok())
+        .is_some_and(|m| (1..=27).contains(&m))
+}
+
 fn local_path_tag(t: &str) -> bool {
     t == "latest" || (v_semver(t) && t.starts_with("v0.0."))
 }
@@ -204,6 +211,18 @@ const CATALOG: &[CatalogImage] = &[
         "us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower",
         38_400_000,
         gb_follower_tag,
+    ),
+    img(
+        "registry.k8s.io/nginx-slim",
+        "registry.k8s.io/nginx-slim",
+        20_100_000,
+        nginx_slim_tag,
+    ),
+    img(
+        "quay.io/fluentd_elasticsearch/fluentd",
+        "quay.io/fluentd_elasticsearch/fluentd",
+        141_000_000,
+        v_semver,
     ),
     img(
         "rancher/local-path-provisioner",

@@ -257,8 +257,12 @@ pub fn resolve(
                 name.to_string(),
             ]
         };
+    let slices = host.rules.clone().unwrap_or_default().slices;
     for fqdn in candidates {
         let parts: Vec<&str> = fqdn.split('.').collect();
+        if let Some(ip) = headless_answer(&services, &slices, &parts) {
+            return (Ok(ip), Some((fqdn.clone(), ip.to_string(), coredns)));
+        }
         if let [svc, sns, "svc", "cluster", "local"] = parts.as_slice() {
             if let Some(s) = services.iter().find(|s| {
                 s.metadata.name.as_deref() == Some(svc)
@@ -284,6 +288,48 @@ pub fn resolve(
         Err(Fetch::Unresolved),
         Some((name.to_string(), "NXDOMAIN".into(), coredns)),
     )
+}
+
+/// CoreDNS's answers for a headless Service (clusterIP None): `svc.ns.svc.cluster.local`
+/// is an A record per ready endpoint (the first, by address, here), and
+/// `host.svc.ns.svc.cluster.local` the endpoint whose hostname is `host` (a StatefulSet
+/// pod's stable name).
+fn headless_answer(
+    services: &[std::sync::Arc<k8s_openapi::api::core::v1::Service>],
+    slices: &[std::sync::Arc<k8s_openapi::api::discovery::v1::EndpointSlice>],
+    parts: &[&str],
+) -> Option<Ipv4Addr> {
+    let (hostname, svc, sns) = match parts {
+        [svc, sns, "svc", "cluster", "local"] => (None, *svc, *sns),
+        [h, svc, sns, "svc", "cluster", "local"] => (Some(*h), *svc, *sns),
+        _ => return None,
+    };
+    let headless = services.iter().any(|s| {
+        s.metadata.name.as_deref() == Some(svc)
+            && s.metadata.namespace.as_deref() == Some(sns)
+            && s.spec.as_ref().and_then(|x| x.cluster_ip.as_deref()) == Some("None")
+    });
+    if !headless {
+        return None;
+    }
+    let mut ips: Vec<Ipv4Addr> = slices
+        .iter()
+        .filter(|s| {
+            s.metadata.namespace.as_deref() == Some(sns)
+                && s.metadata
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get("kubernetes.io/service-name"))
+                    .map(String::as_str)
+                    == Some(svc)
+        })
+        .flat_map(|s| s.endpoints.iter())
+        .filter(|e| e.conditions.as_ref().and_then(|c| c.ready) != Some(false))
+        .filter(|e| hostname.is_none_or(|h| e.hostname.as_deref() == Some(h)))
+        .filter_map(|e| e.addresses.first().and_then(|a| a.parse().ok()))
+        .collect();
+    ips.sort();
+    ips.first().copied()
 }
 
 /// Opens a TCP connection from `src` to `dst:port` and sends `GET path`, recording the walk.

@@ -166,7 +166,8 @@ fn validate_stateful_set_spec(s: &StatefulSet) -> Vec<FieldError> {
 }
 
 /// `ValidateStatefulSetUpdate`: only replicas, ordinals, template, updateStrategy,
-/// persistentVolumeClaimRetentionPolicy and minReadySeconds may change.
+/// revisionHistoryLimit, persistentVolumeClaimRetentionPolicy and minReadySeconds may
+/// change.
 pub fn validate_stateful_set_update(new: &StatefulSet, old: &StatefulSet) -> Vec<FieldError> {
     let mut errs =
         validate_object_meta_update(&new.metadata, &old.metadata, &Path::new("metadata"));
@@ -179,6 +180,7 @@ pub fn validate_stateful_set_update(new: &StatefulSet, old: &StatefulSet) -> Vec
         spec.min_ready_seconds = None;
         spec.ordinals = None;
         spec.persistent_volume_claim_retention_policy = None;
+        spec.revision_history_limit = None;
         let mut v = serde_json::to_value(spec).unwrap_or_default();
         normalize_empty(&mut v);
         v
@@ -186,7 +188,7 @@ pub fn validate_stateful_set_update(new: &StatefulSet, old: &StatefulSet) -> Vec
     if mask(new) != mask(old) {
         errs.push(FieldError::forbidden(
             &Path::new("spec"),
-            "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+            "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
         ));
     }
     errs

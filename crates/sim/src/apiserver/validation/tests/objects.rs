@@ -124,7 +124,7 @@ fn stateful_set_name_is_dns_label() {
 fn stateful_set_spec_mostly_immutable() {
     let mut new = sts("db");
     new["spec"]["serviceName"] = json!("other");
-    assert_eq!(update_message(Kind::StatefulSet, sts("db"), new), "StatefulSet.apps \"db\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden");
+    assert_eq!(update_message(Kind::StatefulSet, sts("db"), new), "StatefulSet.apps \"db\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden");
 }
 
 #[test]

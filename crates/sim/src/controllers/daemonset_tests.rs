@@ -1,0 +1,131 @@
+//! The DaemonSet controller driven alone: one pod per eligible node pinned by node
+//! affinity, nodes added and removed, and rolling updates.
+
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::{Node, Pod};
+use serde_json::json;
+
+use super::*;
+use crate::controllers::testing::Fixture;
+
+const KEY: &str = "kube-system/fluentd";
+
+fn ds(image: &str, generation: i64) -> DaemonSet {
+    serde_json::from_value(json!({
+        "metadata": {"name": "fluentd", "namespace": "kube-system", "uid": "ds-uid", "generation": generation},
+        "spec": {
+            "selector": {"matchLabels": {"name": "fluentd"}},
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}},
+            "template": {
+                "metadata": {"labels": {"name": "fluentd"}},
+                "spec": {"containers": [{"name": "fluentd", "image": image}]}
+            }
+        }
+    }))
+    .unwrap()
+}
+
+fn node(name: &str, taint: Option<&str>) -> Node {
+    let taints = taint.map(|k| json!([{"key": k, "effect": "NoSchedule"}]));
+    serde_json::from_value(json!({"metadata": {"name": name}, "spec": {"taints": taints}})).unwrap()
+}
+
+fn with_revision(c: &mut DaemonSetController, f: &mut Fixture) {
+    f.sync(c, KEY).unwrap();
+    let sent = f.take_sent();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0].kind, Kind::ControllerRevision);
+    let Body::Object(rev) = &sent[0].body else {
+        panic!()
+    };
+    f.respond(c, sent[0].id, Ok(()));
+    f.add(c, rev.clone());
+}
+
+/// The node each pod create is pinned to, and the stored pods (Running and Ready).
+fn created(
+    f: &mut Fixture,
+    c: &mut DaemonSetController,
+    sent: &[ApiRequest],
+) -> Vec<(String, Pod)> {
+    let mut out = Vec::new();
+    for (i, r) in sent
+        .iter()
+        .filter(|r| r.verb == Verb::Create && r.kind == Kind::Pod)
+        .enumerate()
+    {
+        let Body::Object(Object::Pod(p)) = &r.body else {
+            panic!()
+        };
+        let mut p = p.clone();
+        let node = target_node(&p).unwrap();
+        p.metadata.name = Some(format!("fluentd-{i}{node}"));
+        p.spec.as_mut().unwrap().node_name = Some(node.clone());
+        p.status = Some(
+            serde_json::from_value(json!({"phase": "Running",
+            "conditions": [{"type": "Ready", "status": "True"}]}))
+            .unwrap(),
+        );
+        f.add(c, p.clone());
+        out.push((node, p));
+    }
+    out
+}
+
+#[test]
+fn one_pod_per_untainted_node_pinned_through_match_fields() {
+    let mut c = DaemonSetController::default();
+    let mut f = Fixture::new(&c);
+    f.add(&mut c, node("node-1", None));
+    f.add(&mut c, node("node-2", None));
+    f.add(
+        &mut c,
+        node("cp", Some("node-role.kubernetes.io/control-plane")),
+    );
+    f.add(&mut c, ds("fluentd:v5.0.1", 1));
+    with_revision(&mut c, &mut f);
+    f.sync(&mut c, KEY).unwrap();
+    let sent = f.take_sent();
+    let pods = created(&mut f, &mut c, &sent);
+    let nodes: Vec<&str> = pods.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(nodes, ["node-1", "node-2"]);
+    let p = &pods[0].1;
+    let labels = p.metadata.labels.as_ref().unwrap();
+    assert!(labels.contains_key("controller-revision-hash"));
+    assert_eq!(labels["pod-template-generation"], "1");
+    assert_eq!(p.metadata.generate_name.as_deref(), Some("fluentd-"));
+    // A node added later gets its pod.
+    f.add(&mut c, node("node-3", None));
+    f.sync(&mut c, KEY).unwrap();
+    let sent = f.take_sent();
+    let more = created(&mut f, &mut c, &sent);
+    assert_eq!(
+        more.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        ["node-3"]
+    );
+}
+
+#[test]
+fn a_new_template_replaces_one_node_at_a_time() {
+    let mut c = DaemonSetController::default();
+    let mut f = Fixture::new(&c);
+    f.add(&mut c, node("node-1", None));
+    f.add(&mut c, node("node-2", None));
+    f.add(&mut c, ds("fluentd:v5.0.1", 1));
+    with_revision(&mut c, &mut f);
+    f.sync(&mut c, KEY).unwrap();
+    let sent = f.take_sent();
+    created(&mut f, &mut c, &sent);
+    f.sync(&mut c, KEY).unwrap();
+    f.take_sent();
+    f.add(&mut c, ds("fluentd:v5.0.2", 2));
+    with_revision(&mut c, &mut f);
+    f.sync(&mut c, KEY).unwrap();
+    let dels: Vec<String> = f
+        .take_sent()
+        .iter()
+        .filter(|r| r.verb == Verb::Delete && r.kind == Kind::Pod)
+        .map(|r| r.name.clone())
+        .collect();
+    assert_eq!(dels.len(), 1, "{dels:?}");
+}
