@@ -92,6 +92,15 @@ fn a_new_hpa_shows_unknown_targets_then_the_measured_utilization() {
         "{out}"
     );
     assert!(row.contains("   1          "), "{out}");
+    // `kubectl get all` lists autoscalers, after statefulsets and before cronjobs.
+    let all = t.ok("kubectl get all");
+    let hpa = all
+        .find("horizontalpodautoscaler.autoscaling/php-apache")
+        .unwrap_or_else(|| panic!("{all}"));
+    assert!(
+        all.find("replicaset.apps/").is_some_and(|rs| rs < hpa),
+        "{all}"
+    );
 }
 
 #[test]

@@ -18,6 +18,7 @@ const ALL: &[Kind] = &[
     Kind::Deployment,
     Kind::ReplicaSet,
     Kind::StatefulSet,
+    Kind::HorizontalPodAutoscaler,
     Kind::CronJob,
     Kind::Job,
 ];
