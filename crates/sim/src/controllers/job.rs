@@ -15,7 +15,7 @@ use crate::client::recorder::{NORMAL, WARNING};
 use crate::client::{Change, Pending, WorkQueue};
 use crate::controllers::job_util::*;
 use crate::controllers::util::{
-    controller_ref, is_pod_ready, key_of, pod_from_template, split_key,
+    controller_key, controller_ref, is_pod_ready, key_of, pod_from_template, split_key,
 };
 use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 
@@ -94,15 +94,6 @@ fn is_indexed(job: &Job) -> bool {
 }
 
 impl JobController {
-    fn owner_key(pod: &Object, inf: &Informers) -> Option<String> {
-        let r = controller_ref(pod)?;
-        if r.kind != "Job" {
-            return None;
-        }
-        let job = inf.of(Kind::Job).get(pod.namespace(), &r.name)?;
-        (job.meta().uid.as_deref() == Some(r.uid.as_str())).then(|| key_of(job))
-    }
-
     fn satisfied(&self, key: &str, now: Time) -> bool {
         self.jobs.get(key).is_none_or(|m| {
             (m.adds <= 0 && m.dels.is_empty())
@@ -143,7 +134,7 @@ impl JobController {
             return;
         };
         let Object::Pod(pod) = &**obj else { return };
-        if !has_tracking_finalizer(pod) || Self::owner_key(obj, inf).is_some() {
+        if !has_tracking_finalizer(pod) || controller_key(obj, Kind::Job, inf).is_some() {
             return;
         }
         let key = format!("{ORPHAN}{pod_key}");
@@ -288,7 +279,7 @@ impl Controller for JobController {
             Kind::Job => queue.add(key_of(change.object())),
             Kind::Pod => {
                 let pod = change.object();
-                let Some(key) = Self::owner_key(pod, inf) else {
+                let Some(key) = controller_key(pod, Kind::Job, inf) else {
                     // A pod whose Job is gone lets go of its finalizer (`cleanupPodFinalizers`).
                     let orphan = matches!(&**pod, Object::Pod(p) if has_tracking_finalizer(p))
                         && controller_ref(pod).is_some_and(|r| r.kind == "Job")

@@ -12,8 +12,8 @@ use crate::api::{ApiRequest, ApiResponse, Body, ReqId, Subresource, Verb};
 use crate::client::recorder::{NORMAL, WARNING};
 use crate::client::{Change, Pending, WorkQueue};
 use crate::controllers::util::{
-    controller_ref, is_pod_active, is_pod_available, is_pod_ready, key_of, pod_from_template,
-    split_key,
+    controller_key, controller_ref, is_pod_active, is_pod_available, is_pod_ready, key_of,
+    pod_from_template, split_key,
 };
 use crate::controllers::{Action, Controller, Env, Informers, SyncError, SyncResult};
 use crate::object::{Kind, Object};
@@ -81,15 +81,6 @@ impl ReplicaSetController {
                     || now.saturating_sub(e.set_at) > EXPECTATIONS_TIMEOUT
             }
         }
-    }
-
-    fn owner_key(pod: &Object, inf: &Informers) -> Option<String> {
-        let r = controller_ref(pod)?;
-        if r.kind != "ReplicaSet" {
-            return None;
-        }
-        let rs = inf.of(Kind::ReplicaSet).get(pod.namespace(), &r.name)?;
-        (rs.meta().uid.as_deref() == Some(r.uid.as_str())).then(|| key_of(rs))
     }
 
     fn send_batch(&mut self, key: &str, env: &mut Env) {
@@ -197,7 +188,7 @@ impl Controller for ReplicaSetController {
             Kind::ReplicaSet => queue.add(key_of(change.object())),
             Kind::Pod => {
                 let pod = change.object();
-                let Some(key) = Self::owner_key(pod, inf) else {
+                let Some(key) = controller_key(pod, Kind::ReplicaSet, inf) else {
                     return;
                 };
                 match change {
