@@ -89,7 +89,8 @@ impl Scheduling {
 pub fn score_weights(world: &World, scheduler_name: &str) -> BTreeMap<String, i64> {
     use kubeloop_sim::scheduler::config;
     let cfg = world
-        .config
+        .observe()
+        .config()
         .scheduler_config
         .as_ref()
         .and_then(|v| config::parse(v).ok())
@@ -223,7 +224,7 @@ pub fn inspect_pod(world: &World, namespace: &str, name: &str, trusted: bool) ->
         "/registry/{}/{namespace}/{name}",
         Kind::Pod.info().etcd_prefix
     );
-    let kv = world.etcd.store.get(&key);
+    let kv = world.observe().etcd().store.get(&key);
     let etcd = kv.map(|kv| EtcdRecord {
         key: key.clone(),
         created: kv.create_revision,

@@ -118,7 +118,7 @@ impl Session {
     }
 
     fn greet(&mut self) {
-        let nodes = self.world.nodes.len();
+        let nodes = self.world.observe().nodes().len();
         let name = if self.scenario.metadata.name.is_empty() {
             "scenario".to_string()
         } else {
@@ -247,7 +247,7 @@ impl Session {
     /// Records the writers of pod objects from the audit log (its entries may arrive out
     /// of order; the newest write wins).
     fn scan_pod_writers(&mut self) {
-        let Some(api) = &self.world.apiserver else {
+        let Some(api) = &self.world.observe().apiserver() else {
             return;
         };
         for e in api.audit() {
@@ -656,14 +656,14 @@ impl Session {
         let mut i = 0;
         while i < self.jobs.len() {
             let id = self.jobs[i].id;
-            let Some(p) = self.world.processes.get_mut(&id) else {
+            let Some(p) = self.world.terminal(id) else {
                 self.jobs.remove(i);
                 continue;
             };
             if p.is_finished() {
                 let out = p.output().unwrap_or_default();
                 let unread = p.take_unread();
-                self.world.processes.remove(&id);
+                self.world.take_process(id);
                 let job = self.jobs.remove(i);
                 if job.printed {
                     self.terminal.print_mixed(&unread);
@@ -687,7 +687,7 @@ impl Session {
 
     fn kill(&mut self, i: usize) {
         let job = self.jobs.remove(i);
-        if let Some(mut p) = self.world.processes.remove(&job.id) {
+        if let Some(mut p) = self.world.take_process(job.id) {
             p.interrupt();
             self.terminal.print_mixed(&p.take_unread());
         }

@@ -82,7 +82,10 @@ fn should_wait_for_the_running_command_and_interrupt_a_watch() {
     s.submit("kubectl get pods -w");
     s.interrupt();
     assert_eq!(s.busy(), (None, 0));
-    assert!(s.world().processes.is_empty(), "nothing left running");
+    assert!(
+        s.world().observe().processes().is_empty(),
+        "nothing left running"
+    );
 }
 
 #[wasm_bindgen_test(unsupported = test)]

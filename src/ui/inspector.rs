@@ -26,7 +26,7 @@ pub fn PodDetails() -> impl IntoView {
                     .find(|p| p.namespace == ns && p.name == name)
                     .cloned()?;
                 let trusted = s.scheduler_wrote(ns, name);
-                let nodes = s.world().nodes.len();
+                let nodes = s.world().observe().nodes().len();
                 Some((pod, inspect_pod(s.world(), ns, name, trusted), nodes))
             })
             .flatten()

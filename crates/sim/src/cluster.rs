@@ -16,10 +16,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use crate::etcd::Store;
+use crate::node::host::NodeHost;
 use crate::object::Object;
 use crate::rng::Rng;
 use crate::time::{k8s_micro_time, k8s_time};
-use crate::world::NodeHost;
 
 mod addon_templates;
 pub mod addons;
@@ -118,6 +118,14 @@ impl Default for ClusterConfig {
 pub fn node_ip(i: usize) -> String {
     let n = i + 3;
     format!("172.18.{}.{}", n / 256, n % 256)
+}
+
+/// The index of the node whose InternalIP is `ip` (the inverse of [`node_ip`]).
+pub fn node_index_of_ip(ip: &str) -> Option<u32> {
+    let rest = ip.strip_prefix("172.18.")?;
+    let (hi, lo) = rest.split_once('.')?;
+    let n = hi.parse::<u32>().ok()? * 256 + lo.parse::<u32>().ok()?;
+    n.checked_sub(3)
 }
 
 /// podCIDR of the node at index `i`: `10.244.(i+1).0/24`.

@@ -11,6 +11,7 @@ use crate::api::{ApiRequest, ApiResponse, Body, PatchType, ReqId, Subresource, V
 use crate::client::recorder::{NORMAL, WARNING};
 use crate::client::{Change, Client, Informer, Informers, Recorder, Timers};
 use crate::cluster::ClusterConfig;
+use crate::message::{Actor, Ctx, Payload};
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::scheduler::algorithm::{scheduled_message, truncate_message};
@@ -23,7 +24,6 @@ use crate::scheduler::{
     SchedulingQueue, Snapshot, Status,
 };
 use crate::time::{k8s_time, Time, SECOND};
-use crate::world::{Actor, Ctx, Payload};
 
 /// What a scheduler timer means.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,8 +11,8 @@ use std::task::{Context, Poll, Waker};
 
 use crate::api::{ApiRequest, ApiResponse, ApiResult, ReqId, Status, WatchEvent};
 use crate::etcd::{EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch};
+use crate::message::{Actor, Ctx, Payload};
 use crate::time::Time;
-use crate::world::{Actor, Ctx, Payload};
 
 /// What a finished command printed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,7 +35,7 @@ pub struct Io {
     watch_events: VecDeque<WatchEvent>,
     etcd_watch: VecDeque<EtcdWatchBatch>,
     fired: BTreeSet<u64>,
-    kubelet_responses: BTreeMap<u64, crate::node::server::KubeletResponse>,
+    kubelet_responses: BTreeMap<u64, crate::node::kubelet_api::KubeletResponse>,
     next_id: u64,
     connection_lost: bool,
     /// Standard output so far.
@@ -171,10 +171,10 @@ impl Sys {
     pub async fn kubelet(
         &self,
         node: &str,
-        call: crate::node::server::KubeletCall,
-    ) -> Result<crate::node::server::KubeletReply, String> {
+        call: crate::node::kubelet_api::KubeletCall,
+    ) -> Result<crate::node::kubelet_api::KubeletReply, String> {
         let id = self.next_id();
-        let req = crate::node::server::KubeletRequest {
+        let req = crate::node::kubelet_api::KubeletRequest {
             id,
             node: node.to_string(),
             client: None,

@@ -7,9 +7,10 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::Pod;
 
 use crate::api::Verb;
+use crate::message::Actor;
 use crate::object::{Kind, Object};
 use crate::time::Time;
-use crate::world::{Actor, World};
+use crate::world::World;
 
 /// A control-plane component.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -210,7 +211,8 @@ fn pod_view(p: &Pod) -> PodView {
 pub fn stored(world: &World, kind: Kind) -> Vec<Arc<Object>> {
     let prefix = format!("/registry/{}/", kind.info().etcd_prefix);
     world
-        .etcd
+        .observe()
+        .etcd()
         .store
         .range_prefix(&prefix)
         .map(|kv| kv.value.clone())
@@ -254,7 +256,7 @@ pub fn stages(world: &World) -> Vec<Stage> {
             detail: String::new(),
         })
         .collect();
-    if let Some(api) = &world.apiserver {
+    if let Some(api) = &world.observe().apiserver() {
         for e in api.audit().filter(|e| !is_system_path(&e.path)) {
             let path = &e.path;
             let write = e.verb.is_write() && e.code < 300;
@@ -299,7 +301,7 @@ pub fn stages(world: &World) -> Vec<Stage> {
     // "Proxy通": the EndpointSlice controller published new endpoints and kube-proxy has
     // written its rules since (it syncs at most 1s after a change). Its periodic resyncs
     // are not the stage: they happen every 30s whatever changed.
-    let slice_write = world.apiserver.as_ref().and_then(|api| {
+    let slice_write = world.observe().apiserver().and_then(|api| {
         api.audit()
             .filter(|e| {
                 e.client == Actor::ControllerManager
@@ -313,7 +315,8 @@ pub fn stages(world: &World) -> Vec<Stage> {
     });
     if let Some((t, path)) = slice_write {
         let synced = world
-            .nodes
+            .observe()
+            .nodes()
             .iter()
             .filter_map(|h| h.rules.as_ref())
             .filter(|r| r.synced_at >= t)
@@ -344,7 +347,7 @@ impl ViewCache {
         let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
         let mut out = Vec::new();
         let mut fresh = std::collections::BTreeMap::new();
-        for kv in world.etcd.store.range_prefix(&prefix) {
+        for kv in world.observe().etcd().store.range_prefix(&prefix) {
             let Object::Pod(p) = &*kv.value else { continue };
             let view = match self.pods.remove(&kv.key) {
                 Some((rev, v)) if rev == kv.mod_revision => v,
@@ -402,7 +405,8 @@ pub fn cluster_view_cached(world: &World, cache: &mut ViewCache) -> ClusterView 
         })
         .collect();
     let nodes = world
-        .nodes
+        .observe()
+        .nodes()
         .iter()
         .enumerate()
         .map(|(i, h)| {
@@ -510,7 +514,8 @@ fn node_facts(world: &World, n: &k8s_openapi::api::core::v1::Node) -> NodeFacts 
         let name = n.metadata.name.as_deref().unwrap_or("");
         let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
         world
-            .etcd
+            .observe()
+            .etcd()
             .store
             .range_prefix(&prefix)
             .filter_map(|kv| match &*kv.value {

@@ -8,9 +8,10 @@ use k8s_openapi::api::core::v1::Pod;
 
 use crate::api::Verb;
 use crate::apiserver::AuditEntry;
+use crate::message::Actor;
 use crate::object::{Kind, Object};
 use crate::time::{from_k8s_time, Time, SECOND};
-use crate::world::{Actor, World};
+use crate::world::World;
 
 use super::{is_system_path, Stage, STAGES};
 
@@ -47,7 +48,12 @@ fn owner(
 
 fn find(world: &World, kind: Kind, ns: &str, name: &str) -> Option<std::sync::Arc<Object>> {
     let key = format!("/registry/{}/{ns}/{name}", kind.info().etcd_prefix);
-    world.etcd.store.get(&key).map(|kv| kv.value.clone())
+    world
+        .observe()
+        .etcd()
+        .store
+        .get(&key)
+        .map(|kv| kv.value.clone())
 }
 
 /// A Service in `ns` whose selector picks pods with `labels`.
@@ -100,7 +106,8 @@ pub fn pod_flow(world: &World, ns: &str, name: &str) -> Option<PodFlow> {
             .map(|(_, n)| n)
     });
     let audit: Vec<&AuditEntry> = world
-        .apiserver
+        .observe()
+        .apiserver()
         .as_ref()
         .map(|a| a.audit().filter(|e| !is_system_path(&e.path)).collect())
         .unwrap_or_default();
@@ -219,7 +226,8 @@ pub fn pod_flow(world: &World, ns: &str, name: &str) -> Option<PodFlow> {
         let slice_path = format!("/namespaces/{ns}/endpointslices");
         let synced_after = |t: Time| {
             world
-                .nodes
+                .observe()
+                .nodes()
                 .iter()
                 .filter_map(|h| h.rules.as_ref())
                 .filter(|r| r.synced_at >= t)
@@ -256,7 +264,8 @@ pub fn pod_flow(world: &World, ns: &str, name: &str) -> Option<PodFlow> {
 pub fn newest_user_pod(world: &World) -> Option<String> {
     let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
     world
-        .etcd
+        .observe()
+        .etcd()
         .store
         .range_prefix(&prefix)
         .filter(|kv| {

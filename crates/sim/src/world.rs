@@ -2,312 +2,51 @@
 //! them (latency, stopped processes, partitions). Components never hold each other: every
 //! interaction is a message the world delivers.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BTreeMap;
 
-use crate::api::{ApiRequest, ApiResponse, Status, Transport, WatchEvent};
+use crate::api::{ApiRequest, ApiResponse, Status, Transport};
 use crate::apiserver::ApiServer;
 use crate::cluster::{ClusterConfig, NodeConfig};
 use crate::controllers::ControllerManager;
-use crate::etcd::{Etcd, EtcdRequest, EtcdResponse, EtcdWatchBatch};
+use crate::engine::EventQueue;
+use crate::etcd::{Etcd, EtcdResponse};
 use crate::kube_scheduler::KubeScheduler;
-use crate::node::{CriRequest, CriResponse, KubeProxy, Kubelet, Runtime};
+use crate::node::host::{reachable, NodeHost};
+use crate::node::machine::Machine;
+use crate::node::net::Network;
+use crate::node::{CriResponse, KubeProxy, Kubelet};
 use crate::process::Process;
-use crate::rng::fnv1a;
 use crate::time::{Time, SECOND};
 
-/// Who sends and receives messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Actor {
-    /// The etcd member.
-    Etcd,
-    /// kube-apiserver.
-    ApiServer,
-    /// kube-controller-manager.
-    ControllerManager,
-    /// kube-scheduler.
-    Scheduler,
-    /// The kubelet of node N (index into the world's nodes).
-    Kubelet(u32),
-    /// containerd on node N.
-    Runtime(u32),
-    /// kube-proxy on node N.
-    KubeProxy(u32),
-    /// A terminal process (kubectl, etcdctl) with its id.
-    Terminal(u32),
-}
-
-impl Actor {
-    /// The node this actor runs on, if it is a node component.
-    pub fn node(self) -> Option<u32> {
-        match self {
-            Actor::Kubelet(n) | Actor::Runtime(n) | Actor::KubeProxy(n) => Some(n),
-            _ => None,
-        }
-    }
-
-    /// The component's name as `systemctl`/`sim` know it.
-    pub fn component_name(self) -> &'static str {
-        match self {
-            Actor::Etcd => "etcd",
-            Actor::ApiServer => "kube-apiserver",
-            Actor::ControllerManager => "kube-controller-manager",
-            Actor::Scheduler => "kube-scheduler",
-            Actor::Kubelet(_) => "kubelet",
-            Actor::Runtime(_) => "containerd",
-            Actor::KubeProxy(_) => "kube-proxy",
-            Actor::Terminal(_) => "kubectl",
-        }
-    }
-}
-
-/// A message body.
-#[derive(Debug)]
-pub enum Payload {
-    /// Client → apiserver (boxed: a request with its body is kilobytes, and every
-    /// message is moved through the queue several times).
-    Api(Box<ApiRequest>),
-    /// Apiserver → client.
-    ApiResp(ApiResponse),
-    /// Apiserver → client watch stream.
-    Watch(WatchEvent),
-    /// Client → etcd.
-    Etcd(EtcdRequest),
-    /// Etcd → client.
-    EtcdResp(EtcdResponse),
-    /// Etcd → client watch stream.
-    EtcdWatch(EtcdWatchBatch),
-    /// Kubelet → containerd (CRI).
-    Cri(CriRequest),
-    /// Containerd → kubelet.
-    CriResp(CriResponse),
-    /// A timer an actor set for itself; the token means what the actor says.
-    Timer(u64),
-    /// To a client: its connections to the apiserver broke (apiserver down, network cut).
-    ConnectionLost,
-    /// To a server: every connection of this client closed.
-    ClientGone(Actor),
-    /// Terminal → apiserver → kubelet: the kubelet API (logs, exec, stats), which the
-    /// apiserver proxies to the node's port 10250.
-    KubeletApi(crate::node::server::KubeletRequest),
-    /// Kubelet → apiserver → terminal.
-    KubeletApiResp(crate::node::server::KubeletResponse),
-}
-
-impl Payload {
-    /// A one-line description for traces and the diagram.
-    pub fn label(&self) -> String {
-        match self {
-            Payload::Api(r) => format!("{} {}", r.verb.http_method(), r.path()),
-            Payload::ApiResp(r) => match &r.result {
-                Ok(_) => "200 OK".to_string(),
-                Err(s) if s.code > 0 => format!("{} {}", s.code, s.reason.as_str()),
-                Err(s) => s.message.clone(),
-            },
-            Payload::Watch(w) => match &w.event {
-                Ok((t, o)) => format!("{} {} {}", t.as_str(), o.kind(), o.name()),
-                Err(s) => format!("watch error {}", s.code),
-            },
-            Payload::Etcd(r) => r.op_label(),
-            Payload::EtcdResp(_) => "etcd response".to_string(),
-            Payload::EtcdWatch(b) => match &b.events {
-                Ok(evs) => evs.first().map_or("watch".to_string(), |e| {
-                    format!("{} {}", if e.deleted { "DELETE" } else { "PUT" }, e.kv.key)
-                }),
-                Err((msg, _)) => msg.clone(),
-            },
-            Payload::Cri(c) => c.label(),
-            Payload::CriResp(_) => "CRI response".to_string(),
-            Payload::Timer(_) => "timer".to_string(),
-            Payload::ConnectionLost => "connection lost".to_string(),
-            Payload::ClientGone(_) => "client gone".to_string(),
-            Payload::KubeletApi(r) => r.label(),
-            Payload::KubeletApiResp(_) => "kubelet response".to_string(),
-        }
-    }
-
-    fn fingerprint(&self) -> u64 {
-        match self {
-            Payload::Api(r) => 1 ^ (r.id << 8),
-            Payload::ApiResp(r) => 2 ^ (r.id << 8) ^ u64::from(r.result.is_ok()) << 4,
-            Payload::Watch(w) => 3 ^ (w.watch_id << 8),
-            Payload::Etcd(r) => 4 ^ (r.id << 8),
-            Payload::EtcdResp(r) => 5 ^ (r.id << 8),
-            Payload::EtcdWatch(b) => 6 ^ (b.watch_id << 8),
-            Payload::Cri(c) => 7 ^ (c.id << 8),
-            Payload::CriResp(c) => 8 ^ (c.id << 8),
-            Payload::Timer(t) => 9 ^ (t << 8),
-            Payload::ConnectionLost => 10,
-            Payload::ClientGone(_) => 11,
-            Payload::KubeletApi(r) => 12 ^ (r.id << 8),
-            Payload::KubeletApiResp(r) => 13 ^ (r.id << 8),
-        }
-    }
-}
-
-/// An outgoing message recorded by an actor during one handler call.
-#[derive(Debug)]
-pub struct Outgoing {
-    /// Extra delay on top of the network latency.
-    pub delay: Time,
-    /// Receiver.
-    pub to: Actor,
-    /// Body.
-    pub payload: Payload,
-}
-
-/// What an actor can do while handling a message: read the clock, send, set timers.
-pub struct Ctx<'a> {
-    /// Current virtual time.
-    pub now: Time,
-    /// The actor being run.
-    pub me: Actor,
-    out: &'a mut Vec<Outgoing>,
-}
-
-impl<'a> Ctx<'a> {
-    /// A context writing into `out` (tests use this to drive one component by hand).
-    pub fn new(now: Time, me: Actor, out: &'a mut Vec<Outgoing>) -> Ctx<'a> {
-        Ctx { now, me, out }
-    }
-
-    /// Sends a message; it arrives after the network latency.
-    pub fn send(&mut self, to: Actor, payload: Payload) {
-        self.out.push(Outgoing {
-            delay: 0,
-            to,
-            payload,
-        });
-    }
-
-    /// Sends a message that leaves after `delay` (processing time), then travels.
-    pub fn send_after(&mut self, delay: Time, to: Actor, payload: Payload) {
-        self.out.push(Outgoing { delay, to, payload });
-    }
-
-    /// Sets a timer: `Payload::Timer(token)` to self after `delay`.
-    pub fn timer(&mut self, delay: Time, token: u64) {
-        let me = self.me;
-        self.out.push(Outgoing {
-            delay,
-            to: me,
-            payload: Payload::Timer(token),
-        });
-    }
-}
-
-/// A message in flight.
-#[derive(Debug)]
-pub struct Envelope {
-    /// When it was sent.
-    pub sent: Time,
-    /// When it arrives.
-    pub at: Time,
-    /// Sender.
-    pub from: Actor,
-    /// Receiver.
-    pub to: Actor,
-    /// Body.
-    pub payload: Payload,
-    /// Generated at the receiver's own end (a failed connection noticed locally): it
-    /// needs no working link.
-    pub local: bool,
-}
+pub use crate::message::{Actor, Ctx, Envelope, Outgoing, Payload};
 
 /// How long a request waits before the client gives up on a cut network.
 pub const REQUEST_TIMEOUT: Time = 10 * SECOND;
 /// How long kube-apiserver's etcd client retries an unreachable etcd before failing.
 pub const ETCD_DIAL_TIMEOUT: Time = 5 * SECOND;
 
-/// One simulated machine: a worker node with its kubelet, containerd and kube-proxy.
-#[derive(Debug)]
-pub struct NodeHost {
-    /// Configuration (name, capacity, labels, taints, pre-pulled images).
-    pub config: NodeConfig,
-    /// InternalIP.
-    pub ip: String,
-    /// The node's pod CIDR (`10.244.N.0/24`).
-    pub pod_cidr: String,
-    /// Whether the machine is on.
-    pub powered: bool,
-    /// Whether the machine is cut off from the control plane.
-    pub partitioned: bool,
-    /// The kubelet, when running.
-    pub kubelet: Option<Kubelet>,
-    /// containerd state (containers survive kubelet restarts).
-    pub runtime: Runtime,
-    /// Whether containerd is running.
-    pub runtime_running: bool,
-    /// kube-proxy, when running.
-    pub proxy: Option<KubeProxy>,
-    /// The Service rules in the kernel (written by kube-proxy; gone on reboot).
-    pub rules: Option<crate::node::kube_proxy::RulesState>,
-    /// The operating system: journald, host processes, mounts.
-    pub os: crate::node::journal::NodeOs,
-}
-
-impl NodeHost {
-    /// The machine at index `i` with its addresses, freshly booted.
-    pub fn new(i: usize, config: NodeConfig) -> NodeHost {
-        NodeHost {
-            ip: crate::cluster::node_ip(i),
-            pod_cidr: crate::cluster::pod_cidr(i),
-            powered: true,
-            partitioned: false,
-            kubelet: None,
-            runtime: Runtime::new(i as u32, &config),
-            runtime_running: true,
-            proxy: None,
-            rules: None,
-            os: crate::node::journal::NodeOs::new(&config.name),
-            config,
-        }
-    }
-
-    /// Takes what the kubelet wrote for the machine: journal lines, mount-table changes,
-    /// and lines servers logged while being probed.
-    pub fn absorb_kubelet(&mut self) {
-        let Some(k) = self.kubelet.as_mut() else {
-            return;
-        };
-        let lines = std::mem::take(&mut k.journal);
-        let ops = std::mem::take(&mut k.os_ops);
-        let logs = std::mem::take(&mut k.container_logs);
-        self.os.append(crate::node::journal::Unit::Kubelet, lines);
-        for op in ops {
-            self.os.apply(op);
-        }
-        for (id, line) in logs {
-            self.runtime.append_logs(&id, vec![line]);
-        }
-    }
-}
-
 /// The whole simulated cluster.
 pub struct World {
     now: Time,
-    seq: u64,
-    queue: BinaryHeap<Reverse<(Time, u64)>>,
-    /// The messages by sequence number, boxed: the map moves entries as it rebalances.
-    pending: BTreeMap<u64, Box<Envelope>>,
+    queue: EventQueue<Payload>,
     /// Cluster-wide settings.
-    pub config: ClusterConfig,
+    config: ClusterConfig,
     /// etcd (always present: its data is on disk).
-    pub etcd: Etcd,
+    etcd: Etcd,
     /// Whether etcd is running.
-    pub etcd_running: bool,
+    etcd_running: bool,
     /// kube-apiserver, when running.
-    pub apiserver: Option<ApiServer>,
+    apiserver: Option<ApiServer>,
     /// kube-controller-manager, when running.
-    pub controller_manager: Option<ControllerManager>,
+    controller_manager: Option<ControllerManager>,
     /// kube-scheduler, when running.
-    pub scheduler: Option<KubeScheduler>,
+    scheduler: Option<KubeScheduler>,
     /// Worker nodes, index = `Actor::Kubelet(i)`.
-    pub nodes: Vec<NodeHost>,
+    nodes: Vec<NodeHost>,
     /// Terminal processes.
-    pub processes: BTreeMap<u32, Process>,
+    processes: BTreeMap<u32, Process>,
     /// The data plane: the seeded stream picking endpoints, conntrack/affinity, paths.
-    pub net: crate::node::net::NetState,
+    net: crate::node::net::NetState,
     next_process: u32,
     delivered: u64,
     log_hash: u64,
@@ -333,9 +72,7 @@ impl World {
         let seed = config.seed;
         let mut w = World {
             now: 0,
-            seq: 0,
-            queue: BinaryHeap::new(),
-            pending: BTreeMap::new(),
+            queue: EventQueue::default(),
             config,
             etcd,
             etcd_running: true,
@@ -361,6 +98,44 @@ impl World {
         w
     }
 
+    /// The parts an [`crate::world_observe::Observer`] reads.
+    pub(crate) fn parts(&self) -> crate::world_observe::Parts<'_> {
+        crate::world_observe::Parts {
+            config: &self.config,
+            etcd: &self.etcd,
+            etcd_running: self.etcd_running,
+            apiserver: self.apiserver.as_ref(),
+            controller_manager: self.controller_manager.as_ref(),
+            scheduler: self.scheduler.as_ref(),
+            nodes: &self.nodes,
+            processes: &self.processes,
+            net: &self.net,
+        }
+    }
+
+    /// Writes an object straight into etcd's store, as a cluster's bootstrap does before
+    /// any component runs (benchmarks seed large stores this way).
+    pub fn bootstrap_put(&mut self, key: &str, value: crate::object::Object) {
+        self.etcd.store.bootstrap_put(key, value);
+    }
+
+    /// etcd's store, written by a client other than kube-apiserver (another etcd
+    /// client writing and compacting behind the apiserver's back).
+    pub fn etcd_store_mut(&mut self) -> &mut crate::etcd::Store {
+        &mut self.etcd.store
+    }
+
+    /// A terminal process, for the terminal that started it: to read what it printed
+    /// since last asked, or to interrupt it.
+    pub fn terminal(&mut self, id: u32) -> Option<&mut Process> {
+        self.processes.get_mut(&id)
+    }
+
+    /// A finished terminal process, taken out of the world (its output read).
+    pub fn take_process(&mut self, id: u32) -> Option<Process> {
+        self.processes.remove(&id)
+    }
+
     /// Current virtual time (ms).
     pub fn now(&self) -> Time {
         self.now
@@ -378,40 +153,33 @@ impl World {
 
     /// Messages in flight, in arrival order (for the diagram).
     pub fn in_flight(&self) -> impl Iterator<Item = &Envelope> {
-        let mut keys: Vec<&Reverse<(Time, u64)>> = self.queue.iter().collect();
-        keys.sort();
-        keys.reverse();
-        keys.into_iter()
-            .filter_map(|Reverse((_, s))| self.pending.get(s).map(|e| &**e))
+        self.queue.in_flight()
     }
 
     /// Messages still in flight whose sequence number is at least `seq`, oldest first,
     /// each with its number: a reader that remembers [`World::next_seq`] sees each new
     /// message once, without walking the whole queue (the page's message dots).
     pub fn in_flight_since(&self, seq: u64) -> impl Iterator<Item = (u64, &Envelope)> {
-        self.pending.range(seq..).map(|(s, e)| (*s, &**e))
+        self.queue.in_flight_since(seq)
     }
 
     /// The sequence number the next message sent will get.
     pub fn next_seq(&self) -> u64 {
-        self.seq + 1
+        self.queue.next_seq()
     }
 
     /// The time of the next event, if any.
     pub fn next_event_time(&self) -> Option<Time> {
-        self.queue.peek().map(|Reverse((t, _))| *t)
+        self.queue.next_time()
     }
 
     /// Delivers the next message. Returns false when nothing is queued.
     pub fn step(&mut self) -> bool {
-        let Some(Reverse((at, seq))) = self.queue.pop() else {
+        let Some(env) = self.queue.pop() else {
             return false;
         };
-        let Some(env) = self.pending.remove(&seq) else {
-            return true;
-        };
-        self.now = self.now.max(at);
-        self.deliver(*env);
+        self.now = self.now.max(env.at);
+        self.deliver(env);
         true
     }
 
@@ -471,10 +239,10 @@ impl World {
         let cut = |x: Actor| {
             x.node()
                 .and_then(|n| self.node(n))
-                .is_some_and(|h| h.partitioned || !h.powered)
+                .is_some_and(NodeHost::cut)
         };
         match (a.node(), b.node()) {
-            (Some(x), Some(y)) if x == y => true,
+            (Some(x), Some(y)) => x == y || reachable(&self.nodes, x, y),
             _ => !(cut(a) || cut(b)),
         }
     }
@@ -488,27 +256,16 @@ impl World {
         }
     }
 
-    /// A timer an actor set for itself, delivered after `delay` (the load loops').
-    pub(crate) fn enqueue_timer(&mut self, delay: Time, me: Actor, payload: Payload) {
-        self.enqueue(delay, me, me, payload);
-    }
-
     fn enqueue(&mut self, delay: Time, from: Actor, to: Actor, payload: Payload) {
         let at = self.now + delay + self.latency(from, to);
-        self.seq += 1;
-        let seq = self.seq;
-        self.queue.push(Reverse((at, seq)));
-        self.pending.insert(
-            seq,
-            Box::new(Envelope {
-                sent: self.now,
-                at,
-                from,
-                to,
-                payload,
-                local: false,
-            }),
-        );
+        self.queue.push(Envelope {
+            sent: self.now,
+            at,
+            from,
+            to,
+            payload,
+            local: false,
+        });
     }
 
     fn flush(&mut self, from: Actor, out: Vec<Outgoing>) {
@@ -521,8 +278,8 @@ impl World {
         self.delivered += 1;
         let fp = [
             env.at,
-            env.from_code(),
-            env.to_code(),
+            env.from.code(),
+            env.to.code(),
             env.payload.fingerprint(),
         ];
         for v in fp {
@@ -543,33 +300,8 @@ impl World {
             self.bounce(from, to, payload, Transport::TimedOut);
             return;
         }
-        let payload = match (to, payload) {
-            (Actor::ApiServer, Payload::KubeletApi(req)) => {
-                self.proxy_to_kubelet(from, req);
-                return;
-            }
-            (Actor::ApiServer, Payload::KubeletApiResp(resp)) => {
-                let client = resp.client;
-                self.enqueue(0, Actor::ApiServer, client, Payload::KubeletApiResp(resp));
-                return;
-            }
-            (Actor::Runtime(n), Payload::Timer(t)) if t >= crate::node::load::LOAD_TIMER_BASE => {
-                crate::node::load::tick(self, n, t);
-                return;
-            }
-            (Actor::Kubelet(n), Payload::KubeletApi(req)) => {
-                let resp = crate::node::server::serve(self, n, req);
-                self.enqueue(0, to, Actor::ApiServer, Payload::KubeletApiResp(resp));
-                return;
-            }
-            (_, p) => p,
-        };
         let mut out = Vec::new();
-        let mut ctx = Ctx {
-            now: self.now,
-            me: to,
-            out: &mut out,
-        };
+        let mut ctx = Ctx::new(self.now, to, &mut out);
         match to {
             Actor::Etcd => match payload {
                 Payload::Etcd(req) => self.etcd.handle(&mut ctx, from, req),
@@ -599,11 +331,9 @@ impl World {
                 host.absorb_kubelet();
             }
             Actor::Runtime(n) => {
-                let host = &mut self.nodes[n as usize];
-                host.runtime.handle(&mut ctx, from, payload);
-                let lines = std::mem::take(&mut host.runtime.journal);
-                host.os
-                    .append(crate::node::journal::Unit::Containerd, lines);
+                let net = Network::new(self.now, &mut self.nodes, &mut self.net);
+                let mut m = Machine::new(n, net);
+                crate::node::containerd::handle(&mut m, &mut ctx, from, payload);
             }
             Actor::KubeProxy(n) => {
                 let host = &mut self.nodes[n as usize];
@@ -666,9 +396,9 @@ impl World {
                             _ => format!("dial tcp {ip}:10250: i/o timeout"),
                         }
                     }
-                    _ => crate::node::server::APISERVER_DOWN.to_string(),
+                    _ => crate::node::kubelet_api::APISERVER_DOWN.to_string(),
                 };
-                Payload::KubeletApiResp(crate::node::server::KubeletResponse {
+                Payload::KubeletApiResp(crate::node::kubelet_api::KubeletResponse {
                     id: r.id,
                     client: r.client.unwrap_or(from),
                     result: Err(err),
@@ -678,42 +408,15 @@ impl World {
         };
         if self.is_running(from) {
             // The failure is noticed locally, so it needs no working link back.
-            self.seq += 1;
-            let seq = self.seq;
-            let at = self.now + delay;
-            self.queue.push(Reverse((at, seq)));
-            let env = Envelope {
+            self.queue.push(Envelope {
                 sent: self.now,
-                at,
+                at: self.now + delay,
                 from: to,
                 to: from,
                 payload: reply,
                 local: true,
-            };
-            self.pending.insert(seq, Box::new(env));
+            });
         }
-    }
-}
-
-impl Envelope {
-    fn from_code(&self) -> u64 {
-        actor_code(self.from)
-    }
-    fn to_code(&self) -> u64 {
-        actor_code(self.to)
-    }
-}
-
-fn actor_code(a: Actor) -> u64 {
-    match a {
-        Actor::Etcd => 1,
-        Actor::ApiServer => 2,
-        Actor::ControllerManager => 3,
-        Actor::Scheduler => 4,
-        Actor::Kubelet(n) => 0x100 + u64::from(n),
-        Actor::Runtime(n) => 0x10000 + u64::from(n),
-        Actor::KubeProxy(n) => 0x1000000 + u64::from(n),
-        Actor::Terminal(n) => fnv1a(&n.to_le_bytes()),
     }
 }
 
@@ -725,11 +428,7 @@ impl World {
             return;
         }
         let mut out = Vec::new();
-        let mut ctx = Ctx {
-            now: self.now,
-            me: a,
-            out: &mut out,
-        };
+        let mut ctx = Ctx::new(self.now, a, &mut out);
         match a {
             Actor::Etcd => self.etcd_running = true,
             Actor::ApiServer => {
@@ -857,8 +556,7 @@ impl World {
     /// Sends an API request on behalf of an outside client (benchmarks); the response is
     /// dropped.
     pub fn inject_api(&mut self, mut req: ApiRequest) {
-        self.seq += 1;
-        req.id = self.seq;
+        req.id = self.queue.take_seq();
         if req.user.is_none() {
             req.user = Some(crate::cmd::kubectl::ADMIN_USER.to_string());
             req.groups = crate::cmd::kubectl::ADMIN_GROUPS
@@ -876,20 +574,14 @@ impl World {
 
     /// Queues a locally-noticed message (needs no working link).
     fn local(&mut self, from: Actor, to: Actor, payload: Payload) {
-        self.seq += 1;
-        let seq = self.seq;
-        self.queue.push(Reverse((self.now, seq)));
-        self.pending.insert(
-            seq,
-            Box::new(Envelope {
-                sent: self.now,
-                at: self.now,
-                from,
-                to,
-                payload,
-                local: true,
-            }),
-        );
+        self.queue.push(Envelope {
+            sent: self.now,
+            at: self.now,
+            from,
+            to,
+            payload,
+            local: true,
+        });
     }
 
     /// Cuts a node off from the control plane (both directions).
@@ -964,39 +656,13 @@ impl World {
         i as u32
     }
 
-    /// The apiserver's proxy to a kubelet (`/api/v1/nodes/NODE/proxy`, `pods/log`,
-    /// `pods/exec`): forwards the request to the node's kubelet on port 10250.
-    fn proxy_to_kubelet(&mut self, from: Actor, mut req: crate::node::server::KubeletRequest) {
-        req.client = Some(from);
-        match self.node_index(&req.node) {
-            Some(n) => self.enqueue(
-                0,
-                Actor::ApiServer,
-                Actor::Kubelet(n),
-                Payload::KubeletApi(req),
-            ),
-            None => {
-                let resp = crate::node::server::KubeletResponse {
-                    id: req.id,
-                    client: from,
-                    result: Err(format!("nodes \"{}\" not found", req.node)),
-                };
-                self.enqueue(0, Actor::ApiServer, from, Payload::KubeletApiResp(resp));
-            }
-        }
-    }
-
     /// Starts a terminal process and returns its id.
     pub fn spawn(&mut self, mut p: Process) -> u32 {
         let id = self.next_process;
         self.next_process += 1;
         let me = Actor::Terminal(id);
         let mut out = Vec::new();
-        let mut ctx = Ctx {
-            now: self.now,
-            me,
-            out: &mut out,
-        };
+        let mut ctx = Ctx::new(self.now, me, &mut out);
         p.poll(&mut ctx);
         self.processes.insert(id, p);
         self.flush(me, out);
@@ -1046,11 +712,7 @@ impl World {
             };
             let me = Actor::Runtime(i as u32);
             let mut out = Vec::new();
-            let mut ctx = Ctx {
-                now: self.now,
-                me,
-                out: &mut out,
-            };
+            let mut ctx = Ctx::new(self.now, me, &mut out);
             host.runtime.crash(&mut ctx, &id, code);
             self.flush(me, out);
             return Ok(name);
@@ -1063,13 +725,16 @@ impl World {
 impl World {
     /// Every node's address and podCIDR.
     pub fn node_addresses(&self) -> Vec<crate::proxy::NodeAddress> {
-        self.nodes
-            .iter()
-            .map(|h| crate::proxy::NodeAddress {
-                name: h.config.name.clone(),
-                ip: h.ip.parse().unwrap_or(std::net::Ipv4Addr::UNSPECIFIED),
-                pod_cidr: crate::proxy::Cidr::parse(&h.pod_cidr),
-            })
-            .collect()
+        crate::node::net::node_addresses(&self.nodes)
+    }
+
+    /// Runs `f` as a program on machine `n` (what `ssh` and the terminal's node tools
+    /// do), with nothing but that machine and the network in reach.
+    pub fn on_machine<R>(&mut self, n: u32, f: impl FnOnce(&mut Machine) -> R) -> Option<R> {
+        if n as usize >= self.nodes.len() {
+            return None;
+        }
+        let net = Network::new(self.now, &mut self.nodes, &mut self.net);
+        Some(f(&mut Machine::new(n, net)))
     }
 }

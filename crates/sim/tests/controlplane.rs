@@ -533,13 +533,13 @@ fn the_apiserver_compacts_etcd_every_five_minutes() {
     t.ok("kubectl apply -f nginx.yaml");
     t.settle(5 * 60 + 5);
     assert_eq!(
-        t.w.etcd.store.compact_revision(),
+        t.w.observe().etcd().store.compact_revision(),
         0,
         "the first interval only notes a candidate"
     );
-    let noted = t.w.etcd.store.revision();
+    let noted = t.w.observe().etcd().store.revision();
     t.settle(5 * 60);
-    let compacted = t.w.etcd.store.compact_revision();
+    let compacted = t.w.observe().etcd().store.compact_revision();
     assert!(
         compacted > 0 && compacted <= noted,
         "{compacted} vs {noted}"
@@ -731,7 +731,7 @@ spec:
     );
     t.ok("kubectl apply -f rs.yaml");
     t.settle(10);
-    let api = t.w.apiserver.as_ref().unwrap();
+    let api = t.w.observe().apiserver().unwrap();
     let mut batches: Vec<(u64, usize)> = Vec::new();
     for e in api.audit() {
         if e.verb == kubeloop_sim::api::Verb::Create

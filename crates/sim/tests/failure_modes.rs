@@ -213,7 +213,7 @@ fn etcd_down_then_back_loses_nothing_acknowledged_and_converges() {
         5,
         "{pods:?}"
     );
-    let api = w.apiserver.as_ref().unwrap();
+    let api = w.observe().apiserver().unwrap();
     assert_eq!(api.relists(), 0, "the watch resumed where it stopped");
 }
 
@@ -235,7 +235,7 @@ fn a_watch_below_the_compaction_point_relists_and_misses_nothing() {
         phase: Some("Active".into()),
         ..Default::default()
     });
-    let store = &mut w.etcd.store;
+    let store = w.etcd_store_mut();
     store.txn(
         "/registry/namespaces/written-behind",
         Expect::Absent,
@@ -252,10 +252,10 @@ fn a_watch_below_the_compaction_point_relists_and_misses_nothing() {
     let rev = store.revision();
     store.compact(rev).unwrap();
     w.run_for(10 * SECOND);
-    assert_eq!(w.apiserver.as_ref().unwrap().relists(), 1);
+    assert_eq!(w.observe().apiserver().unwrap().relists(), 1);
     // The controller manager's informers relisted after 410 Gone: the namespace is in
     // their cache and the service-account controller gave it its default account.
-    let cm = w.controller_manager.as_ref().unwrap();
+    let cm = w.observe().controller_manager().unwrap();
     assert!(cm
         .informers()
         .of(Kind::Namespace)

@@ -523,7 +523,7 @@ fn logs_follow_streams_new_lines_until_interrupted() {
         "kubectl exec web -c shell -- wget -qO- http://{ip}/follow-me"
     ));
     t.wait(3);
-    let p = t.w.processes.get_mut(&pid).expect("still running");
+    let p = t.w.terminal(pid).expect("still running");
     let seen = p.take_unread();
     assert!(
         seen.contains("\"GET /follow-me HTTP/1.1\" 404 153 \"-\" \"Wget\" \"-\""),

@@ -246,7 +246,7 @@ fn node_scenarios_are_deterministic() {
         let (w2, b) = runner::run(&sc, None);
         assert_eq!(runner::format_text(&a), runner::format_text(&b), "{name}");
         assert_eq!(w1.log_hash(), w2.log_hash(), "{name}");
-        assert_eq!(w1.net.paths, w2.net.paths, "{name}");
+        assert_eq!(w1.observe().net().paths, w2.observe().net().paths, "{name}");
     }
 }
 

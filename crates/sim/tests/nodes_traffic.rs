@@ -178,7 +178,7 @@ fn session_affinity_keeps_a_client_on_one_pod() {
             first
         );
     }
-    let paths = &w.net.paths;
+    let paths = &w.observe().net().paths;
     let last = paths.back().expect("a recorded walk");
     assert_eq!(last.url, "http://10.96.50.51");
     assert!(

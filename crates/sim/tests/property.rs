@@ -79,9 +79,9 @@ impl Run {
     }
 
     fn exec(&mut self, line: &str, limit: Time) -> Output {
-        let before = self.w.etcd.store.revision();
+        let before = self.w.observe().etcd().store.revision();
         let o = cmd::run(&mut self.w, line, &self.files, limit);
-        let after = self.w.etcd.store.revision();
+        let after = self.w.observe().etcd().store.revision();
         self.log.push(format!(
             "[{}ms] $ {line} → {} {}",
             self.w.now(),
@@ -99,10 +99,10 @@ impl Run {
 
     /// A write command: success must have moved etcd's revision forward.
     fn write(&mut self, line: &str) -> bool {
-        let before = self.w.etcd.store.revision();
+        let before = self.w.observe().etcd().store.revision();
         let o = self.exec(line, 60 * SECOND);
         let ok = o.exit_code == 0 && !o.stdout.contains("unchanged");
-        if ok && self.w.etcd.store.revision() <= before {
+        if ok && self.w.observe().etcd().store.revision() <= before {
             self.fail(&format!("`{line}` succeeded without a new etcd revision"));
         }
         o.exit_code == 0
@@ -315,7 +315,10 @@ fn run_seed(seed: u64) {
             .stdout;
         let d = r.exec("kubectl describe deployments", 60 * SECOND).stdout;
         let mut stale = String::new();
-        if let (Some(cm), Some(api)) = (r.w.controller_manager.as_ref(), r.w.apiserver.as_ref()) {
+        if let (Some(cm), Some(api)) = (
+            r.w.observe().controller_manager(),
+            r.w.observe().apiserver(),
+        ) {
             let inf = cm.informers();
             for (name, i) in [
                 ("deployments", inf.of(Kind::Deployment)),

@@ -379,13 +379,14 @@ fn pause_and_resume_set_the_progressing_condition() {
         progressing(&mut w, &files),
         "Unknown/DeploymentPaused/Deployment is paused"
     );
-    let from = w.etcd.store.revision() + 1;
+    let from = w.observe().etcd().store.revision() + 1;
     run(&mut w, &files, "kubectl rollout resume deployment/web");
     run(&mut w, &files, "kubectl rollout status deployment/web");
     // The Progressing condition's states, from etcd's history of the Deployment.
     let mut reasons: Vec<String> = Vec::new();
     for e in w
-        .etcd
+        .observe()
+        .etcd()
         .store
         .events_since("/registry/deployments/default/web", from)
         .unwrap()

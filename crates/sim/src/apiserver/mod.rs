@@ -9,6 +9,7 @@ pub mod defaults;
 pub mod eviction;
 pub mod field_error;
 pub mod namespace;
+pub mod node_proxy;
 pub mod patch;
 pub mod quantity;
 pub mod quantity_fields;

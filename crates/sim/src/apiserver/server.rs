@@ -10,10 +10,10 @@ use crate::apiserver::watch::{with_rv, WatchCache, Watchers};
 use crate::apiserver::write::{self, WriteOp};
 use crate::cluster::ClusterConfig;
 use crate::etcd::{EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, KeyValue};
+use crate::message::{Actor, Ctx, Payload};
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::time::{Time, MINUTE, SECOND};
-use crate::world::{Actor, Ctx, Payload};
 
 /// How many requests the audit log keeps for the UI.
 const AUDIT_CAPACITY: usize = 2000;
@@ -270,6 +270,8 @@ impl ApiServer {
             Payload::EtcdResp(resp) => self.on_etcd(ctx, resp),
             Payload::EtcdWatch(batch) => self.on_etcd_watch(ctx, batch),
             Payload::ClientGone(client) => self.watchers.remove_client(client),
+            Payload::KubeletApi(req) => self.proxy_to_kubelet(ctx, from, req),
+            Payload::KubeletApiResp(resp) => self.proxy_response(ctx, resp),
             Payload::ConnectionLost => {
                 // etcd went away: the watch is gone; in-flight etcd requests fail.
                 self.etcd_watch = None;

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use crate::api::{ReqId, Status, StatusReason, WatchEvent, WatchEventType};
 use crate::etcd::EtcdEvent;
+use crate::message::{Actor, Ctx, Payload};
 use crate::object::{Kind, Object};
 use crate::selector::{FieldSelector, LabelSelector};
-use crate::world::{Actor, Ctx, Payload};
 
 /// How many events the cache keeps for watches that resume from a resourceVersion.
 pub const HISTORY_CAPACITY: usize = 100_000;

@@ -11,9 +11,10 @@ use serde_json::json;
 
 use crate::api::{ApiRequest, ApiResult, Body, Verb};
 use crate::cluster::ClusterConfig;
+use crate::message::Actor;
 use crate::object::{Kind, Object};
 use crate::process::Process;
-use crate::world::{Actor, World};
+use crate::world::World;
 
 /// A cluster with only the control plane's storage path running: etcd and
 /// kube-apiserver (no nodes, no controllers, no scheduler), so a benchmark measures the
@@ -94,16 +95,18 @@ pub fn run_writes(w: &mut World, total: usize, clients: usize, offset: usize) ->
         let now = w.now();
         ids.push(w.spawn(Process::new("write configmaps", io, Box::pin(task), now)));
     }
-    while ids
-        .iter()
-        .any(|id| w.processes.get(id).is_some_and(|p| !p.is_finished()))
-    {
+    while ids.iter().any(|id| {
+        w.observe()
+            .processes()
+            .get(id)
+            .is_some_and(|p| !p.is_finished())
+    }) {
         if !w.step() {
             break;
         }
     }
     for id in ids {
-        w.processes.remove(&id);
+        w.take_process(id);
     }
     WriteReport {
         acknowledged: acked.get(),
@@ -170,10 +173,10 @@ pub fn load_pods(w: &mut World, n: usize) {
     for i in 0..n {
         let o = sample_pod(i);
         let key = o.key().etcd_key();
-        w.etcd.store.bootstrap_put(&key, o);
+        w.bootstrap_put(&key, o);
     }
     w.start(Actor::ApiServer);
-    while !w.apiserver.as_ref().is_some_and(|a| a.is_ready()) {
+    while !w.observe().apiserver().is_some_and(|a| a.is_ready()) {
         if !w.step() {
             break;
         }
@@ -200,20 +203,25 @@ pub fn list_pods(w: &mut World) -> usize {
     };
     let now = w.now();
     let id = w.spawn(Process::new("list pods", io, Box::pin(task), now));
-    while w.processes.get(&id).is_some_and(|p| !p.is_finished()) {
+    while w
+        .observe()
+        .processes()
+        .get(&id)
+        .is_some_and(|p| !p.is_finished())
+    {
         if !w.step() {
             break;
         }
     }
-    w.processes.remove(&id);
+    w.take_process(id);
     count.get()
 }
 
 /// Objects held per kind by etcd and by the apiserver's watch cache (for a memory row).
 pub fn stored(w: &World) -> BTreeMap<&'static str, usize> {
     let mut m = BTreeMap::new();
-    m.insert("etcd keys", w.etcd.store.len());
-    if let Some(a) = &w.apiserver {
+    m.insert("etcd keys", w.observe().etcd().store.len());
+    if let Some(a) = &w.observe().apiserver() {
         m.insert("cached pods", a.cache().iter(Kind::Pod).count());
     }
     m
@@ -221,11 +229,12 @@ pub fn stored(w: &World) -> BTreeMap<&'static str, usize> {
 
 /// The Arc the watch cache holds for a pod is the one etcd stores (no second copy).
 pub fn cache_shares_etcd_objects(w: &World) -> bool {
-    let Some(api) = &w.apiserver else {
+    let Some(api) = &w.observe().apiserver() else {
         return false;
     };
     api.cache().iter(Kind::Pod).take(10).all(|o| {
-        w.etcd
+        w.observe()
+            .etcd()
             .store
             .get(&o.key().etcd_key())
             .is_some_and(|kv| Arc::ptr_eq(&kv.value, o))

@@ -84,7 +84,12 @@ fn pod(i: usize) -> Pod {
 
 fn bound_pods(w: &World) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for kv in w.etcd.store.range_prefix("/registry/pods/default/") {
+    for kv in w
+        .observe()
+        .etcd()
+        .store
+        .range_prefix("/registry/pods/default/")
+    {
         if let Object::Pod(p) = &*kv.value {
             if let Some(n) = p.spec.as_ref().and_then(|s| s.node_name.clone()) {
                 out.push((p.metadata.name.clone().unwrap_or_default(), n));
@@ -95,7 +100,7 @@ fn bound_pods(w: &World) -> Vec<(String, String)> {
 }
 
 fn count_bound(w: &World) -> usize {
-    w.etcd
+    w.observe().etcd()
         .store
         .range_prefix("/registry/pods/default/")
         .filter(|kv| matches!(&*kv.value, Object::Pod(p) if p.spec.as_ref().is_some_and(|s| s.node_name.is_some())))

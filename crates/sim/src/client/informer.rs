@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use crate::api::{ApiRequest, ApiResponse, ApiResult, ReqId, Verb, WatchEvent, WatchEventType};
 use crate::client::Client;
+use crate::message::Ctx;
 use crate::object::{Kind, Object};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::time::{Time, SECOND};
-use crate::world::Ctx;
 
 /// A change delivered to event handlers.
 #[derive(Clone, Debug)]

@@ -4,8 +4,8 @@
 
 use crate::api::{ApiResponse, WatchEvent};
 use crate::client::{Change, Client, Informer};
+use crate::message::Ctx;
 use crate::object::Kind;
-use crate::world::Ctx;
 
 /// One informer per kind, shared by every loop of a component, in registration order
 /// (the order their lists are sent in).

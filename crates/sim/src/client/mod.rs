@@ -10,7 +10,7 @@ pub mod timers;
 pub mod workqueue;
 
 use crate::api::{ApiRequest, ReqId};
-use crate::world::{Actor, Ctx, Payload};
+use crate::message::{Actor, Ctx, Payload};
 
 pub use informer::{Change, Informer};
 pub use informers::Informers;

@@ -8,9 +8,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::api::{ApiRequest, Body, PatchType, Verb};
 use crate::client::Client;
+use crate::message::Ctx;
 use crate::object::{Kind, Object};
 use crate::time::{k8s_time, Time, EPOCH_UNIX_MS};
-use crate::world::Ctx;
 
 /// `Normal` or `Warning`.
 pub const NORMAL: &str = "Normal";

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::message::Ctx;
 use crate::time::Time;
-use crate::world::Ctx;
 
 /// The timers one actor has set, each tagged with a value of the actor's type `T`.
 ///
@@ -78,7 +78,7 @@ impl<T: Clone> Timers<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::{Actor, Outgoing, Payload};
+    use crate::message::{Actor, Outgoing, Payload};
 
     #[derive(Clone, Debug, PartialEq)]
     enum T {

@@ -18,10 +18,10 @@ use super::{uuid, BootPod};
 use crate::apiserver::admission::{defaulttolerationseconds, priority, serviceaccount, Operation};
 use crate::apiserver::defaults::set_defaults;
 use crate::node::cri::ContainerConfig;
+use crate::node::host::NodeHost;
 use crate::object::Object;
 use crate::rng::Rng;
 use crate::time::k8s_time;
-use crate::world::NodeHost;
 
 /// The CoreDNS image kubeadm installs.
 pub const COREDNS_IMAGE: &str = "registry.k8s.io/coredns/coredns:v1.12.1";

@@ -62,7 +62,7 @@ fn by_prefix<'a>(world: &'a World, n: u32, id: &str) -> Option<&'a Container> {
     if id.is_empty() {
         return None;
     }
-    let rt = &world.nodes[n as usize].runtime;
+    let rt = &world.observe().nodes()[n as usize].runtime;
     let mut m = rt.containers.values().filter(|c| c.id.starts_with(id));
     let first = m.next()?;
     m.next().is_none().then_some(first)
@@ -70,7 +70,7 @@ fn by_prefix<'a>(world: &'a World, n: u32, id: &str) -> Option<&'a Container> {
 
 /// Runs `crictl ARGS` on node `n`.
 pub fn run(world: &World, n: u32, args: &[&str]) -> Output {
-    let host = &world.nodes[n as usize];
+    let host = &world.observe().nodes()[n as usize];
     if !host.runtime_running {
         return fail(1, "E0101 00:00:00.000000    4242 log.go:32] \"ListContainers with filter from runtime service failed\" err=\"rpc error: code = Unavailable desc = connection error: desc = \\\"transport: Error while dialing: dial unix /run/containerd/containerd.sock: connect: connection refused\\\"\"\nFATA[0000] listing containers: rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /run/containerd/containerd.sock: connect: connection refused\" \n".into());
     }
@@ -188,7 +188,7 @@ pub fn run(world: &World, n: u32, args: &[&str]) -> Output {
 }
 
 fn inspect(world: &World, n: u32, c: &Container) -> String {
-    let rt = &world.nodes[n as usize].runtime;
+    let rt = &world.observe().nodes()[n as usize].runtime;
     let sb = rt.sandboxes.get(&c.sandbox);
     let state = match c.state {
         ContainerState::Running => "CONTAINER_RUNNING",

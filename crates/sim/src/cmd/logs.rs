@@ -5,7 +5,7 @@ use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
 
 use crate::api::{ApiRequest, ApiResult, Verb};
 use crate::cmd::kubectl::Kubectl;
-use crate::node::server::{KubeletCall, KubeletReply, APISERVER_DOWN};
+use crate::node::kubelet_api::{KubeletCall, KubeletReply, APISERVER_DOWN};
 use crate::object::{Kind, Object};
 use crate::selector::LabelSelector;
 use crate::time::SECOND;

@@ -172,8 +172,13 @@ pub fn run_within(
         Started::Running(id) => {
             let deadline = world.now() + limit;
             loop {
-                if let Some(o) = world.processes.get(&id).and_then(|p| p.output()) {
-                    world.processes.remove(&id);
+                if let Some(o) = world
+                    .observe()
+                    .processes()
+                    .get(&id)
+                    .and_then(|p| p.output())
+                {
+                    world.take_process(id);
                     return o;
                 }
                 let spent = world.delivered() - before;
@@ -182,7 +187,7 @@ pub fn run_within(
                         world.step();
                     }
                     Some(t) if t <= deadline => {
-                        let mut p = world.processes.remove(&id).expect("process");
+                        let mut p = world.take_process(id).expect("process");
                         p.interrupt();
                         let mut o = p.output().unwrap_or_default();
                         o.stderr.push_str(&format!(
@@ -193,7 +198,7 @@ pub fn run_within(
                     }
                     _ => {
                         world.run_until(deadline);
-                        let mut p = world.processes.remove(&id).expect("process");
+                        let mut p = world.take_process(id).expect("process");
                         p.interrupt();
                         return p.output().unwrap_or_default();
                     }

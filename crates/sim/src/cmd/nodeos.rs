@@ -3,11 +3,12 @@
 //! `systemctl status`.
 
 use crate::cmd::ssh::{fail, out};
+use crate::message::Actor;
 use crate::node::cri::ContainerState;
 use crate::node::journal::{syslog_time, Unit};
 use crate::process::Output;
 use crate::time::{Time, EPOCH_UNIX_MS};
-use crate::world::{Actor, World};
+use crate::world::World;
 
 fn gateway(cidr: &str) -> String {
     cidr.split('/')
@@ -29,7 +30,7 @@ fn broadcast(cidr: &str) -> String {
 
 /// `ip addr`.
 pub fn ip_addr(world: &World, n: u32) -> String {
-    let host = &world.nodes[n as usize];
+    let host = &world.observe().nodes()[n as usize];
     format!(
         "1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN group default qlen 1000\n    inet 127.0.0.1/8 scope host lo\n2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP group default\n    inet {}/16 brd 172.18.255.255 scope global eth0\n3: cni0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP group default qlen 1000\n    inet {}/24 brd {} scope global cni0\n",
         host.ip,
@@ -41,7 +42,7 @@ pub fn ip_addr(world: &World, n: u32) -> String {
 /// `ip route`: the default route, this node's podCIDR on the bridge, every other node's
 /// podCIDR via that node's InternalIP, and the node network.
 pub fn ip_route(world: &World, n: u32) -> String {
-    let host = &world.nodes[n as usize];
+    let host = &world.observe().nodes()[n as usize];
     let mut routes: Vec<(u32, String)> = Vec::new();
     let key = |cidr: &str| -> u32 {
         cidr.split('/')
@@ -57,7 +58,7 @@ pub fn ip_route(world: &World, n: u32) -> String {
             gateway(&host.pod_cidr)
         ),
     ));
-    for (i, other) in world.nodes.iter().enumerate() {
+    for (i, other) in world.observe().nodes().iter().enumerate() {
         if i as u32 == n {
             continue;
         }
@@ -109,7 +110,7 @@ pub fn journalctl(world: &World, n: u32, args: &[&str]) -> Output {
         }
         i += 1;
     }
-    let os = &world.nodes[n as usize].os;
+    let os = &world.observe().nodes()[n as usize].os;
     match unit {
         None => {
             // Everything, in time order.
@@ -156,7 +157,7 @@ fn hhmm(t: Time) -> String {
 /// `ps aux`: systemd, journald, containerd, kubelet, kube-proxy, then per pod its
 /// containerd-shim, pause and container processes.
 pub fn ps(world: &World, n: u32, args: &[&str]) -> Output {
-    let host = &world.nodes[n as usize];
+    let host = &world.observe().nodes()[n as usize];
     let now = world.now();
     let mem_total: u64 = host
         .config
@@ -286,7 +287,7 @@ pub fn ps(world: &World, n: u32, args: &[&str]) -> Output {
 /// `mount`: the node's filesystems, containerd's rootfs and shm mounts, and what the
 /// kubelet mounted for pod volumes.
 pub fn mount(world: &World, n: u32) -> String {
-    let host = &world.nodes[n as usize];
+    let host = &world.observe().nodes()[n as usize];
     let mut s = String::from("overlay on / type overlay (rw,relatime,lowerdir=/var/lib/docker/overlay2/l/ABCD:/var/lib/docker/overlay2/l/EFGH,upperdir=/var/lib/docker/overlay2/0a1b/diff,workdir=/var/lib/docker/overlay2/0a1b/work)\nproc on /proc type proc (rw,nosuid,nodev,noexec,relatime)\ntmpfs on /dev type tmpfs (rw,nosuid,size=65536k,mode=755)\nsysfs on /sys type sysfs (ro,nosuid,nodev,noexec,relatime)\ncgroup on /sys/fs/cgroup type cgroup2 (rw,nosuid,nodev,noexec,relatime)\n/dev/sda1 on /var type ext4 (rw,relatime)\n/dev/sda1 on /etc/hosts type ext4 (rw,relatime)\ntmpfs on /run type tmpfs (rw,nosuid,nodev,size=4096k)\n");
     let rt = &host.runtime;
     let mut sbs: Vec<_> = rt.sandboxes.values().filter(|s| s.ready).collect();
@@ -315,7 +316,7 @@ pub fn mount(world: &World, n: u32) -> String {
 
 /// `ls PATH` for the kubelet's directories.
 pub fn ls(world: &World, n: u32, args: &[&str]) -> Output {
-    let host = &world.nodes[n as usize];
+    let host = &world.observe().nodes()[n as usize];
     let path = args
         .iter()
         .find(|a| !a.starts_with('-'))
@@ -387,7 +388,7 @@ pub fn ls(world: &World, n: u32, args: &[&str]) -> Output {
 
 /// `systemctl status UNIT` with the unit's last journal lines.
 pub fn status(world: &World, n: u32, a: Actor, u: Unit) -> Output {
-    let host = &world.nodes[n as usize];
+    let host = &world.observe().nodes()[n as usize];
     let running = world.is_running(a);
     let name = u.name();
     let desc = match u {

@@ -3,9 +3,10 @@
 
 use crate::cluster::NodeConfig;
 use crate::envelope;
+use crate::message::Actor;
 use crate::process::Output;
 use crate::time::{format_duration, parse_duration};
-use crate::world::{Actor, World};
+use crate::world::World;
 
 fn ok(s: String) -> Output {
     Output {
@@ -233,7 +234,7 @@ fn add_node(world: &mut World, args: &[String]) -> Output {
             crate::apiserver::field_error::invalid_message("Node", "", name, &errs)
         ));
     }
-    if world.nodes.len() >= crate::envelope::MAX_NODES as usize {
+    if world.observe().nodes().len() >= crate::envelope::MAX_NODES as usize {
         return err(format!(
             "the cluster already has {} nodes, the most kubeloop simulates",
             crate::envelope::MAX_NODES

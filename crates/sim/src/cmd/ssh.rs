@@ -1,11 +1,12 @@
 //! `ssh NODE CMD`: a shell on a machine — crictl, ps, ip, mount, ls, journalctl,
 //! systemctl, curl, iptables-save, ipvsadm — with simple `| grep/head/tail/wc` pipes.
 
+use crate::message::Actor;
 use crate::node::journal::Unit;
 use crate::node::net::Source;
 use crate::process::{Output, Process};
 use crate::time::Time;
-use crate::world::{Actor, World};
+use crate::world::World;
 
 pub(crate) fn out(s: String) -> Output {
     Output {
@@ -50,7 +51,7 @@ pub fn run(world: &mut World, args: &[String]) -> (Output, Time) {
             0,
         );
     };
-    if !world.nodes[n as usize].powered {
+    if !world.observe().nodes()[n as usize].powered {
         return (
             fail(
                 255,
@@ -140,7 +141,7 @@ fn command(world: &mut World, n: u32, cmd: &[&str]) -> (Output, Time) {
         ["sudo", rest @ ..] => rest,
         c => c,
     };
-    let node = world.nodes[n as usize].config.name.clone();
+    let node = world.observe().nodes()[n as usize].config.name.clone();
     let o = match cmd {
         [] => fail(
             1,
@@ -177,7 +178,9 @@ fn command(world: &mut World, n: u32, cmd: &[&str]) -> (Output, Time) {
         ["curl", rest @ ..] => {
             let src = node_source(world, n, "curl/7.88.1");
             let args: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
-            let r = crate::node::curl::curl(world, &src, &args);
+            let r = world
+                .on_machine(n, |m| crate::node::curl::curl(m.net(), &src, &args))
+                .unwrap_or_default();
             return (
                 Output {
                     exit_code: r.code,
@@ -199,7 +202,7 @@ fn command(world: &mut World, n: u32, cmd: &[&str]) -> (Output, Time) {
 fn node_source(world: &World, n: u32, agent: &str) -> Source {
     Source {
         node: n,
-        ip: world.nodes[n as usize]
+        ip: world.observe().nodes()[n as usize]
             .ip
             .parse()
             .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED),
@@ -280,7 +283,7 @@ fn table(o: Output, t: &str) -> Output {
 
 /// `iptables-save` / `ipvsadm -Ln`: the rules kube-proxy last wrote into this kernel.
 fn rules(world: &World, n: u32, ipvs: bool) -> Output {
-    let host = &world.nodes[n as usize];
+    let host = &world.observe().nodes()[n as usize];
     let nodes = world.node_addresses();
     let state = host.rules.clone().unwrap_or_default();
     let mode = if host.rules.is_some() {

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::Node;
 use crate::api::{ApiRequest, ApiResult, Verb};
 use crate::cmd::kubectl::Kubectl;
 use crate::kubectl::tabwriter::{TabConfig, TabWriter};
-use crate::node::server::{KubeletCall, KubeletReply, PodUsage, Summary};
+use crate::node::kubelet_api::{KubeletCall, KubeletReply, PodUsage, Summary};
 use crate::object::{Kind, Object};
 use crate::selector::LabelSelector;
 

@@ -20,10 +20,12 @@ pub use crate::controllers::hpa_scale::{
 };
 use crate::controllers::util::{key_of, split_key};
 use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
-use crate::node::server::{KubeletCall, KubeletReply, KubeletRequest, KubeletResponse, SCRAPE};
+use crate::message::{Actor, Payload};
+use crate::node::kubelet_api::{
+    KubeletCall, KubeletReply, KubeletRequest, KubeletResponse, SCRAPE,
+};
 use crate::object::{Kind, Object};
 use crate::time::{k8s_time, Time, SECOND};
-use crate::world::{Actor, Payload};
 
 /// `--horizontal-pod-autoscaler-sync-period`.
 pub const SYNC_PERIOD: Time = 15 * SECOND;

@@ -13,10 +13,10 @@ use super::hpa_calc::{resource_replicas, stabilize, with_rules, PodMetric, Stamp
 use crate::api::{Body, Subresource, Verb};
 use crate::controllers::testing::Fixture;
 use crate::controllers::Action;
-use crate::node::server::{ContainerUsage, KubeletReply, KubeletResponse, PodUsage, Summary};
+use crate::message::Actor;
+use crate::node::kubelet_api::{ContainerUsage, KubeletReply, KubeletResponse, PodUsage, Summary};
 use crate::object::{Kind, Object};
 use crate::time::{k8s_time, MINUTE, SECOND};
-use crate::world::Actor;
 
 const NOW: u64 = 1_000_000;
 

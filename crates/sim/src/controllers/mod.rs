@@ -42,10 +42,10 @@ pub mod volume;
 use crate::api::ApiResponse;
 use crate::client::{Change, Client, Pending, Recorder, Timers, WorkQueue};
 use crate::cluster::ClusterConfig;
+use crate::message::{Ctx, Payload};
 use crate::object::Kind;
 use crate::rng::Rng;
 use crate::time::Time;
-use crate::world::{Ctx, Payload};
 
 pub use crate::client::Informers;
 pub use runtime::{Action, Controller, Env, SyncError, SyncResult};

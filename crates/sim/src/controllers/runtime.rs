@@ -4,10 +4,10 @@
 
 use crate::api::{ApiRequest, ApiResponse, ReqId};
 use crate::client::{Change, Client, Informers, Pending, Recorder, WorkQueue};
+use crate::message::Ctx;
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::time::Time;
-use crate::world::Ctx;
 
 /// What a successful sync asks for next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,7 +142,7 @@ pub trait Controller {
     /// An answer from a node's kubelet API (the metrics scrapes the HPA controller sends).
     fn on_kubelet(
         &mut self,
-        _resp: &crate::node::server::KubeletResponse,
+        _resp: &crate::node::kubelet_api::KubeletResponse,
         _env: &mut Env,
         _inf: &Informers,
     ) {

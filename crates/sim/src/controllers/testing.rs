@@ -6,10 +6,10 @@ use std::sync::Arc;
 use crate::api::{ApiRequest, ApiResponse, ApiResult, Body, ReqId, Status};
 use crate::client::{Change, Client, Informers, Pending, Recorder, WorkQueue};
 use crate::controllers::{Controller, Env, SyncResult};
+use crate::message::{Actor, Ctx, Outgoing, Payload};
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::time::{k8s_time, Time};
-use crate::world::{Actor, Ctx, Outgoing, Payload};
 
 /// One controller's world: its informers, its queue and what it sent.
 pub struct Fixture {
@@ -160,7 +160,7 @@ impl Fixture {
     pub fn kubelet(
         &mut self,
         ctrl: &mut dyn Controller,
-        resp: crate::node::server::KubeletResponse,
+        resp: crate::node::kubelet_api::KubeletResponse,
     ) {
         self.with_env(ctrl, |c, env, inf| c.on_kubelet(&resp, env, inf));
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::{
     EtcdEvent, EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, KeyValue, Store,
 };
-use crate::world::{Actor, Ctx, Payload};
+use crate::message::{Actor, Ctx, Payload};
 
 /// bbolt's page size: the database file grows in whole pages.
 const PAGE: u64 = 4096;

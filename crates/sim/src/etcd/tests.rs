@@ -196,7 +196,7 @@ fn limited_ranges_count_everything_and_clone_only_the_limit() {
 
 #[test]
 fn the_actor_cancels_a_watch_below_the_compaction_point() {
-    use crate::world::{Actor, Ctx, Payload};
+    use crate::message::{Actor, Ctx, Payload};
     let mut e = Etcd::default();
     for i in 0..5 {
         e.store.bootstrap_put(

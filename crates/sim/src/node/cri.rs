@@ -199,6 +199,10 @@ pub enum CriOp {
         /// Pod UID.
         uid: String,
     },
+    /// A kubelet API call the kubelet hands to the runtime of its machine: a container's
+    /// log (the files containerd writes), `Exec` (its streaming server runs the command
+    /// in the container), or `ListContainerStats`.
+    Node(crate::node::kubelet_api::KubeletCall),
 }
 
 /// A CRI request.
@@ -225,6 +229,15 @@ impl CriRequest {
             CriOp::StopContainer { .. } => "StopContainer".into(),
             CriOp::RemoveContainer { .. } => "RemoveContainer".into(),
             CriOp::PodStatus { .. } => "PodSandboxStatus".into(),
+            CriOp::Node(call) => match call {
+                crate::node::kubelet_api::KubeletCall::Logs { container, .. } => {
+                    format!("ReadLogs {container}")
+                }
+                crate::node::kubelet_api::KubeletCall::Exec { container, .. } => {
+                    format!("Exec {container}")
+                }
+                crate::node::kubelet_api::KubeletCall::Stats => "ListContainerStats".into(),
+            },
         }
     }
 }
@@ -265,6 +278,8 @@ pub enum CriResult {
         /// Containers of those sandboxes.
         containers: Vec<Container>,
     },
+    /// The answer to a kubelet API call ([`CriOp::Node`]).
+    Node(crate::node::kubelet_api::KubeletReply),
     /// An unsolicited event (evented PLEG): a container of this pod changed state.
     ContainerEvent {
         /// Pod UID.

@@ -4,41 +4,10 @@
 use std::net::Ipv4Addr;
 
 use crate::node::http::Response;
-use crate::node::net::{self, Fetch, Source, DNS_TIMEOUT, SYN_TIMEOUT};
+use crate::node::net::{self, Fetch, Network, Source, DNS_TIMEOUT, SYN_TIMEOUT};
 use crate::time::{Time, EPOCH_UNIX_MS, SECOND};
-use crate::world::World;
 
-/// What a command printed, its exit code, and how long it took.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RunResult {
-    /// Standard output.
-    pub stdout: String,
-    /// Standard error.
-    pub stderr: String,
-    /// Exit code.
-    pub code: i32,
-    /// Virtual time the command took.
-    pub elapsed: Time,
-}
-
-impl RunResult {
-    /// A result printing `stdout`.
-    pub fn out(s: impl Into<String>) -> RunResult {
-        RunResult {
-            stdout: s.into(),
-            ..RunResult::default()
-        }
-    }
-
-    /// A failure printing `stderr` with `code`.
-    pub fn err(code: i32, s: impl Into<String>) -> RunResult {
-        RunResult {
-            stderr: s.into(),
-            code,
-            ..RunResult::default()
-        }
-    }
-}
+pub use crate::node::kubelet_api::RunResult;
 
 /// A parsed URL.
 struct Url {
@@ -116,7 +85,7 @@ fn meter(bytes: usize) -> String {
 }
 
 /// Runs `curl ARGS` from `src`.
-pub fn curl(world: &mut World, src: &Source, args: &[String]) -> RunResult {
+pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
     let mut silent = false;
     let mut show_error = false;
     let mut head = false;
@@ -212,7 +181,7 @@ pub fn curl(world: &mut World, src: &Source, args: &[String]) -> RunResult {
         code,
         elapsed,
     };
-    let (ip, dns) = net::resolve(world, src, &u.host);
+    let (ip, dns) = net::resolve(net, src, &u.host);
     let ip = match ip {
         Ok(ip) => ip,
         Err(Fetch::Timeout) => {
@@ -229,8 +198,8 @@ pub fn curl(world: &mut World, src: &Source, args: &[String]) -> RunResult {
     if verbose {
         err.push_str(&format!("*   Trying {ip}:{}...\n", u.port));
     }
-    let fetch = net::get(world, src, &u.host, ip, u.port, &u.path, &raw, dns);
-    let now = world.now();
+    let fetch = net::get(net, src, &u.host, ip, u.port, &u.path, &raw, dns);
+    let now = net.now;
     match fetch {
         Fetch::Refused => fail_line(
             7,
@@ -290,7 +259,7 @@ pub fn curl(world: &mut World, src: &Source, args: &[String]) -> RunResult {
                     1,
                 );
             }
-            let server = server_header(world, &response);
+            let server = server_header(&response);
             if head || include {
                 out.push_str(&headers(&response, &server, now));
             }
@@ -316,7 +285,7 @@ pub fn curl(world: &mut World, src: &Source, args: &[String]) -> RunResult {
     }
 }
 
-fn server_header(_world: &World, r: &Response) -> String {
+fn server_header(r: &Response) -> String {
     if r.body.contains("nginx") {
         return format!("nginx/{}", crate::node::logs::nginx_version("1.27"));
     }
@@ -327,7 +296,7 @@ fn server_header(_world: &World, r: &Response) -> String {
 }
 
 /// Runs busybox `wget ARGS` from `src` (`wget -qO- URL`).
-pub fn wget(world: &mut World, src: &Source, args: &[String]) -> RunResult {
+pub fn wget(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
     let mut quiet = false;
     let mut to_stdout = false;
     let mut timeout: Option<Time> = None;
@@ -370,7 +339,7 @@ pub fn wget(world: &mut World, src: &Source, args: &[String]) -> RunResult {
     let Some(u) = parse_url(&raw) else {
         return RunResult::err(1, format!("wget: not an http or ftp url: {raw}\n"));
     };
-    let (ip, dns) = net::resolve(world, src, &u.host);
+    let (ip, dns) = net::resolve(net, src, &u.host);
     let ip: Ipv4Addr = match ip {
         Ok(ip) => ip,
         Err(Fetch::Timeout) => {
@@ -388,7 +357,7 @@ pub fn wget(world: &mut World, src: &Source, args: &[String]) -> RunResult {
     } else {
         format!("Connecting to {} ({ip}:{})\n", u.host, u.port)
     };
-    match net::get(world, src, &u.host, ip, u.port, &u.path, &raw, dns) {
+    match net::get(net, src, &u.host, ip, u.port, &u.path, &raw, dns) {
         Fetch::Answered { response, .. } if response.status < 400 => {
             if !quiet {
                 err.push_str(&format!("writing to stdout\n-                    100% |********************************|   {}  0:00:00 ETA\nwritten to stdout\n", response.body.len()));

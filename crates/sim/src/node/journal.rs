@@ -133,6 +133,8 @@ pub struct NodeOs {
     pub mounts: BTreeMap<String, Mount>,
     /// Directories kubelet created (for `ls`), by path.
     pub dirs: BTreeMap<String, u32>,
+    /// Files kubelet wrote (a ConfigMap or Secret volume's keys), by path.
+    pub files: BTreeMap<String, String>,
     /// When the machine last booted.
     pub booted_at: Time,
 }
@@ -147,6 +149,7 @@ impl NodeOs {
             next_pid: 96,
             mounts: BTreeMap::new(),
             dirs: BTreeMap::new(),
+            files: BTreeMap::new(),
             booted_at: 0,
         };
         os.started(Unit::Containerd);
@@ -184,13 +187,30 @@ impl NodeOs {
             OsOp::Mkdir(p) => {
                 self.dirs.insert(p, 0);
             }
+            OsOp::WriteFile { path, content } => {
+                self.files.insert(path, content);
+            }
             OsOp::RemovePod(uid) => {
                 let prefix = format!("/var/lib/kubelet/pods/{uid}/");
                 self.mounts
                     .retain(|_, m| m.pod_uid != uid && !m.target.starts_with(&prefix));
                 self.dirs.retain(|d, _| !d.starts_with(&prefix));
+                self.files.retain(|f, _| !f.starts_with(&prefix));
             }
         }
+    }
+
+    /// The names directly under directory `dir` among the files written, sorted.
+    pub fn dir_entries(&self, dir: &str) -> Vec<String> {
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        let mut names: Vec<String> = self
+            .files
+            .range(prefix.clone()..)
+            .take_while(|(p, _)| p.starts_with(&prefix))
+            .filter_map(|(p, _)| p[prefix.len()..].split('/').next().map(String::from))
+            .collect();
+        names.dedup();
+        names
     }
 
     /// The current PID of a unit.

@@ -8,10 +8,10 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 
 use crate::client::{Client, Informers, Timers};
 use crate::cluster::{ClusterConfig, ProxyMode};
+use crate::message::{Actor, Ctx, Payload};
 use crate::node::journal::{Level, LogLine};
 use crate::object::{Kind, Object};
 use crate::time::{Time, SECOND};
-use crate::world::{Actor, Ctx, Payload};
 
 /// `minSyncPeriod`.
 pub const MIN_SYNC_PERIOD: Time = SECOND;

@@ -6,10 +6,7 @@
 //! for real, through DNS and the node's Service rules; to keep the event count sane it
 //! sends [`WALKS_PER_TICK`] of them each second, each standing for its share of the rate.
 
-use crate::node::net::Source;
-use crate::node::server::SCRAPE;
 use crate::time::{Time, SECOND};
-use crate::world::{Actor, Payload, World};
 
 /// How often a load loop sends its batch.
 pub const LOAD_TICK: Time = SECOND;
@@ -53,68 +50,4 @@ pub fn parse_loop(cmdline: &str) -> Option<(String, Time)> {
         }
     }
     Some((url.trim_matches(['"', '\'']).to_string(), sleep_ms + 1))
-}
-
-/// Counts a request answered by `pod` (`namespace/name`).
-pub fn count(world: &mut World, pod: &str) {
-    let window = world.now() / SCRAPE * SCRAPE;
-    let net = &mut world.net;
-    if window > net.served_window {
-        net.served.retain(|(_, w), _| *w + SCRAPE >= window);
-        net.served_window = window;
-    }
-    *net.served.entry((pod.to_string(), window)).or_insert(0) += net.weight;
-}
-
-/// CPU (millicores) the requests `pod` answered in the window before `at` cost a
-/// container with this per-request cost.
-pub fn cpu_m(world: &World, pod: &str, at: Time, cost_us: u64) -> u64 {
-    if cost_us == 0 || at < SCRAPE {
-        return 0;
-    }
-    let n = world
-        .net
-        .served
-        .get(&(pod.to_string(), at - SCRAPE))
-        .copied()
-        .unwrap_or(0);
-    n * cost_us / SCRAPE
-}
-
-/// One batch of a load loop: the container's requests of the last second.
-pub fn tick(world: &mut World, n: u32, token: u64) {
-    let Some(host) = world.nodes.get(n as usize) else {
-        return;
-    };
-    let rt = &host.runtime;
-    let running = rt
-        .load_timers
-        .get(&token)
-        .and_then(|id| rt.containers.get(id))
-        .filter(|c| c.state == crate::node::cri::ContainerState::Running);
-    let Some(c) = running else {
-        world.nodes[n as usize].runtime.load_timers.remove(&token);
-        return;
-    };
-    let Some((url, period)) = c.behaviour.load.clone() else {
-        return;
-    };
-    let Some(sb) = rt.sandboxes.get(&c.sandbox) else {
-        return;
-    };
-    let src = Source {
-        node: n,
-        ip: sb.ip.parse().unwrap_or(std::net::Ipv4Addr::UNSPECIFIED),
-        pod: Some((sb.namespace.clone(), sb.name.clone())),
-        agent: "Wget".into(),
-    };
-    let rate = (LOAD_TICK / period.max(1)).max(1);
-    let walks = rate.min(WALKS_PER_TICK);
-    world.net.weight = rate / walks;
-    let args: Vec<String> = vec!["-q".into(), "-O-".into(), url];
-    for _ in 0..walks {
-        crate::node::curl::wget(world, &src, &args);
-    }
-    world.net.weight = 1;
-    world.enqueue_timer(LOAD_TICK, Actor::Runtime(n), Payload::Timer(token));
 }

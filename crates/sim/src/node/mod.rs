@@ -4,16 +4,21 @@
 
 pub mod backoff;
 pub mod behavior;
+pub mod containerd;
 pub mod cri;
 pub mod curl;
 pub mod env;
+pub mod host;
 pub mod http;
 pub mod images;
 pub mod journal;
 pub mod kube_proxy;
 pub mod kubelet;
+pub mod kubelet_api;
 pub mod load;
+pub mod load_loop;
 pub mod logs;
+pub mod machine;
 pub mod net;
 pub mod pi;
 pub mod podstatus;

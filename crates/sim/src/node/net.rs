@@ -7,14 +7,15 @@ use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 
 use crate::node::behavior::Proto;
+use crate::node::host::{reachable, NodeHost};
 use crate::node::http::{self, Request, Response};
+use crate::node::kubelet_api::SCRAPE;
 use crate::node::logs;
 use crate::proxy::model::Protocol;
 use crate::proxy::traffic::{self, AffinityTable, Hop, Outcome, Packet};
 use crate::proxy::{Cidr, ProxyInput, ProxyOptions};
 use crate::rng::Rng;
 use crate::time::{Time, SECOND};
-use crate::world::World;
 
 /// The cluster DNS Service address (`kube-dns`).
 pub const CLUSTER_DNS: &str = "10.96.0.10";
@@ -44,6 +45,31 @@ pub struct NetState {
 }
 
 impl NetState {
+    /// Counts a request answered by `pod` (`namespace/name`) at `now`, in its metrics
+    /// window (see [`crate::node::load`]).
+    pub fn count(&mut self, now: Time, pod: &str) {
+        let window = now / SCRAPE * SCRAPE;
+        if window > self.served_window {
+            self.served.retain(|(_, w), _| *w + SCRAPE >= window);
+            self.served_window = window;
+        }
+        *self.served.entry((pod.to_string(), window)).or_insert(0) += self.weight;
+    }
+
+    /// CPU (millicores) the requests `pod` answered in the window before `at` cost a
+    /// container with this per-request cost.
+    pub fn cpu_m(&self, pod: &str, at: Time, cost_us: u64) -> u64 {
+        if cost_us == 0 || at < SCRAPE {
+            return 0;
+        }
+        let n = self
+            .served
+            .get(&(pod.to_string(), at - SCRAPE))
+            .copied()
+            .unwrap_or(0);
+        n * cost_us / SCRAPE
+    }
+
     /// A fresh network for a world seeded with `seed`.
     pub fn new(seed: u64) -> NetState {
         NetState {
@@ -55,6 +81,66 @@ impl NetState {
             weight: 1,
         }
     }
+}
+
+/// The network as programs on the machines use it: every machine's addresses, rules and
+/// listening containers, and the state kept between connections. Built for one call by
+/// whoever owns the machines; it knows nothing else of the cluster.
+pub struct Network<'a> {
+    /// Current virtual time.
+    pub now: Time,
+    hosts: &'a mut [NodeHost],
+    state: &'a mut NetState,
+}
+
+impl<'a> Network<'a> {
+    /// The network over `hosts` at `now`.
+    pub fn new(now: Time, hosts: &'a mut [NodeHost], state: &'a mut NetState) -> Network<'a> {
+        Network { now, hosts, state }
+    }
+
+    /// The machines, read-only (a program may look at a machine's own state through
+    /// [`crate::node::machine::Machine`]; the network reads addresses and servers).
+    pub(crate) fn hosts(&self) -> &[NodeHost] {
+        self.hosts
+    }
+
+    /// Machine `n`, to change its own state.
+    pub(crate) fn host_mut(&mut self, n: u32) -> Option<&mut NodeHost> {
+        self.hosts.get_mut(n as usize)
+    }
+
+    /// The state kept between connections, read-only.
+    pub(crate) fn state_ref(&self) -> &NetState {
+        self.state
+    }
+
+    /// The state kept between connections.
+    pub(crate) fn state(&mut self) -> &mut NetState {
+        self.state
+    }
+
+    /// Every node's address and podCIDR.
+    pub fn node_addresses(&self) -> Vec<crate::proxy::NodeAddress> {
+        node_addresses(self.hosts)
+    }
+
+    /// Counts a request answered by `pod` (`namespace/name`), for the metrics.
+    pub fn count(&mut self, pod: &str) {
+        self.state.count(self.now, pod);
+    }
+}
+
+/// Every node's address and podCIDR.
+pub fn node_addresses(hosts: &[NodeHost]) -> Vec<crate::proxy::NodeAddress> {
+    hosts
+        .iter()
+        .map(|h| crate::proxy::NodeAddress {
+            name: h.config.name.clone(),
+            ip: h.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED),
+            pod_cidr: Cidr::parse(&h.pod_cidr),
+        })
+        .collect()
 }
 
 /// One request's journey, for the page to draw.
@@ -117,12 +203,12 @@ pub enum Fetch {
 }
 
 fn input<'a>(
-    world: &'a World,
+    net: &'a Network,
     n: u32,
     nodes: &'a [crate::proxy::NodeAddress],
     state: &'a crate::node::kube_proxy::RulesState,
 ) -> ProxyInput<'a> {
-    let host = &world.nodes[n as usize];
+    let host = &net.hosts[n as usize];
     ProxyInput {
         node_name: host.config.name.clone(),
         node_ip: host.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED),
@@ -132,22 +218,22 @@ fn input<'a>(
         slices: &state.slices,
         nodes,
         mode: state.mode,
-        now: world.now(),
+        now: net.now,
         options: ProxyOptions::default(),
     }
 }
 
 /// Where a packet from `src` to `dst:port` ends up after the source node's rules.
 fn walk(
-    world: &mut World,
+    net: &mut Network,
     src: &Source,
     dst: Ipv4Addr,
     port: u16,
     proto: Protocol,
 ) -> (Vec<Hop>, Outcome) {
     let n = src.node;
-    let nodes = world.node_addresses();
-    let Some(host) = world.nodes.get(n as usize) else {
+    let nodes = net.node_addresses();
+    let Some(host) = net.hosts.get(n as usize) else {
         return (
             Vec::new(),
             Outcome::NotAService {
@@ -163,45 +249,33 @@ fn walk(
         dst_port: port,
         protocol: proto,
     };
-    let mut rng = std::mem::replace(&mut world.net.rng, Rng::new(0));
-    let mut aff = std::mem::take(&mut world.net.affinity);
+    let mut rng = std::mem::replace(&mut net.state.rng, Rng::new(0));
+    let mut aff = std::mem::take(&mut net.state.affinity);
     let r = {
-        let inp = input(world, n, &nodes, &state);
+        let inp = input(net, n, &nodes, &state);
         traffic::route(&inp, &packet, &mut rng, &mut aff)
     };
-    world.net.rng = rng;
-    world.net.affinity = aff;
+    net.state.rng = rng;
+    net.state.affinity = aff;
     (r.hops, r.outcome)
 }
 
 /// A reachable machine index holding `ip` (pod network or node address), from `from`.
-fn locate(world: &World, from: u32, ip: Ipv4Addr) -> Result<Option<u32>, Fetch> {
-    for (i, h) in world.nodes.iter().enumerate() {
-        let owns =
-            Cidr::parse(&h.pod_cidr).is_some_and(|c| c.contains(ip)) || h.ip == ip.to_string();
-        if owns {
-            let i = i as u32;
-            let cut = !h.powered
-                || (i != from
-                    && (h.partitioned
-                        || world
-                            .nodes
-                            .get(from as usize)
-                            .is_some_and(|f| f.partitioned)));
-            return if cut {
-                Err(Fetch::Timeout)
-            } else {
-                Ok(Some(i))
-            };
-        }
+fn locate(net: &Network, from: u32, ip: Ipv4Addr) -> Result<Option<u32>, Fetch> {
+    let owner = net.hosts.iter().position(|h| {
+        Cidr::parse(&h.pod_cidr).is_some_and(|c| c.contains(ip)) || h.ip == ip.to_string()
+    });
+    match owner.map(|i| i as u32) {
+        Some(i) if reachable(net.hosts, from, i) => Ok(Some(i)),
+        Some(_) => Err(Fetch::Timeout),
+        None => Ok(None),
     }
-    Ok(None)
 }
 
 /// Resolves `name` as the pod's resolver would (search path, ndots:5) through the
 /// `kube-dns` Service. Nodes use the host's resolver, which knows no cluster names.
 pub fn resolve(
-    world: &mut World,
+    net: &mut Network,
     src: &Source,
     name: &str,
 ) -> (Result<Ipv4Addr, Fetch>, Option<DnsAnswer>) {
@@ -212,9 +286,9 @@ pub fn resolve(
         return (Ok(Ipv4Addr::LOCALHOST), None);
     }
     let Some((ns, _)) = src.pod.clone() else {
-        if name == world.nodes[src.node as usize].config.name {
+        if name == net.hosts[src.node as usize].config.name {
             return (
-                world.nodes[src.node as usize]
+                net.hosts[src.node as usize]
                     .ip
                     .parse()
                     .map_err(|_| Fetch::Unresolved),
@@ -224,21 +298,21 @@ pub fn resolve(
         return (Err(Fetch::Unresolved), None);
     };
     let dns: Ipv4Addr = CLUSTER_DNS.parse().unwrap_or(Ipv4Addr::UNSPECIFIED);
-    let (_, outcome) = walk(world, src, dns, 53, Protocol::Udp);
+    let (_, outcome) = walk(net, src, dns, 53, Protocol::Udp);
     let (server_ip, server_node) = match outcome {
         Outcome::Delivered { pod_ip, node, .. } => (pod_ip, node),
         Outcome::Rejected { .. } => return (Err(Fetch::Unresolved), None),
         _ => return (Err(Fetch::Timeout), None),
     };
-    let Ok(Some(idx)) = locate(world, src.node, server_ip) else {
+    let Ok(Some(idx)) = locate(net, src.node, server_ip) else {
         return (Err(Fetch::Timeout), None);
     };
-    let host = &world.nodes[idx as usize];
+    let host = &net.hosts[idx as usize];
     let ip_s = server_ip.to_string();
     let Some(sb) = host.runtime.sandbox_by_ip(&ip_s) else {
         return (Err(Fetch::Timeout), None);
     };
-    let now = world.now();
+    let now = net.now;
     let serving = host.runtime.running_in(&sb.id).any(|c| c.accepts(53, now));
     if !serving {
         return (Err(Fetch::Unresolved), None);
@@ -335,7 +409,7 @@ fn headless_answer(
 /// Opens a TCP connection from `src` to `dst:port` and sends `GET path`, recording the walk.
 #[allow(clippy::too_many_arguments)]
 pub fn get(
-    world: &mut World,
+    net: &mut Network,
     src: &Source,
     host: &str,
     dst: Ipv4Addr,
@@ -344,8 +418,8 @@ pub fn get(
     url: &str,
     dns: Option<DnsAnswer>,
 ) -> Fetch {
-    let now = world.now();
-    let (hops, outcome) = walk(world, src, dst, port, Protocol::Tcp);
+    let now = net.now;
+    let (hops, outcome) = walk(net, src, dst, port, Protocol::Tcp);
     let (final_ip, final_port, seen_src) = match &outcome {
         Outcome::Delivered {
             pod_ip,
@@ -356,7 +430,7 @@ pub fn get(
         Outcome::NotAService { dst_ip, dst_port } => (*dst_ip, *dst_port, src.ip),
         Outcome::Rejected { .. } => {
             return record(
-                world,
+                net,
                 src,
                 url,
                 dns,
@@ -367,7 +441,7 @@ pub fn get(
             )
         }
         Outcome::Dropped { .. } => {
-            return record(world, src, url, dns, hops, "dropped", None, Fetch::Timeout)
+            return record(net, src, url, dns, hops, "dropped", None, Fetch::Timeout)
         }
     };
     let fin = format!("{final_ip}:{final_port}");
@@ -377,7 +451,7 @@ pub fn get(
             body: "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"forbidden: User \\\"system:anonymous\\\" cannot get path \\\"/\\\"\",\n  \"reason\": \"Forbidden\",\n  \"details\": {},\n  \"code\": 403\n}".into(),
         };
         return record(
-            world,
+            net,
             src,
             url,
             dns,
@@ -392,7 +466,7 @@ pub fn get(
     }
     if final_ip == Ipv4Addr::LOCALHOST {
         return record(
-            world,
+            net,
             src,
             url,
             dns,
@@ -402,10 +476,10 @@ pub fn get(
             Fetch::Refused,
         );
     }
-    let idx = match locate(world, src.node, final_ip) {
+    let idx = match locate(net, src.node, final_ip) {
         Err(f) => {
             return record(
-                world,
+                net,
                 src,
                 url,
                 dns,
@@ -417,7 +491,7 @@ pub fn get(
         }
         Ok(None) => {
             return record(
-                world,
+                net,
                 src,
                 url,
                 dns,
@@ -429,10 +503,10 @@ pub fn get(
         }
         Ok(Some(i)) => i,
     };
-    let node_name = world.nodes[idx as usize].config.name.clone();
-    if world.nodes[idx as usize].ip == final_ip.to_string() {
+    let node_name = net.hosts[idx as usize].config.name.clone();
+    if net.hosts[idx as usize].ip == final_ip.to_string() {
         return record(
-            world,
+            net,
             src,
             url,
             dns,
@@ -443,10 +517,10 @@ pub fn get(
         );
     }
     let ip_s = final_ip.to_string();
-    let rt = &world.nodes[idx as usize].runtime;
+    let rt = &net.hosts[idx as usize].runtime;
     let Some(sb) = rt.sandbox_by_ip(&ip_s).cloned() else {
         return record(
-            world,
+            net,
             src,
             url,
             dns,
@@ -463,7 +537,7 @@ pub fn get(
         .cloned();
     let Some(c) = target else {
         return record(
-            world,
+            net,
             src,
             url,
             dns,
@@ -481,16 +555,7 @@ pub fn get(
         .map(|(_, s)| s);
     let where_ = format!("{fin} ({pod}) on {node_name}");
     let Some(Proto::Http(server)) = proto else {
-        return record(
-            world,
-            src,
-            url,
-            dns,
-            hops,
-            &where_,
-            Some(pod),
-            Fetch::NotHttp,
-        );
+        return record(net, src, url, dns, hops, &where_, Some(pod), Fetch::NotHttp);
     };
     let client = seen_src.to_string();
     let req = Request {
@@ -513,7 +578,7 @@ pub fn get(
         response.body.len(),
         &src.agent,
     ) {
-        world.nodes[idx as usize]
+        net.hosts[idx as usize]
             .runtime
             .append_logs(&c.id, vec![line]);
     }
@@ -521,12 +586,12 @@ pub fn get(
         response,
         pod: Some(pod.clone()),
     };
-    record(world, src, url, dns, hops, &where_, Some(pod), f)
+    record(net, src, url, dns, hops, &where_, Some(pod), f)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn record(
-    world: &mut World,
+    net: &mut Network,
     src: &Source,
     url: &str,
     dns: Option<DnsAnswer>,
@@ -537,14 +602,14 @@ fn record(
 ) -> Fetch {
     let from = match &src.pod {
         Some((ns, n)) => format!("{ns}/{n}"),
-        None => world.nodes[src.node as usize].config.name.clone(),
+        None => net.hosts[src.node as usize].config.name.clone(),
     };
-    let node = world.nodes[src.node as usize].config.name.clone();
+    let node = net.hosts[src.node as usize].config.name.clone();
     if let (Fetch::Answered { .. }, Some(pod)) = (&f, &endpoint) {
-        crate::node::load::count(world, pod);
+        net.count(pod);
     }
     let p = TrafficPath {
-        at: world.now(),
+        at: net.now,
         from,
         node,
         url: url.to_string(),
@@ -553,9 +618,9 @@ fn record(
         outcome: outcome.to_string(),
         endpoint,
     };
-    world.net.paths.push_back(p);
-    while world.net.paths.len() > PATHS_KEPT {
-        world.net.paths.pop_front();
+    net.state.paths.push_back(p);
+    while net.state.paths.len() > PATHS_KEPT {
+        net.state.paths.pop_front();
     }
     f
 }

@@ -7,11 +7,10 @@ use std::net::Ipv4Addr;
 use crate::node::cri::Container;
 use crate::node::curl::{self, RunResult};
 use crate::node::images::parse;
+use crate::node::kubelet_api::KubeletReply;
+use crate::node::machine::Machine;
 use crate::node::net::{self, Fetch, Source, CLUSTER_DNS};
-use crate::node::server::KubeletReply;
-use crate::object::Object;
 use crate::time::SECOND;
-use crate::world::World;
 
 /// The environment a container's processes see, in the order `env` prints it.
 pub fn environment(c: &Container, pod_name: &str) -> Vec<(String, String)> {
@@ -99,92 +98,35 @@ fn oci_missing(c: &Container, bin: &str) -> KubeletReply {
     ))
 }
 
-fn pod_object(world: &World, ns: &str, name: &str) -> Option<k8s_openapi::api::core::v1::Pod> {
-    match &*world
-        .etcd
-        .store
-        .get(&format!("/registry/pods/{ns}/{name}"))?
-        .value
-    {
-        Object::Pod(p) => Some(p.clone()),
-        _ => None,
-    }
-}
-
-/// The contents of a file in a mounted ConfigMap or Secret volume.
-fn volume_file(
-    world: &World,
-    c: &Container,
-    ns: &str,
-    pod: &str,
-    path: &str,
-) -> Option<Result<String, Vec<String>>> {
-    let (mount_path, _) = c
+/// The contents of a file under one of the container's volume mounts, read from the
+/// machine's filesystem where the kubelet wrote the volume (a ConfigMap's or a Secret's
+/// keys): `Ok(text)` for a file, `Err(entries)` for a directory.
+fn volume_file(m: &Machine, c: &Container, path: &str) -> Option<Result<String, Vec<String>>> {
+    let (mount_path, host_path) = c
         .mounts
         .iter()
-        .find(|(m, _)| path == m || path.starts_with(&format!("{m}/")))?;
-    let p = pod_object(world, ns, pod)?;
-    let spec = p.spec?;
-    let cont = spec
-        .containers
-        .iter()
-        .chain(spec.init_containers.iter().flatten())
-        .find(|x| x.name == c.name)?;
-    let vm = cont
-        .volume_mounts
-        .iter()
-        .flatten()
-        .find(|m| &m.mount_path == mount_path)?;
-    let vol = spec.volumes.iter().flatten().find(|v| v.name == vm.name)?;
-    let data: std::collections::BTreeMap<String, String> = if let Some(cm) = &vol.config_map {
-        match &*world
-            .etcd
-            .store
-            .get(&format!("/registry/configmaps/{ns}/{}", cm.name))?
-            .value
-        {
-            Object::ConfigMap(x) => x.data.clone().unwrap_or_default(),
-            _ => return None,
-        }
-    } else if let Some(s) = &vol.secret {
-        match &*world
-            .etcd
-            .store
-            .get(&format!(
-                "/registry/secrets/{ns}/{}",
-                s.secret_name.clone().unwrap_or_default()
-            ))?
-            .value
-        {
-            Object::Secret(x) => x
-                .data
-                .iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), String::from_utf8_lossy(&v.0).into_owned()))
-                .collect(),
-            _ => return None,
-        }
-    } else {
-        return Some(Err(Vec::new()));
-    };
+        .find(|(mp, _)| path == mp || path.starts_with(&format!("{mp}/")))?;
     let rel = path
         .strip_prefix(mount_path.as_str())
         .unwrap_or("")
         .trim_start_matches('/');
-    if rel.is_empty() {
-        return Some(Err(data.keys().cloned().collect()));
+    let host = if rel.is_empty() {
+        host_path.clone()
+    } else {
+        format!("{host_path}/{rel}")
+    };
+    let fs = m.os();
+    if let Some(text) = fs.files.get(&host) {
+        return Some(Ok(text.clone()));
     }
-    data.get(rel).cloned().map(Ok)
+    let entries = fs.dir_entries(&host);
+    (rel.is_empty() || !entries.is_empty()).then_some(Err(entries))
 }
 
 /// Runs `command` in container `c` on node `n`.
-pub fn exec(world: &mut World, n: u32, c: &Container, command: &[String]) -> KubeletReply {
-    let Some(sb) = world.nodes[n as usize]
-        .runtime
-        .sandboxes
-        .get(&c.sandbox)
-        .cloned()
-    else {
+pub fn exec(m: &mut Machine, c: &Container, command: &[String]) -> KubeletReply {
+    let n = m.node();
+    let Some(sb) = m.runtime().sandboxes.get(&c.sandbox).cloned() else {
         return KubeletReply::ExecFailed("container not found".into());
     };
     let argv: Vec<String> = match command {
@@ -212,13 +154,13 @@ pub fn exec(world: &mut World, n: u32, c: &Container, command: &[String]) -> Kub
         },
     };
     let r = match name.as_str() {
-        "curl" if b.has_curl => curl::curl(world, &src, args),
+        "curl" if b.has_curl => curl::curl(m.net(), &src, args),
         "wget" if b.has_wget => {
             let src = Source {
                 agent: "Wget".into(),
                 ..src
             };
-            curl::wget(world, &src, args)
+            curl::wget(m.net(), &src, args)
         }
         "env" | "printenv" => {
             let env = environment(c, &sb.name);
@@ -253,9 +195,9 @@ pub fn exec(world: &mut World, n: u32, c: &Container, command: &[String]) -> Kub
             ..RunResult::default()
         },
         "id" => RunResult::out("uid=0(root) gid=0(root) groups=0(root)\n"),
-        "cat" => cat(world, c, &sb, args, busybox),
-        "ls" => ls(world, c, &sb, args, busybox),
-        "nslookup" if busybox => nslookup(world, &src, args),
+        "cat" => cat(m, c, &sb, args, busybox),
+        "ls" => ls(m, c, args, busybox),
+        "nslookup" if busybox => nslookup(m, &src, args),
         "redis-cli" if parse(&c.image).repo == "redis" => RunResult::out("PONG\n"),
         "ps" => RunResult::out(
             std::iter::once("PID   USER     TIME  COMMAND\n".to_string())
@@ -292,7 +234,7 @@ fn has(c: &Container, bin: &str) -> bool {
 }
 
 fn cat(
-    world: &World,
+    m: &Machine,
     c: &Container,
     sb: &crate::node::cri::Sandbox,
     args: &[String],
@@ -306,8 +248,8 @@ fn cat(
             "/etc/hosts" => Some(format!("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n{}\t{}\n", sb.ip, sb.name)),
             "/usr/share/nginx/html/index.html" if parse(&c.image).repo == "nginx" => Some(crate::node::http::NGINX_WELCOME.to_string()),
             "/usr/local/apache2/htdocs/index.html" if parse(&c.image).repo == "httpd" => Some(crate::node::http::HTTPD_WORKS.to_string()),
-            p if crate::node::prober::file_exists(c, p, world.now()) => Some(String::new()),
-            p => match volume_file(world, c, &sb.namespace, &sb.name, p) {
+            p if crate::node::prober::file_exists(c, p, m.now()) => Some(String::new()),
+            p => match volume_file(m, c, p) {
                 Some(Ok(t)) => Some(t),
                 Some(Err(_)) => {
                     return RunResult::err(1, format!("cat: {}{p}{}: Is a directory\n", if busybox { "read error: " } else { "" }, ""));
@@ -335,13 +277,7 @@ fn cat(
     RunResult::out(out)
 }
 
-fn ls(
-    world: &World,
-    c: &Container,
-    sb: &crate::node::cri::Sandbox,
-    args: &[String],
-    busybox: bool,
-) -> RunResult {
+fn ls(m: &Machine, c: &Container, args: &[String], busybox: bool) -> RunResult {
     let path = args
         .iter()
         .find(|a| !a.starts_with('-'))
@@ -351,7 +287,7 @@ fn ls(
         "/etc/nginx" if parse(&c.image).repo == "nginx" => Some(vec!["conf.d".into(), "fastcgi_params".into(), "mime.types".into(), "modules".into(), "nginx.conf".into(), "scgi_params".into(), "uwsgi_params".into()]),
         "/usr/share/nginx/html" if parse(&c.image).repo == "nginx" => Some(vec!["50x.html".into(), "index.html".into()]),
         "/var/run/secrets/kubernetes.io/serviceaccount" => Some(vec!["ca.crt".into(), "namespace".into(), "token".into()]),
-        p => match volume_file(world, c, &sb.namespace, &sb.name, p) {
+        p => match volume_file(m, c, p) {
             Some(Err(keys)) => Some(keys),
             Some(Ok(_)) => Some(vec![p.to_string()]),
             None => c.mounts.iter().any(|(m, _)| m == p).then(Vec::new),
@@ -370,12 +306,12 @@ fn ls(
     }
 }
 
-fn nslookup(world: &mut World, src: &Source, args: &[String]) -> RunResult {
+fn nslookup(m: &mut Machine, src: &Source, args: &[String]) -> RunResult {
     let Some(name) = args.iter().find(|a| !a.starts_with('-')) else {
         return RunResult::err(1, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]\n");
     };
     let head = format!("Server:\t\t{CLUSTER_DNS}\nAddress:\t{CLUSTER_DNS}:53\n\n");
-    let (r, dns) = net::resolve(world, src, name);
+    let (r, dns) = net::resolve(m.net(), src, name);
     match (r, dns) {
         (Ok(ip), Some((fqdn, _, _))) => {
             RunResult::out(format!("{head}Name:\t{fqdn}\nAddress: {ip}\n\n"))

@@ -472,3 +472,54 @@ mod tests {
         );
     }
 }
+
+/// The files a ConfigMap, Secret or projected volume holds, as the kubelet's atomic
+/// writer lays them out: each key (or each `items` entry, at its `path`) relative to the
+/// volume's directory, with its contents. Other volumes hold no files of their own.
+pub fn files(
+    v: &Volume,
+    objects: &BTreeMap<String, Result<Arc<Object>, String>>,
+) -> Vec<(String, String)> {
+    use k8s_openapi::api::core::v1::KeyToPath;
+    let data = |key: String| -> BTreeMap<String, String> {
+        match objects
+            .get(&key)
+            .and_then(|r| r.as_ref().ok())
+            .map(|o| &**o)
+        {
+            Some(Object::ConfigMap(cm)) => cm.data.clone().unwrap_or_default(),
+            Some(Object::Secret(s)) => s
+                .data
+                .iter()
+                .flatten()
+                .map(|(k, b)| (k.clone(), String::from_utf8_lossy(&b.0).into_owned()))
+                .chain(s.string_data.clone().unwrap_or_default())
+                .collect(),
+            _ => BTreeMap::new(),
+        }
+    };
+    let pick = |d: BTreeMap<String, String>, items: &Option<Vec<KeyToPath>>| match items {
+        None => d.into_iter().collect::<Vec<_>>(),
+        Some(items) => items
+            .iter()
+            .filter_map(|i| d.get(&i.key).map(|t| (i.path.clone(), t.clone())))
+            .collect(),
+    };
+    let mut out = Vec::new();
+    if let Some(cm) = &v.config_map {
+        out = pick(data(format!("configmaps/{}", cm.name)), &cm.items);
+    } else if let Some(s) = &v.secret {
+        let name = s.secret_name.clone().unwrap_or_default();
+        out = pick(data(format!("secrets/{name}")), &s.items);
+    } else if let Some(p) = &v.projected {
+        for src in p.sources.iter().flatten() {
+            if let Some(cm) = &src.config_map {
+                out.extend(pick(data(format!("configmaps/{}", cm.name)), &cm.items));
+            }
+            if let Some(s) = &src.secret {
+                out.extend(pick(data(format!("secrets/{}", s.name)), &s.items));
+            }
+        }
+    }
+    out
+}

@@ -8,8 +8,8 @@ use crate::api::{ApiRequest, ApiResult, Status, Verb};
 use crate::apiserver::authz;
 use crate::apiserver::watch::{CacheEvent, Watcher};
 use crate::apiserver::write;
+use crate::message::{Ctx, Payload};
 use crate::object::{Kind, Object};
-use crate::world::{Ctx, Payload};
 
 impl ApiServer {
     pub(super) fn finish_list(&mut self, ctx: &mut Ctx, r: Request) {

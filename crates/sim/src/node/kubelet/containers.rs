@@ -4,13 +4,13 @@
 use std::collections::BTreeMap;
 
 use crate::client::recorder::{NORMAL, WARNING};
+use crate::message::Ctx;
 use crate::node::behavior::Overrides;
 use crate::node::images;
 use crate::node::podworker::{Action, Backoff, Waiting};
 use crate::node::runtime::ContainerConfig;
 use crate::node::volumes;
 use crate::object::{Kind, Object};
-use crate::world::Ctx;
 
 use super::Kubelet;
 

@@ -16,6 +16,7 @@ use k8s_openapi::api::core::v1::Pod;
 use crate::api::{ApiRequest, ApiResponse, Body, PatchType, Subresource, Verb};
 use crate::client::{Change, Client, Informer, Informers, Recorder, Timers};
 use crate::cluster::{ClusterConfig, NodeConfig};
+use crate::message::{Actor, Ctx, Payload};
 use crate::node::journal::{q, Level, LogLine, Mount};
 use crate::node::logs::LogEntry;
 use crate::node::podstatus;
@@ -26,7 +27,6 @@ use crate::object::{Kind, Object};
 use crate::rng::Rng;
 use crate::selector::FieldSelector;
 use crate::time::{Time, MINUTE, SECOND};
-use crate::world::{Actor, Ctx, Payload};
 
 pub use node_status::HEARTBEAT;
 pub use probes::ProbeView;
@@ -53,6 +53,8 @@ enum Timer {
 enum Inflight {
     Cri(String),
     Health,
+    /// A kubelet API call handed to containerd: the request's id and who asked.
+    Api(u64, Actor),
 }
 
 #[derive(Debug)]
@@ -74,6 +76,13 @@ pub enum OsOp {
     Mount(Mount),
     /// A directory was created.
     Mkdir(String),
+    /// A file was written (a ConfigMap or Secret key in its volume's directory).
+    WriteFile {
+        /// Absolute path on the machine.
+        path: String,
+        /// Contents.
+        content: String,
+    },
     /// Everything of a pod was torn down (mounts and directories).
     RemovePod(String),
 }
@@ -226,7 +235,7 @@ impl Kubelet {
     }
 
     /// Handles a message.
-    pub fn handle(&mut self, ctx: &mut Ctx, _from: Actor, payload: Payload) {
+    pub fn handle(&mut self, ctx: &mut Ctx, from: Actor, payload: Payload) {
         match payload {
             Payload::ApiResp(resp) => {
                 match self.informers.on_response(ctx, &mut self.client, &resp) {
@@ -267,6 +276,10 @@ impl Kubelet {
                 }
             }
             Payload::CriResp(resp) => self.on_cri(ctx, resp),
+            Payload::KubeletApi(req) => {
+                let client = req.client.unwrap_or(from);
+                self.cri(ctx, CriOp::Node(req.call), Inflight::Api(req.id, client));
+            }
             Payload::Timer(token) => match self.timers.fired(token) {
                 Some(Timer::Heartbeat) => self.heartbeat(ctx),
                 Some(Timer::Resync) => {
@@ -575,6 +588,15 @@ impl Kubelet {
                 self.report_node_status(ctx);
             }
             Some(Inflight::Cri(uid)) => self.on_action_result(ctx, &uid, resp.result),
+            Some(Inflight::Api(id, client)) => {
+                let result = match resp.result {
+                    Ok(crate::node::runtime::CriResult::Node(reply)) => Ok(reply),
+                    Ok(_) => Err("unexpected runtime answer".to_string()),
+                    Err(e) => Err(e),
+                };
+                let resp = crate::node::kubelet_api::KubeletResponse { id, client, result };
+                ctx.send(Actor::ApiServer, Payload::KubeletApiResp(resp));
+            }
             None => {}
         }
     }

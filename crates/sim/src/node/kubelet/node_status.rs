@@ -2,10 +2,10 @@
 //! (conditions and the images on the machine) and registration.
 
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Status, Subresource, Verb};
+use crate::message::Ctx;
 use crate::node::runtime::CriOp;
 use crate::object::Kind;
 use crate::time::{k8s_micro_time, Time, MINUTE, SECOND};
-use crate::world::Ctx;
 
 use super::{ApiPurpose, Inflight, Kubelet, Timer};
 
@@ -57,7 +57,7 @@ impl Kubelet {
     }
 
     fn register(&mut self, ctx: &mut Ctx) {
-        let host = crate::world::NodeHost::new(self.node as usize, self.config.clone());
+        let host = crate::node::host::NodeHost::new(self.node as usize, self.config.clone());
         let mut rng = crate::rng::Rng::stream(u64::from(self.node), "kubelet-register");
         let node = crate::cluster::node_object(&host, ctx.now, &mut rng);
         let req =

@@ -4,12 +4,12 @@
 
 use crate::api::{ApiRequest, Verb};
 use crate::client::recorder::WARNING;
+use crate::message::Ctx;
 use crate::node::journal::{q, Level};
 use crate::node::podworker::{pod_key, Waiting, MOUNT_TIMEOUT};
 use crate::node::volumes::{self, Setup, RETRY_INITIAL, RETRY_MAX};
 use crate::object::{Kind, Object};
 use crate::time::{format_duration, Time, SECOND};
-use crate::world::Ctx;
 
 use super::{ApiPurpose, Kubelet, OsOp};
 
@@ -198,6 +198,12 @@ impl Kubelet {
                         ),
                     ));
                     ops.push(OsOp::Mkdir(m.host_path.clone()));
+                    ops.extend(volumes::files(v, &w.volumes.objects).into_iter().map(
+                        |(rel, content)| OsOp::WriteFile {
+                            path: format!("{}/{rel}", m.host_path),
+                            content,
+                        },
+                    ));
                     ops.extend(m.mounts.iter().cloned().map(OsOp::Mount));
                     w.volumes.retry.remove(&v.name);
                     w.volumes.mounted.insert(v.name.clone(), m);

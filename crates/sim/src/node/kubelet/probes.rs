@@ -5,13 +5,13 @@
 use std::collections::BTreeMap;
 
 use crate::client::recorder::WARNING;
+use crate::message::Ctx;
 use crate::node::journal::{q, Level};
 use crate::node::logs;
 use crate::node::podworker::pod_key;
 use crate::node::prober::{self, ProbeKind, ProbeWorker};
 use crate::node::runtime::ContainerState;
 use crate::time::Time;
-use crate::world::Ctx;
 
 use super::{Kubelet, Timer};
 

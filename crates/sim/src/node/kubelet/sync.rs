@@ -2,11 +2,11 @@
 //! result (events, waiting reasons, back-offs), as `SyncPod` does.
 
 use crate::client::recorder::{NORMAL, WARNING};
+use crate::message::Ctx;
 use crate::node::journal::{q, Level};
 use crate::node::podworker::{pod_key, pod_ref, Action, Backoff, Waiting, MIN_GRACE};
 use crate::node::runtime::{ContainerState, CriOp, CriResult, Sandbox};
 use crate::time::{format_duration, Time, SECOND};
-use crate::world::Ctx;
 
 use super::{default_pull_policy, Inflight, Kubelet, OsOp};
 

@@ -5,13 +5,13 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::Ipv4Addr;
 
 use crate::cluster::NodeConfig;
+use crate::message::{Actor, Ctx, Payload};
 use crate::node::behavior;
 use crate::node::images::{self, ImageRef};
 use crate::node::journal::{q, Level, LogLine};
 use crate::node::logs::{self, LogEntry, LOG_LINES};
 use crate::rng::Rng;
 use crate::time::{Time, SECOND};
-use crate::world::{Actor, Ctx, Payload};
 
 mod boot;
 mod pull;
@@ -492,6 +492,8 @@ impl Runtime {
                 self.logs.remove(&id);
                 Ok(CriResult::Ok)
             }
+            // Answered by `node::containerd` with the machine in hand.
+            CriOp::Node(_) => Err("rpc error: code = Unimplemented".to_string()),
             CriOp::PodStatus { uid } => {
                 let mut sandboxes: Vec<Sandbox> = self
                     .sandboxes

@@ -1,9 +1,9 @@
 //! containerd's image pulls: one at a time, at registry speed, with the registry's errors.
 
+use crate::message::{Ctx, Payload};
 use crate::node::images;
 use crate::node::journal::{q, Level, LogLine};
 use crate::time::format_duration;
-use crate::world::{Ctx, Payload};
 
 use super::{CriResponse, CriResult, Runtime, PULL_BYTES_PER_MS, PULL_LATENCY, TIMER_PULL_DONE};
 
