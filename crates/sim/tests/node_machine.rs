@@ -1,0 +1,142 @@
+//! What a node's programs see through the machine: volume files the kubelet wrote
+//! (not etcd), the kubelet API reached through kube-apiserver's proxy and the kubelet,
+//! and the data plane's reachability when machines are cut off.
+
+use std::collections::BTreeMap;
+
+use kubeloop_sim::cluster::ClusterConfig;
+use kubeloop_sim::cmd;
+use kubeloop_sim::process::Output;
+use kubeloop_sim::time::SECOND;
+use kubeloop_sim::World;
+
+const POD: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: game-config
+data:
+  game.properties: |
+    enemies=aliens
+    lives=3
+  ui.properties: color.good=purple
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: reader
+spec:
+  containers:
+  - name: shell
+    image: busybox:1.36
+    command: [\"sleep\", \"3600\"]
+    volumeMounts:
+    - name: all
+      mountPath: /etc/config
+    - name: picked
+      mountPath: /etc/picked
+  volumes:
+  - name: all
+    configMap:
+      name: game-config
+  - name: picked
+    configMap:
+      name: game-config
+      items:
+      - key: ui.properties
+        path: ui/settings.conf
+";
+
+fn run(w: &mut World, files: &BTreeMap<String, String>, line: &str) -> Output {
+    cmd::run(w, line, files, 300 * SECOND)
+}
+
+fn started() -> (World, BTreeMap<String, String>) {
+    let mut w = World::new(ClusterConfig::default());
+    let files: BTreeMap<String, String> = [("m.yaml".to_string(), POD.to_string())].into();
+    assert_eq!(run(&mut w, &files, "kubectl apply -f m.yaml").exit_code, 0);
+    w.run_for(30 * SECOND);
+    let phase = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.status.phase}");
+    assert_eq!(phase.stdout, "Running");
+    (w, files)
+}
+
+#[test]
+fn a_config_map_volume_holds_one_file_per_key_and_items_choose_paths() {
+    let (mut w, files) = started();
+    let ls = run(&mut w, &files, "kubectl exec reader -- ls /etc/config");
+    assert_eq!(ls.stdout, "game.properties\nui.properties\n");
+    let cat = run(&mut w, &files, "kubectl exec reader -- cat /etc/config/game.properties");
+    assert_eq!(cat.stdout, "enemies=aliens\nlives=3\n");
+    // With items only the listed keys appear, at their paths.
+    let ls = run(&mut w, &files, "kubectl exec reader -- ls /etc/picked");
+    assert_eq!(ls.stdout, "ui\n");
+    let cat = run(&mut w, &files, "kubectl exec reader -- cat /etc/picked/ui/settings.conf");
+    assert_eq!(cat.stdout, "color.good=purple");
+    let missing = run(&mut w, &files, "kubectl exec reader -- cat /etc/picked/ui.properties");
+    assert_eq!(missing.exit_code, 1);
+    assert_eq!(
+        missing.stderr,
+        "cat: can't open '/etc/picked/ui.properties': No such file or directory\ncommand terminated with exit code 1\n"
+    );
+}
+
+#[test]
+fn volume_files_live_on_the_node_not_in_etcd() {
+    let (mut w, files) = started();
+    // Deleting the ConfigMap does not take the files away from a running pod.
+    assert_eq!(run(&mut w, &files, "kubectl delete configmap game-config").exit_code, 0);
+    let cat = run(&mut w, &files, "kubectl exec reader -- cat /etc/config/ui.properties");
+    assert_eq!(cat.stdout, "color.good=purple");
+    // On the machine they are in the pod's volume directory.
+    let node = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.spec.nodeName}").stdout;
+    let n = w.node_index(&node).expect("node");
+    let host = &w.observe().nodes()[n as usize];
+    let on_disk: Vec<&String> = host
+        .os
+        .files
+        .keys()
+        .filter(|p| p.ends_with("/volumes/kubernetes.io~configmap/all/ui.properties"))
+        .collect();
+    assert_eq!(on_disk.len(), 1, "{:?}", host.os.files.keys());
+}
+
+#[test]
+fn the_kubelet_api_goes_through_the_kubelet_and_fails_as_upstream_when_it_is_down() {
+    let (mut w, files) = started();
+    let node = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.spec.nodeName}").stdout;
+    let ok = run(&mut w, &files, "kubectl exec reader -- hostname");
+    assert_eq!(ok.stdout, "reader\n");
+    let stop = run(&mut w, &files, &format!("ssh {node} systemctl stop kubelet"));
+    assert_eq!(stop.exit_code, 0, "{stop:?}");
+    let n = w.node_index(&node).expect("node");
+    let ip = kubeloop_sim::cluster::node_ip(n as usize);
+    let down = run(&mut w, &files, "kubectl exec reader -- hostname");
+    assert_eq!(down.exit_code, 1);
+    assert!(
+        down.stderr.contains(&format!("dial tcp {ip}:10250: connect: connection refused")),
+        "{down:?}"
+    );
+}
+
+#[test]
+fn a_partitioned_node_is_unreachable_from_pods_elsewhere_but_reaches_itself() {
+    let (mut w, files) = started();
+    let node = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.spec.nodeName}").stdout;
+    let ip = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.status.podIP}").stdout;
+    let n = w.node_index(&node).expect("node");
+    let other = (0..w.observe().nodes().len() as u32)
+        .find(|&i| i != n)
+        .expect("a second node");
+    let other_name = w.observe().nodes()[other as usize].config.name.clone();
+    w.partition(n);
+    // From the other machine, the pod's address times out (no answer at all).
+    let far = run(
+        &mut w,
+        &files,
+        &format!("ssh {other_name} curl -sS -m 2 http://{ip}:8080/"),
+    );
+    assert_eq!(far.exit_code, 28, "{far:?}");
+    // From its own machine, the pod answers (refused here: busybox sleep listens on nothing).
+    let near = run(&mut w, &files, &format!("ssh {node} curl -sS http://{ip}:8080/"));
+    assert_eq!(near.exit_code, 7, "{near:?}");
+}
