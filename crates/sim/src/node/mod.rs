@@ -26,6 +26,7 @@ pub mod podworker;
 pub mod prober;
 pub mod runtime;
 pub mod server;
+pub mod sh;
 pub mod shell;
 pub mod volumes;
 
