@@ -55,7 +55,11 @@ fn started() -> (World, BTreeMap<String, String>) {
     let files: BTreeMap<String, String> = [("m.yaml".to_string(), POD.to_string())].into();
     assert_eq!(run(&mut w, &files, "kubectl apply -f m.yaml").exit_code, 0);
     w.run_for(30 * SECOND);
-    let phase = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.status.phase}");
+    let phase = run(
+        &mut w,
+        &files,
+        "kubectl get pod reader -o jsonpath={.status.phase}",
+    );
     assert_eq!(phase.stdout, "Running");
     (w, files)
 }
@@ -65,14 +69,26 @@ fn a_config_map_volume_holds_one_file_per_key_and_items_choose_paths() {
     let (mut w, files) = started();
     let ls = run(&mut w, &files, "kubectl exec reader -- ls /etc/config");
     assert_eq!(ls.stdout, "game.properties\nui.properties\n");
-    let cat = run(&mut w, &files, "kubectl exec reader -- cat /etc/config/game.properties");
+    let cat = run(
+        &mut w,
+        &files,
+        "kubectl exec reader -- cat /etc/config/game.properties",
+    );
     assert_eq!(cat.stdout, "enemies=aliens\nlives=3\n");
     // With items only the listed keys appear, at their paths.
     let ls = run(&mut w, &files, "kubectl exec reader -- ls /etc/picked");
     assert_eq!(ls.stdout, "ui\n");
-    let cat = run(&mut w, &files, "kubectl exec reader -- cat /etc/picked/ui/settings.conf");
+    let cat = run(
+        &mut w,
+        &files,
+        "kubectl exec reader -- cat /etc/picked/ui/settings.conf",
+    );
     assert_eq!(cat.stdout, "color.good=purple");
-    let missing = run(&mut w, &files, "kubectl exec reader -- cat /etc/picked/ui.properties");
+    let missing = run(
+        &mut w,
+        &files,
+        "kubectl exec reader -- cat /etc/picked/ui.properties",
+    );
     assert_eq!(missing.exit_code, 1);
     assert_eq!(
         missing.stderr,
@@ -84,11 +100,23 @@ fn a_config_map_volume_holds_one_file_per_key_and_items_choose_paths() {
 fn volume_files_live_on_the_node_not_in_etcd() {
     let (mut w, files) = started();
     // Deleting the ConfigMap does not take the files away from a running pod.
-    assert_eq!(run(&mut w, &files, "kubectl delete configmap game-config").exit_code, 0);
-    let cat = run(&mut w, &files, "kubectl exec reader -- cat /etc/config/ui.properties");
+    assert_eq!(
+        run(&mut w, &files, "kubectl delete configmap game-config").exit_code,
+        0
+    );
+    let cat = run(
+        &mut w,
+        &files,
+        "kubectl exec reader -- cat /etc/config/ui.properties",
+    );
     assert_eq!(cat.stdout, "color.good=purple");
     // On the machine they are in the pod's volume directory.
-    let node = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.spec.nodeName}").stdout;
+    let node = run(
+        &mut w,
+        &files,
+        "kubectl get pod reader -o jsonpath={.spec.nodeName}",
+    )
+    .stdout;
     let n = w.node_index(&node).expect("node");
     let host = &w.observe().nodes()[n as usize];
     let on_disk: Vec<&String> = host
@@ -103,17 +131,27 @@ fn volume_files_live_on_the_node_not_in_etcd() {
 #[test]
 fn the_kubelet_api_goes_through_the_kubelet_and_fails_as_upstream_when_it_is_down() {
     let (mut w, files) = started();
-    let node = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.spec.nodeName}").stdout;
+    let node = run(
+        &mut w,
+        &files,
+        "kubectl get pod reader -o jsonpath={.spec.nodeName}",
+    )
+    .stdout;
     let ok = run(&mut w, &files, "kubectl exec reader -- hostname");
     assert_eq!(ok.stdout, "reader\n");
-    let stop = run(&mut w, &files, &format!("ssh {node} systemctl stop kubelet"));
+    let stop = run(
+        &mut w,
+        &files,
+        &format!("ssh {node} systemctl stop kubelet"),
+    );
     assert_eq!(stop.exit_code, 0, "{stop:?}");
     let n = w.node_index(&node).expect("node");
     let ip = kubeloop_sim::cluster::node_ip(n as usize);
     let down = run(&mut w, &files, "kubectl exec reader -- hostname");
     assert_eq!(down.exit_code, 1);
     assert!(
-        down.stderr.contains(&format!("dial tcp {ip}:10250: connect: connection refused")),
+        down.stderr
+            .contains(&format!("dial tcp {ip}:10250: connect: connection refused")),
         "{down:?}"
     );
 }
@@ -121,8 +159,18 @@ fn the_kubelet_api_goes_through_the_kubelet_and_fails_as_upstream_when_it_is_dow
 #[test]
 fn a_partitioned_node_is_unreachable_from_pods_elsewhere_but_reaches_itself() {
     let (mut w, files) = started();
-    let node = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.spec.nodeName}").stdout;
-    let ip = run(&mut w, &files, "kubectl get pod reader -o jsonpath={.status.podIP}").stdout;
+    let node = run(
+        &mut w,
+        &files,
+        "kubectl get pod reader -o jsonpath={.spec.nodeName}",
+    )
+    .stdout;
+    let ip = run(
+        &mut w,
+        &files,
+        "kubectl get pod reader -o jsonpath={.status.podIP}",
+    )
+    .stdout;
     let n = w.node_index(&node).expect("node");
     let other = (0..w.observe().nodes().len() as u32)
         .find(|&i| i != n)
@@ -137,6 +185,112 @@ fn a_partitioned_node_is_unreachable_from_pods_elsewhere_but_reaches_itself() {
     );
     assert_eq!(far.exit_code, 28, "{far:?}");
     // From its own machine, the pod answers (refused here: busybox sleep listens on nothing).
-    let near = run(&mut w, &files, &format!("ssh {node} curl -sS http://{ip}:8080/"));
+    let near = run(
+        &mut w,
+        &files,
+        &format!("ssh {node} curl -sS http://{ip}:8080/"),
+    );
     assert_eq!(near.exit_code, 7, "{near:?}");
+}
+
+const SHARED: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: pair
+spec:
+  containers:
+  - name: writer
+    image: busybox:1.36
+    command: [\"sleep\", \"3600\"]
+    volumeMounts:
+    - name: shared
+      mountPath: /data
+  - name: reader
+    image: busybox:1.36
+    command: [\"sleep\", \"3600\"]
+    volumeMounts:
+    - name: shared
+      mountPath: /srv
+  volumes:
+  - name: shared
+    emptyDir: {}
+";
+
+#[test]
+fn exec_runs_shell_scripts_whose_files_persist_in_the_container() {
+    let (mut w, files) = started();
+    let o = run(&mut w, &files, "kubectl exec reader -- sh -c 'X=$(hostname); echo \"I am $X\" > /tmp/who; for f in a b; do echo $f >> /tmp/who; done'");
+    assert_eq!(o.exit_code, 0, "{o:?}");
+    let o = run(&mut w, &files, "kubectl exec reader -- cat /tmp/who");
+    assert_eq!(o.stdout, "I am reader\na\nb\n");
+    let o = run(
+        &mut w,
+        &files,
+        "kubectl exec reader -- sh -c 'grep -c . /tmp/who && ls /tmp'",
+    );
+    assert_eq!(o.stdout, "3\nwho\n");
+}
+
+#[test]
+fn an_empty_dir_is_shared_by_the_pods_containers() {
+    let mut w = World::new(ClusterConfig::default());
+    let files: BTreeMap<String, String> = [("m.yaml".to_string(), SHARED.to_string())].into();
+    assert_eq!(run(&mut w, &files, "kubectl apply -f m.yaml").exit_code, 0);
+    w.run_for(30 * SECOND);
+    let o = run(
+        &mut w,
+        &files,
+        "kubectl exec pair -c writer -- sh -c 'echo from-writer > /data/msg'",
+    );
+    assert_eq!(o.exit_code, 0, "{o:?}");
+    let o = run(
+        &mut w,
+        &files,
+        "kubectl exec pair -c reader -- cat /srv/msg",
+    );
+    assert_eq!(o.stdout, "from-writer\n");
+    let o = run(&mut w, &files, "kubectl exec pair -c reader -- ls /srv");
+    assert_eq!(o.stdout, "msg\n");
+}
+
+#[test]
+fn shell_errors_are_the_shells_own() {
+    let (mut w, files) = started();
+    let o = run(
+        &mut w,
+        &files,
+        "kubectl exec reader -- sh -c 'echo x > /etc/config/new'",
+    );
+    assert_eq!(o.exit_code, 1);
+    assert_eq!(
+        o.stderr,
+        "sh: can't create /etc/config/new: Read-only file system\ncommand terminated with exit code 1\n"
+    );
+    let o = run(&mut w, &files, "kubectl exec reader -- sh -c 'frobnicate'");
+    assert_eq!(o.exit_code, 127);
+    assert!(o.stderr.starts_with("sh: frobnicate: not found\n"), "{o:?}");
+    let o = run(
+        &mut w,
+        &files,
+        "kubectl exec reader -- sh -c 'if true; then'",
+    );
+    assert_eq!(o.exit_code, 2);
+    assert!(
+        o.stderr
+            .starts_with("sh: syntax error: unexpected end of file"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn sleep_in_exec_takes_virtual_time() {
+    let (mut w, files) = started();
+    let before = w.now();
+    let o = run(
+        &mut w,
+        &files,
+        "kubectl exec reader -- sh -c 'sleep 5; echo done'",
+    );
+    assert_eq!(o.stdout, "done\n");
+    assert!(w.now() >= before + 5 * SECOND, "{} -> {}", before, w.now());
 }

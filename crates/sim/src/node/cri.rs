@@ -56,6 +56,9 @@ pub struct Container {
     pub declared_ports: Vec<i32>,
     /// Mounts: container path → host path.
     pub mounts: Vec<(String, String)>,
+    /// The writable layer: files written inside the container outside its volumes
+    /// (directories end in `/`). Gone with the container, as with overlayfs.
+    pub fs: BTreeMap<String, String>,
 }
 
 impl Container {

@@ -203,12 +203,27 @@ impl NodeOs {
     /// The names directly under directory `dir` among the files written, sorted.
     pub fn dir_entries(&self, dir: &str) -> Vec<String> {
         let prefix = format!("{}/", dir.trim_end_matches('/'));
-        let mut names: Vec<String> = self
-            .files
-            .range(prefix.clone()..)
-            .take_while(|(p, _)| p.starts_with(&prefix))
-            .filter_map(|(p, _)| p[prefix.len()..].split('/').next().map(String::from))
-            .collect();
+        let under = |keys: &mut dyn Iterator<Item = &String>| -> Vec<String> {
+            keys.filter_map(|p| p.strip_prefix(&prefix))
+                .filter_map(|r| r.split('/').next().map(String::from))
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        let mut names = under(
+            &mut self
+                .files
+                .range(prefix.clone()..)
+                .map(|(k, _)| k)
+                .take_while(|k| k.starts_with(&prefix)),
+        );
+        names.extend(under(
+            &mut self
+                .dirs
+                .range(prefix.clone()..)
+                .map(|(k, _)| k)
+                .take_while(|k| k.starts_with(&prefix)),
+        ));
+        names.sort();
         names.dedup();
         names
     }

@@ -74,6 +74,26 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// Writes (or appends to) a file on the machine's disk: a pod volume's contents.
+    pub fn write_file(&mut self, path: &str, text: &str, append: bool) {
+        let n = self.node;
+        if let Some(h) = self.net.host_mut(n) {
+            let f = h.os.files.entry(path.to_string()).or_default();
+            if !append {
+                f.clear();
+            }
+            f.push_str(text);
+        }
+    }
+
+    /// Creates a directory on the machine's disk.
+    pub fn make_dir(&mut self, path: &str) {
+        let n = self.node;
+        if let Some(h) = self.net.host_mut(n) {
+            h.os.dirs.insert(path.to_string(), 0);
+        }
+    }
+
     /// The network, from this machine.
     pub fn net(&mut self) -> &mut Network<'a> {
         &mut self.net

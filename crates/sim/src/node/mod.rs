@@ -4,6 +4,7 @@
 
 pub mod backoff;
 pub mod behavior;
+pub mod container_fs;
 pub mod containerd;
 pub mod cri;
 pub mod curl;

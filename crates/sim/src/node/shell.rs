@@ -1,15 +1,18 @@
-//! Commands `kubectl exec` runs inside a container: curl/wget over the data plane, cat
-//! and ls of the files a pod has (resolv.conf, hosts, mounted ConfigMaps and Secrets),
-//! env, hostname, nslookup, and the runtime's error for binaries the image lacks.
+//! Commands `kubectl exec` runs inside a container: the container shell and its applets
+//! (node::sh) over the container's files (node::container_fs), the image's own programs
+//! (curl/wget over the data plane, nslookup, redis-cli, ps), and the runtime's error for
+//! binaries the image lacks.
 
-use std::net::Ipv4Addr;
+use std::collections::BTreeMap;
 
+use crate::node::container_fs;
 use crate::node::cri::Container;
 use crate::node::curl::{self, RunResult};
 use crate::node::images::parse;
 use crate::node::kubelet_api::KubeletReply;
 use crate::node::machine::Machine;
 use crate::node::net::{self, Fetch, Source, CLUSTER_DNS};
+use crate::node::sh::{FsError, Host, Shell, APPLETS};
 use crate::time::SECOND;
 
 /// The environment a container's processes see, in the order `env` prints it.
@@ -98,62 +101,82 @@ fn oci_missing(c: &Container, bin: &str) -> KubeletReply {
     ))
 }
 
-/// The contents of a file under one of the container's volume mounts, read from the
-/// machine's filesystem where the kubelet wrote the volume (a ConfigMap's or a Secret's
-/// keys): `Ok(text)` for a file, `Err(entries)` for a directory.
-fn volume_file(m: &Machine, c: &Container, path: &str) -> Option<Result<String, Vec<String>>> {
-    let (mount_path, host_path) = c
-        .mounts
-        .iter()
-        .find(|(mp, _)| path == mp || path.starts_with(&format!("{mp}/")))?;
-    let rel = path
-        .strip_prefix(mount_path.as_str())
-        .unwrap_or("")
-        .trim_start_matches('/');
-    let host = if rel.is_empty() {
-        host_path.clone()
-    } else {
-        format!("{host_path}/{rel}")
-    };
-    let fs = m.os();
-    if let Some(text) = fs.files.get(&host) {
-        return Some(Ok(text.clone()));
-    }
-    let entries = fs.dir_entries(&host);
-    (rel.is_empty() || !entries.is_empty()).then_some(Err(entries))
-}
-
-/// Runs `command` in container `c` on node `n`.
+/// Runs `command` in container `c` on this machine (`kubectl exec`): the shell and its
+/// applets for images that have one, the image's own programs otherwise.
 pub fn exec(m: &mut Machine, c: &Container, command: &[String]) -> KubeletReply {
-    let n = m.node();
     let Some(sb) = m.runtime().sandboxes.get(&c.sandbox).cloned() else {
         return KubeletReply::ExecFailed("container not found".into());
     };
-    let argv: Vec<String> = match command {
-        [sh, flag, script] if (sh.ends_with("sh") || sh.ends_with("bash")) && flag == "-c" => {
-            crate::cmd::tokenize(script).unwrap_or_default()
-        }
-        _ => command.to_vec(),
-    };
-    let Some(bin) = argv.first().cloned() else {
+    let Some(bin) = command.first().cloned() else {
         return KubeletReply::ExecFailed("Internal error occurred: error executing command in container: command must not be empty".into());
     };
     let name = bin.rsplit('/').next().unwrap_or("").to_string();
+    if has(c, "sh") && APPLETS.contains(&name.as_str()) && (name != "bash" || has(c, "bash")) {
+        let env = environment(c, &sb.name);
+        let order: Vec<String> = env.iter().map(|(k, _)| k.clone()).collect();
+        let vars: BTreeMap<String, String> = env
+            .into_iter()
+            .chain([("PWD".to_string(), "/".to_string())])
+            .collect();
+        let mut shell = Shell::new(vars, vec!["sh".into()])
+            .coreutils(!busybox(c))
+            .env_order(order);
+        let mut host = ContainerHost {
+            m,
+            c: c.clone(),
+            sb,
+        };
+        return KubeletReply::Exec(shell.run_argv(command, &mut host));
+    }
+    match program(m, c, &sb, command) {
+        Some(r) => KubeletReply::Exec(r),
+        None => oci_missing(c, &bin),
+    }
+}
+
+fn has(c: &Container, bin: &str) -> bool {
+    let repo = parse(&c.image).repo;
+    let repo = repo.rsplit('/').next().unwrap_or("");
+    match bin {
+        "bash" => !matches!(
+            repo,
+            "busybox" | "curl" | "coredns" | "pause" | "agnhost" | "alpine"
+        ),
+        "sh" => !matches!(repo, "coredns" | "pause"),
+        "mysql" => repo == "mysql",
+        "psql" => repo == "postgres",
+        "nginx" => repo == "nginx",
+        "apachectl" => repo == "httpd",
+        _ => false,
+    }
+}
+
+/// busybox, and images built on alpine's busybox applets.
+fn busybox(c: &Container) -> bool {
+    matches!(
+        parse(&c.image).repo.as_str(),
+        "busybox" | "curlimages/curl" | "alpine"
+    )
+}
+
+/// The image's own programs that are not shell applets: curl and wget over the data
+/// plane, busybox nslookup, redis-cli, ps, and the servers' binaries.
+fn program(
+    m: &mut Machine,
+    c: &Container,
+    sb: &crate::node::cri::Sandbox,
+    argv: &[String],
+) -> Option<RunResult> {
+    let name = argv[0].rsplit('/').next().unwrap_or("");
     let args = &argv[1..];
     let b = &c.behaviour;
-    // busybox, and images built on alpine's busybox applets.
-    let busybox = matches!(parse(&c.image).repo.as_str(), "busybox" | "curlimages/curl");
-    let src = Source {
-        node: n,
-        ip: sb.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED),
-        pod: Some((sb.namespace.clone(), sb.name.clone())),
-        agent: if parse(&c.image).repo == "curlimages/curl" {
-            "curl/8.16.0".into()
-        } else {
-            "curl/7.88.1".into()
-        },
+    let agent = if parse(&c.image).repo == "curlimages/curl" {
+        "curl/8.16.0"
+    } else {
+        "curl/7.88.1"
     };
-    let r = match name.as_str() {
+    let src = m.source(sb, agent);
+    Some(match name {
         "curl" if b.has_curl => curl::curl(m.net(), &src, args),
         "wget" if b.has_wget => {
             let src = Source {
@@ -162,42 +185,7 @@ pub fn exec(m: &mut Machine, c: &Container, command: &[String]) -> KubeletReply 
             };
             curl::wget(m.net(), &src, args)
         }
-        "env" | "printenv" => {
-            let env = environment(c, &sb.name);
-            match args.first() {
-                Some(k) => match env.iter().find(|(x, _)| x == k) {
-                    Some((_, v)) => RunResult::out(format!("{v}\n")),
-                    None => RunResult {
-                        code: 1,
-                        ..RunResult::default()
-                    },
-                },
-                None => RunResult::out(
-                    env.iter()
-                        .map(|(k, v)| format!("{k}={v}\n"))
-                        .collect::<String>(),
-                ),
-            }
-        }
-        "hostname" => RunResult::out(format!("{}\n", sb.name)),
-        "echo" => RunResult::out(format!("{}\n", args.join(" "))),
-        "true" | ":" => RunResult::default(),
-        "false" => RunResult {
-            code: 1,
-            ..RunResult::default()
-        },
-        "sleep" => RunResult {
-            elapsed: args
-                .first()
-                .and_then(|s| s.parse::<u64>().ok())
-                .unwrap_or(0)
-                * SECOND,
-            ..RunResult::default()
-        },
-        "id" => RunResult::out("uid=0(root) gid=0(root) groups=0(root)\n"),
-        "cat" => cat(m, c, &sb, args, busybox),
-        "ls" => ls(m, c, args, busybox),
-        "nslookup" if busybox => nslookup(m, &src, args),
+        "nslookup" if busybox(c) => nslookup(m, &src, args),
         "redis-cli" if parse(&c.image).repo == "redis" => RunResult::out("PONG\n"),
         "ps" => RunResult::out(
             std::iter::once("PID   USER     TIME  COMMAND\n".to_string())
@@ -211,98 +199,54 @@ pub fn exec(m: &mut Machine, c: &Container, command: &[String]) -> KubeletReply 
                 }))
                 .collect::<String>(),
         ),
-        "sh" | "bash" | "mysql" | "psql" | "nginx" | "apachectl" if has(c, &name) => {
-            RunResult::default()
-        }
-        _ => return oci_missing(c, &bin),
-    };
-    KubeletReply::Exec(r)
+        "mysql" | "psql" | "nginx" | "apachectl" if has(c, name) => RunResult::default(),
+        _ => return None,
+    })
 }
 
-fn has(c: &Container, bin: &str) -> bool {
-    let repo = parse(&c.image).repo;
-    let repo = repo.rsplit('/').next().unwrap_or("");
-    match bin {
-        "bash" => !matches!(repo, "busybox" | "curl" | "coredns" | "pause" | "agnhost"),
-        "sh" => !matches!(repo, "coredns" | "pause"),
-        "mysql" => repo == "mysql",
-        "psql" => repo == "postgres",
-        "nginx" => repo == "nginx",
-        "apachectl" => repo == "httpd",
-        _ => false,
-    }
+/// A container as the shell sees it: its files and its image's programs.
+struct ContainerHost<'m, 'a> {
+    m: &'m mut Machine<'a>,
+    c: Container,
+    sb: crate::node::cri::Sandbox,
 }
 
-fn cat(
-    m: &Machine,
-    c: &Container,
-    sb: &crate::node::cri::Sandbox,
-    args: &[String],
-    busybox: bool,
-) -> RunResult {
-    let mut out = String::new();
-    for f in args.iter().filter(|a| !a.starts_with('-')) {
-        let text = match f.as_str() {
-            "/etc/resolv.conf" => Some(format!("search {ns}.svc.cluster.local svc.cluster.local cluster.local\nnameserver {CLUSTER_DNS}\noptions ndots:5\n", ns = sb.namespace)),
-            "/etc/hostname" => Some(format!("{}\n", sb.name)),
-            "/etc/hosts" => Some(format!("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n{}\t{}\n", sb.ip, sb.name)),
-            "/usr/share/nginx/html/index.html" if parse(&c.image).repo == "nginx" => Some(crate::node::http::NGINX_WELCOME.to_string()),
-            "/usr/local/apache2/htdocs/index.html" if parse(&c.image).repo == "httpd" => Some(crate::node::http::HTTPD_WORKS.to_string()),
-            p if crate::node::prober::file_exists(c, p, m.now()) => Some(String::new()),
-            p => match volume_file(m, c, p) {
-                Some(Ok(t)) => Some(t),
-                Some(Err(_)) => {
-                    return RunResult::err(1, format!("cat: {}{p}{}: Is a directory\n", if busybox { "read error: " } else { "" }, ""));
-                }
-                None => None,
-            },
-        };
-        match text {
-            Some(t) => out.push_str(&t),
-            None => {
-                let msg = if busybox {
-                    format!("cat: can't open '{f}': No such file or directory\n")
-                } else {
-                    format!("cat: {f}: No such file or directory\n")
-                };
-                return RunResult {
-                    stdout: out,
-                    stderr: msg,
-                    code: 1,
-                    elapsed: 0,
-                };
-            }
+impl ContainerHost<'_, '_> {
+    fn refresh(&mut self) {
+        if let Some(c) = self.m.runtime().containers.get(&self.c.id) {
+            self.c.fs = c.fs.clone();
         }
     }
-    RunResult::out(out)
 }
 
-fn ls(m: &Machine, c: &Container, args: &[String], busybox: bool) -> RunResult {
-    let path = args
-        .iter()
-        .find(|a| !a.starts_with('-'))
-        .map_or("/", String::as_str);
-    let entries: Option<Vec<String>> = match path.trim_end_matches('/') {
-        "" => Some("bin boot dev docker-entrypoint.d docker-entrypoint.sh etc home lib lib64 media mnt opt proc root run sbin srv sys tmp usr var".split(' ').map(String::from).collect()),
-        "/etc/nginx" if parse(&c.image).repo == "nginx" => Some(vec!["conf.d".into(), "fastcgi_params".into(), "mime.types".into(), "modules".into(), "nginx.conf".into(), "scgi_params".into(), "uwsgi_params".into()]),
-        "/usr/share/nginx/html" if parse(&c.image).repo == "nginx" => Some(vec!["50x.html".into(), "index.html".into()]),
-        "/var/run/secrets/kubernetes.io/serviceaccount" => Some(vec!["ca.crt".into(), "namespace".into(), "token".into()]),
-        p => match volume_file(m, c, p) {
-            Some(Err(keys)) => Some(keys),
-            Some(Ok(_)) => Some(vec![p.to_string()]),
-            None => c.mounts.iter().any(|(m, _)| m == p).then(Vec::new),
-        },
-    };
-    match entries {
-        Some(e) => RunResult::out(e.iter().map(|x| format!("{x}\n")).collect::<String>()),
-        None => RunResult::err(
-            if busybox { 1 } else { 2 },
-            if busybox {
-                format!("ls: {path}: No such file or directory\n")
-            } else {
-                format!("ls: cannot access '{path}': No such file or directory\n")
-            },
-        ),
+impl Host for ContainerHost<'_, '_> {
+    fn now(&self) -> crate::time::Time {
+        self.m.now()
+    }
+    fn hostname(&self) -> String {
+        self.sb.name.clone()
+    }
+    fn read(&self, path: &str) -> Result<String, FsError> {
+        if crate::node::prober::file_exists(&self.c, path, self.m.now()) {
+            return Ok(String::new());
+        }
+        container_fs::read(self.m, &self.c, &self.sb, path)
+    }
+    fn list(&self, path: &str) -> Result<Vec<String>, FsError> {
+        container_fs::list(self.m, &self.c, path)
+    }
+    fn write(&mut self, path: &str, text: &str, append: bool) -> Result<(), FsError> {
+        let r = container_fs::write(self.m, &self.c.id, path, text, append);
+        self.refresh();
+        r
+    }
+    fn mkdir(&mut self, path: &str) -> Result<(), FsError> {
+        let r = container_fs::mkdir(self.m, &self.c.id, path);
+        self.refresh();
+        r
+    }
+    fn program(&mut self, argv: &[String], _stdin: &str) -> Option<RunResult> {
+        program(self.m, &self.c, &self.sb, argv)
     }
 }
 

@@ -590,6 +590,7 @@ impl Runtime {
                 command: cfg.command,
                 declared_ports: cfg.ports,
                 mounts: cfg.mounts,
+                fs: BTreeMap::new(),
             },
         );
         self.log(

@@ -6,6 +6,13 @@ use super::interp::Shell;
 use super::{FsError, Host, RunResult};
 use crate::time::{Time, SECOND};
 
+/// The applets and built-ins the shell runs itself (the rest are the image's programs).
+pub const APPLETS: &[&str] = &[
+    "echo", "printf", "env", "printenv", "cat", "ls", "head", "tail", "grep", "wc", "sleep",
+    "date", "hostname", "touch", "mkdir", "true", "false", ":", "seq", "basename", "dirname", "id",
+    "whoami", "sh", "ash", "bash", "exit", "export", "unset", "cd", "pwd", "test", "[",
+];
+
 fn ok(s: impl Into<String>) -> RunResult {
     RunResult::out(s)
 }
@@ -45,8 +52,25 @@ impl Shell {
             "true" | ":" => RunResult::default(),
             "false" => fail(1, ""),
             "seq" => seq(args),
-            "basename" => ok(format!("{}\n", args.first().map_or("", |a| a.trim_end_matches('/').rsplit('/').next().unwrap_or("")))),
-            "dirname" => ok(format!("{}\n", args.first().map_or(".", |a| a.rsplit_once('/').map_or(".", |(d, _)| if d.is_empty() { "/" } else { d })))),
+            "basename" => ok(format!(
+                "{}\n",
+                args.first().map_or("", |a| a
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(""))
+            )),
+            "dirname" => ok(format!(
+                "{}\n",
+                args.first()
+                    .map_or(".", |a| a.rsplit_once('/').map_or(".", |(d, _)| {
+                        if d.is_empty() {
+                            "/"
+                        } else {
+                            d
+                        }
+                    }))
+            )),
             "id" => ok("uid=0(root) gid=0(root) groups=0(root),10(wheel)\n"),
             "whoami" => ok("root\n"),
             "sh" | "ash" | "bash" => self.nested(args, host),
@@ -61,9 +85,15 @@ impl Shell {
     fn builtin(&mut self, name: &str, args: &[String], host: &mut dyn Host) -> Option<RunResult> {
         Some(match name {
             "exit" => {
-                let code = args.first().and_then(|a| a.parse().ok()).unwrap_or(self.status);
+                let code = args
+                    .first()
+                    .and_then(|a| a.parse().ok())
+                    .unwrap_or(self.status);
                 self.exit(code);
-                RunResult { code, ..RunResult::default() }
+                RunResult {
+                    code,
+                    ..RunResult::default()
+                }
             }
             "export" | "readonly" | "local" => {
                 for a in args {
@@ -86,7 +116,13 @@ impl Shell {
                         self.vars.insert("PWD".into(), to);
                         RunResult::default()
                     }
-                    Err(_) => fail(2, format!("sh: cd: can't cd to {}: No such file or directory\n", args[0])),
+                    Err(_) => fail(
+                        2,
+                        format!(
+                            "sh: cd: can't cd to {}: No such file or directory\n",
+                            args[0]
+                        ),
+                    ),
                 }
             }
             "pwd" => ok(format!("{}\n", self.cwd())),
@@ -111,7 +147,10 @@ impl Shell {
                     a
                 };
                 let (v, err) = self.test(&a, host);
-                RunResult { code: if err { 2 } else { i32::from(!v) }, ..RunResult::default() }
+                RunResult {
+                    code: if err { 2 } else { i32::from(!v) },
+                    ..RunResult::default()
+                }
             }
             "exec" | "command" if !args.is_empty() => {
                 return Some(self.dispatch(args, &[], "", host));
@@ -125,18 +164,31 @@ impl Shell {
             [flag, script, rest @ ..] if flag == "-c" => {
                 let mut argv = vec![rest.first().cloned().unwrap_or_else(|| "sh".into())];
                 argv.extend(rest.iter().skip(1).cloned());
-                let mut sub = Shell::new(self.vars.clone(), argv);
+                let mut sub = self.child(argv);
                 let (stdout, stderr, code, elapsed) = sub.run_to_end(script, host);
-                RunResult { stdout, stderr, code, elapsed }
+                RunResult {
+                    stdout,
+                    stderr,
+                    code,
+                    elapsed,
+                }
             }
             [] => RunResult::default(),
             [file, ..] => match host.read(&self.absolute(file)) {
                 Ok(script) => {
-                    let mut sub = Shell::new(self.vars.clone(), args.to_vec());
+                    let mut sub = self.child(args.to_vec());
                     let (stdout, stderr, code, elapsed) = sub.run_to_end(&script, host);
-                    RunResult { stdout, stderr, code, elapsed }
+                    RunResult {
+                        stdout,
+                        stderr,
+                        code,
+                        elapsed,
+                    }
                 }
-                Err(_) => fail(2, format!("sh: can't open '{file}': No such file or directory\n")),
+                Err(_) => fail(
+                    2,
+                    format!("sh: can't open '{file}': No such file or directory\n"),
+                ),
             },
         }
     }
@@ -150,7 +202,21 @@ impl Shell {
                 Some(v) => ok(format!("{v}\n")),
                 None => fail(1, ""),
             },
-            _ => ok(vars.iter().map(|(k, v)| format!("{k}={v}\n")).collect::<String>()),
+            _ => {
+                let mut names: Vec<&String> = self
+                    .order
+                    .iter()
+                    .filter(|k| vars.contains_key(*k))
+                    .collect();
+                let mut rest: Vec<&String> =
+                    vars.keys().filter(|k| !self.order.contains(k)).collect();
+                rest.sort();
+                names.extend(rest);
+                ok(names
+                    .iter()
+                    .map(|k| format!("{k}={}\n", vars[*k]))
+                    .collect::<String>())
+            }
         }
     }
 
@@ -159,7 +225,10 @@ impl Shell {
     }
 
     fn cat(&self, args: &[String], stdin: &str, host: &mut dyn Host) -> RunResult {
-        let files: Vec<&String> = args.iter().filter(|a| !a.starts_with('-') || *a == "-").collect();
+        let files: Vec<&String> = args
+            .iter()
+            .filter(|a| !a.starts_with('-') || *a == "-")
+            .collect();
         if files.is_empty() {
             return ok(stdin);
         }
@@ -169,11 +238,19 @@ impl Shell {
                 ("-", _) => r.stdout.push_str(stdin),
                 (_, Ok(t)) => r.stdout.push_str(&t),
                 (_, Err(FsError::IsDir)) => {
-                    r.stderr.push_str(&format!("cat: read error: Is a directory\n"));
+                    r.stderr.push_str(&if self.gnu {
+                        format!("cat: {f}: Is a directory\n")
+                    } else {
+                        "cat: read error: Is a directory\n".to_string()
+                    });
                     r.code = 1;
                 }
                 (_, Err(_)) => {
-                    r.stderr.push_str(&format!("cat: can't open '{f}': No such file or directory\n"));
+                    r.stderr.push_str(&if self.gnu {
+                        format!("cat: {f}: No such file or directory\n")
+                    } else {
+                        format!("cat: can't open '{f}': No such file or directory\n")
+                    });
                     r.code = 1;
                 }
             }
@@ -185,7 +262,11 @@ impl Shell {
         let all = args.iter().any(|a| a.starts_with('-') && a.contains('a'));
         let paths: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
         let cwd = self.cwd();
-        let targets: Vec<&str> = if paths.is_empty() { vec![cwd.as_str()] } else { paths.iter().map(|s| s.as_str()).collect() };
+        let targets: Vec<&str> = if paths.is_empty() {
+            vec![cwd.as_str()]
+        } else {
+            paths.iter().map(|s| s.as_str()).collect()
+        };
         let mut r = RunResult::default();
         for (i, p) in targets.iter().enumerate() {
             let abs = self.absolute(p);
@@ -195,28 +276,46 @@ impl Shell {
                         entries.splice(0..0, [".".to_string(), "..".to_string()]);
                     }
                     if targets.len() > 1 {
-                        r.stdout.push_str(&format!("{}{p}:\n", if i > 0 { "\n" } else { "" }));
+                        r.stdout
+                            .push_str(&format!("{}{p}:\n", if i > 0 { "\n" } else { "" }));
                     }
                     r.stdout.extend(entries.iter().map(|e| format!("{e}\n")));
                 }
                 Err(FsError::NotDir) => r.stdout.push_str(&format!("{p}\n")),
                 Err(_) => {
-                    r.stderr.push_str(&format!("ls: {p}: No such file or directory\n"));
-                    r.code = 1;
+                    r.stderr.push_str(&if self.gnu {
+                        format!("ls: cannot access '{p}': No such file or directory\n")
+                    } else {
+                        format!("ls: {p}: No such file or directory\n")
+                    });
+                    r.code = if self.gnu { 2 } else { 1 };
                 }
             }
         }
         r
     }
 
-    fn head_tail(&self, name: &str, args: &[String], stdin: &str, host: &mut dyn Host) -> RunResult {
+    fn head_tail(
+        &self,
+        name: &str,
+        args: &[String],
+        stdin: &str,
+        host: &mut dyn Host,
+    ) -> RunResult {
         let mut n = 10usize;
         let mut files = Vec::new();
         let mut it = args.iter();
         while let Some(a) = it.next() {
             if a == "-n" {
-                n = it.next().and_then(|v| v.trim_start_matches('+').parse().ok()).unwrap_or(10);
-            } else if let Some(v) = a.strip_prefix("-n").or(a.strip_prefix('-')).filter(|v| v.parse::<usize>().is_ok()) {
+                n = it
+                    .next()
+                    .and_then(|v| v.trim_start_matches('+').parse().ok())
+                    .unwrap_or(10);
+            } else if let Some(v) = a
+                .strip_prefix("-n")
+                .or(a.strip_prefix('-'))
+                .filter(|v| v.parse::<usize>().is_ok())
+            {
                 n = v.parse().unwrap_or(10);
             } else {
                 files.push(a);
@@ -226,17 +325,33 @@ impl Shell {
             None => stdin.to_string(),
             Some(f) => match self.read_file(f, host) {
                 Ok(t) => t,
-                Err(_) => return fail(1, format!("{name}: can't open '{f}': No such file or directory\n")),
+                Err(_) => {
+                    return fail(
+                        1,
+                        format!("{name}: can't open '{f}': No such file or directory\n"),
+                    )
+                }
             },
         };
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
-        let pick = if name == "head" { &lines[..n.min(lines.len())] } else { &lines[lines.len().saturating_sub(n)..] };
+        let pick = if name == "head" {
+            &lines[..n.min(lines.len())]
+        } else {
+            &lines[lines.len().saturating_sub(n)..]
+        };
         ok(pick.concat())
     }
 
     fn grep(&self, args: &[String], stdin: &str, host: &mut dyn Host) -> RunResult {
-        let flags: String = args.iter().filter(|a| a.starts_with('-') && a.len() > 1).map(|a| &a[1..]).collect();
-        let rest: Vec<&String> = args.iter().filter(|a| !a.starts_with('-') || a.len() == 1).collect();
+        let flags: String = args
+            .iter()
+            .filter(|a| a.starts_with('-') && a.len() > 1)
+            .map(|a| &a[1..])
+            .collect();
+        let rest: Vec<&String> = args
+            .iter()
+            .filter(|a| !a.starts_with('-') || a.len() == 1)
+            .collect();
         let Some(pat) = rest.first() else {
             return fail(2, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: grep [-HhnlLoqvsrRiwFExz] [-m N] [-A|B|C N] { PATTERN | -e PATTERN... | -f FILE... } [FILE]...\n");
         };
@@ -251,16 +366,31 @@ impl Shell {
         let hits: Vec<&str> = text
             .lines()
             .filter(|l| {
-                let m = if ci { regex_match(&pat.to_lowercase(), &l.to_lowercase()) } else { regex_match(pat, l) };
+                let m = if ci {
+                    regex_match(&pat.to_lowercase(), &l.to_lowercase())
+                } else {
+                    regex_match(pat, l)
+                };
                 m != flags.contains('v')
             })
             .collect();
         let code = i32::from(hits.is_empty());
         if flags.contains('q') {
-            return RunResult { code, ..RunResult::default() };
+            return RunResult {
+                code,
+                ..RunResult::default()
+            };
         }
-        let out = if flags.contains('c') { format!("{}\n", hits.len()) } else { hits.iter().map(|l| format!("{l}\n")).collect() };
-        RunResult { stdout: out, code, ..RunResult::default() }
+        let out = if flags.contains('c') {
+            format!("{}\n", hits.len())
+        } else {
+            hits.iter().map(|l| format!("{l}\n")).collect()
+        };
+        RunResult {
+            stdout: out,
+            code,
+            ..RunResult::default()
+        }
     }
 
     fn touch(&self, args: &[String], host: &mut dyn Host) -> RunResult {
@@ -285,10 +415,16 @@ impl Shell {
                 if parents {
                     continue;
                 }
-                return fail(1, format!("mkdir: can't create directory '{d}': File exists\n"));
+                return fail(
+                    1,
+                    format!("mkdir: can't create directory '{d}': File exists\n"),
+                );
             }
             if host.mkdir(&p).is_err() {
-                return fail(1, format!("mkdir: can't create directory '{d}': No such file or directory\n"));
+                return fail(
+                    1,
+                    format!("mkdir: can't create directory '{d}': No such file or directory\n"),
+                );
             }
         }
         RunResult::default()
@@ -305,7 +441,10 @@ impl Shell {
             [s] => (!s.is_empty(), false),
             ["-z", s] => (s.is_empty(), false),
             ["-n", s] => (!s.is_empty(), false),
-            ["-e", p] => (host.read(&self.absolute(p)).is_ok() || host.list(&self.absolute(p)).is_ok(), false),
+            ["-e", p] => (
+                host.read(&self.absolute(p)).is_ok() || host.list(&self.absolute(p)).is_ok(),
+                false,
+            ),
             ["-f", p] => (host.read(&self.absolute(p)).is_ok(), false),
             ["-d", p] => (host.list(&self.absolute(p)).is_ok(), false),
             [x, "=" | "==", y] => (x == y, false),
@@ -333,7 +472,10 @@ impl Shell {
 
 fn echo(args: &[String]) -> RunResult {
     let (mut newline, mut escapes, mut i) = (true, false, 0);
-    while let Some(a) = args.get(i).filter(|a| matches!(a.as_str(), "-n" | "-e" | "-ne" | "-en")) {
+    while let Some(a) = args
+        .get(i)
+        .filter(|a| matches!(a.as_str(), "-n" | "-e" | "-ne" | "-en"))
+    {
         newline &= !a.contains('n');
         escapes |= a.contains('e');
         i += 1;
@@ -349,7 +491,9 @@ fn echo(args: &[String]) -> RunResult {
 }
 
 fn unescape(s: &str) -> String {
-    s.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
+    s.replace("\\n", "\n")
+        .replace("\\t", "\t")
+        .replace("\\\\", "\\")
 }
 
 fn printf(args: &[String]) -> RunResult {
@@ -368,7 +512,10 @@ fn printf(args: &[String]) -> RunResult {
                 continue;
             }
             let mut spec = String::new();
-            while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit() || **d == '-' || **d == '.') {
+            while let Some(&d) = chars
+                .peek()
+                .filter(|d| d.is_ascii_digit() || **d == '-' || **d == '.')
+            {
                 spec.push(d);
                 chars.next();
             }
@@ -401,7 +548,12 @@ fn printf(args: &[String]) -> RunResult {
 
 fn pad(spec: &str, v: &str) -> String {
     let left = spec.starts_with('-');
-    let width: usize = spec.trim_start_matches('-').split('.').next().and_then(|w| w.parse().ok()).unwrap_or(0);
+    let width: usize = spec
+        .trim_start_matches('-')
+        .split('.')
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(0);
     if left {
         format!("{v:<width$}")
     } else {
@@ -413,16 +565,31 @@ fn wc(args: &[String], stdin: &str) -> RunResult {
     let lines = stdin.matches('\n').count();
     let words = stdin.split_whitespace().count();
     let bytes = stdin.len();
-    let flags: String = args.iter().filter(|a| a.starts_with('-')).map(|a| &a[1..]).collect();
+    let flags: String = args
+        .iter()
+        .filter(|a| a.starts_with('-'))
+        .map(|a| &a[1..])
+        .collect();
     let picked: Vec<usize> = if flags.is_empty() {
         vec![lines, words, bytes]
     } else {
-        [('l', lines), ('w', words), ('c', bytes)].iter().filter(|(f, _)| flags.contains(*f)).map(|(_, n)| *n).collect()
+        [('l', lines), ('w', words), ('c', bytes)]
+            .iter()
+            .filter(|(f, _)| flags.contains(*f))
+            .map(|(_, n)| *n)
+            .collect()
     };
     if picked.len() == 1 {
         return ok(format!("{}\n", picked[0]));
     }
-    ok(format!("{}\n", picked.iter().map(|n| format!("{n:>7}")).collect::<Vec<_>>().join(" ")))
+    ok(format!(
+        "{}\n",
+        picked
+            .iter()
+            .map(|n| format!("{n:>7}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    ))
 }
 
 fn sleep(args: &[String]) -> RunResult {
@@ -441,9 +608,15 @@ fn sleep(args: &[String]) -> RunResult {
         }
     }
     if args.is_empty() {
-        return fail(1, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: sleep [N]...\n");
+        return fail(
+            1,
+            "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: sleep [N]...\n",
+        );
     }
-    RunResult { elapsed: total, ..RunResult::default() }
+    RunResult {
+        elapsed: total,
+        ..RunResult::default()
+    }
 }
 
 fn date(args: &[String], now: Time) -> RunResult {
@@ -451,7 +624,10 @@ fn date(args: &[String], now: Time) -> RunResult {
     let Ok(ts) = k8s_openapi::jiff::Timestamp::from_millisecond(ms) else {
         return fail(1, "date: invalid date\n");
     };
-    let fmt = args.iter().find_map(|a| a.strip_prefix('+')).unwrap_or("%a %b %e %H:%M:%S UTC %Y");
+    let fmt = args
+        .iter()
+        .find_map(|a| a.strip_prefix('+'))
+        .unwrap_or("%a %b %e %H:%M:%S UTC %Y");
     let fmt = fmt.replace("%Z", "UTC");
     ok(format!("{}\n", ts.strftime(&fmt)))
 }

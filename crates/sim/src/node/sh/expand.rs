@@ -25,10 +25,19 @@ impl Shell {
     /// `${X:-default}`, `${X-default}`, `${#X}`, `${X}`.
     fn expand_default(&self, n: &str) -> String {
         if let Some(v) = n.strip_prefix('#') {
-            return self.vars.get(v).map_or(0, |s| s.chars().count()).to_string();
+            return self
+                .vars
+                .get(v)
+                .map_or(0, |s| s.chars().count())
+                .to_string();
         }
         if let Some((v, d)) = n.split_once(":-") {
-            return self.vars.get(v).filter(|s| !s.is_empty()).cloned().unwrap_or(d.to_string());
+            return self
+                .vars
+                .get(v)
+                .filter(|s| !s.is_empty())
+                .cloned()
+                .unwrap_or(d.to_string());
         }
         if let Some((v, d)) = n.split_once('-') {
             return self.vars.get(v).cloned().unwrap_or(d.to_string());
@@ -79,7 +88,10 @@ impl Shell {
             fields.push(cur);
         }
         if glob {
-            fields = fields.into_iter().flat_map(|f| self.glob(&f, host)).collect();
+            fields = fields
+                .into_iter()
+                .flat_map(|f| self.glob(&f, host))
+                .collect();
         }
         fields
     }
@@ -99,7 +111,7 @@ impl Shell {
 
     /// `$(script)`: runs it to the end and takes its output, trailing newlines removed.
     fn substitute(&mut self, script: &str, host: &mut dyn Host) -> String {
-        let mut sub = Shell::new(self.vars.clone(), self.args.clone());
+        let mut sub = self.child(self.args.clone());
         let (out, err, code, elapsed) = sub.run_to_end(script, host);
         self.pending_sleep += elapsed;
         self.emit_err(&err);
@@ -116,7 +128,11 @@ impl Shell {
         let Ok(entries) = host.list(if dir.is_empty() { "/" } else { &dir }) else {
             return vec![pat.to_string()];
         };
-        let prefix = if pat.contains('/') { format!("{dir}/") } else { String::new() };
+        let prefix = if pat.contains('/') {
+            format!("{dir}/")
+        } else {
+            String::new()
+        };
         let hits: Vec<String> = entries
             .into_iter()
             .filter(|e| wildcard(name, e))

@@ -55,6 +55,10 @@ pub struct Shell {
     stderr: String,
     /// Output in the order it was written: (is stderr, text).
     pub(super) written: Vec<(bool, String)>,
+    /// GNU coreutils' messages (debian-based images) rather than busybox's.
+    pub(super) gnu: bool,
+    /// The order `env` prints the inherited environment in.
+    pub(super) order: Vec<String>,
 }
 
 impl Shell {
@@ -70,7 +74,21 @@ impl Shell {
             stdout: String::new(),
             stderr: String::new(),
             written: Vec::new(),
+            gnu: false,
+            order: Vec::new(),
         }
+    }
+
+    /// Uses GNU coreutils' messages (`cat: f: No such file or directory`).
+    pub fn coreutils(mut self, gnu: bool) -> Shell {
+        self.gnu = gnu;
+        self
+    }
+
+    /// The order the inherited environment is printed in by `env`.
+    pub fn env_order(mut self, order: Vec<String>) -> Shell {
+        self.order = order;
+        self
     }
 
     /// Loads a script (`sh -c SCRIPT`); a syntax error ends the shell with status 2.
@@ -124,7 +142,19 @@ impl Shell {
                 break 137;
             }
         };
-        (self.take_stdout(), std::mem::take(&mut self.stderr), code, elapsed)
+        (
+            self.take_stdout(),
+            std::mem::take(&mut self.stderr),
+            code,
+            elapsed,
+        )
+    }
+
+    /// Runs one command line given as words (`kubectl exec POD -- CMD ARGS`), to its end.
+    pub fn run_argv(&mut self, argv: &[String], host: &mut dyn Host) -> super::RunResult {
+        let mut r = self.dispatch(argv, &[], "", host);
+        r.elapsed += std::mem::take(&mut self.pending_sleep);
+        r
     }
 
     /// What the script printed on stdout since last asked.
@@ -142,6 +172,13 @@ impl Shell {
         self.stdout.clear();
         self.stderr.clear();
         std::mem::take(&mut self.written)
+    }
+
+    /// A child shell (`$(...)`, `sh -c`, a pipeline stage) inheriting variables.
+    pub(super) fn child(&self, args: Vec<String>) -> Shell {
+        Shell::new(self.vars.clone(), args)
+            .coreutils(self.gnu)
+            .env_order(self.order.clone())
     }
 
     pub(super) fn emit_out(&mut self, s: &str) {
@@ -176,9 +213,13 @@ impl Shell {
             Frame::AndOr(ao, i) => self.and_or(ao, i, host),
             Frame::Negate => self.status = i32::from(self.status == 0),
             Frame::If(arms, otherwise, k, stage) => self.if_step(arms, otherwise, k, stage),
-            Frame::Loop { until, cond, body, stage, last } => {
-                self.loop_step(until, cond, body, stage, last)
-            }
+            Frame::Loop {
+                until,
+                cond,
+                body,
+                stage,
+                last,
+            } => self.loop_step(until, cond, body, stage, last),
             Frame::For(var, items, i, body) => {
                 if let Some(v) = items.get(i).cloned() {
                     self.vars.insert(var.clone(), v);
@@ -229,12 +270,20 @@ impl Shell {
 
     /// Runs one command of a pipeline to its end and returns its stdout.
     fn capture(&mut self, c: &Cmd, host: &mut dyn Host, stdin: &str) -> String {
-        if let Cmd::Simple { assigns, words, redirs } = c {
+        if let Cmd::Simple {
+            assigns,
+            words,
+            redirs,
+        } = c
+        {
             return self.simple(assigns, words, redirs, host, Some(stdin), true);
         }
-        let mut sub = Shell::new(self.vars.clone(), self.args.clone());
+        let mut sub = self.child(self.args.clone());
         let only = AndOr {
-            first: Pipeline { negate: false, cmds: vec![c.clone()] },
+            first: Pipeline {
+                negate: false,
+                cmds: vec![c.clone()],
+            },
             rest: Vec::new(),
         };
         sub.stack.push(Frame::Seq(Rc::new(vec![only]), 0));
@@ -259,7 +308,11 @@ impl Shell {
 
     fn command(&mut self, c: &Cmd, host: &mut dyn Host, stdin: Option<&str>) {
         match c {
-            Cmd::Simple { assigns, words, redirs } => {
+            Cmd::Simple {
+                assigns,
+                words,
+                redirs,
+            } => {
                 self.simple(assigns, words, redirs, host, stdin, false);
             }
             Cmd::If { arms, otherwise } => self.stack.push(Frame::If(
@@ -280,23 +333,32 @@ impl Shell {
                     Some(ws) => ws.iter().flat_map(|w| self.expand(w, host)).collect(),
                     None => self.args.get(1..).unwrap_or(&[]).to_vec(),
                 };
-                self.stack.push(Frame::For(var.clone(), items, 0, Rc::new(body.clone())));
+                self.stack
+                    .push(Frame::For(var.clone(), items, 0, Rc::new(body.clone())));
             }
         }
     }
 
-    fn if_step(&mut self, arms: Rc<Vec<(List, List)>>, otherwise: Option<Rc<List>>, k: usize, stage: Stage) {
+    fn if_step(
+        &mut self,
+        arms: Rc<Vec<(List, List)>>,
+        otherwise: Option<Rc<List>>,
+        k: usize,
+        stage: Stage,
+    ) {
         match stage {
             Stage::Cond => {
                 let cond = Rc::new(arms[k].0.clone());
-                self.stack.push(Frame::If(arms, otherwise, k, Stage::AfterCond));
+                self.stack
+                    .push(Frame::If(arms, otherwise, k, Stage::AfterCond));
                 self.stack.push(Frame::Seq(cond, 0));
             }
             Stage::AfterCond if self.status == 0 => {
                 self.stack.push(Frame::Seq(Rc::new(arms[k].1.clone()), 0));
             }
             Stage::AfterCond if k + 1 < arms.len() => {
-                self.stack.push(Frame::If(arms, otherwise, k + 1, Stage::Cond));
+                self.stack
+                    .push(Frame::If(arms, otherwise, k + 1, Stage::Cond));
             }
             Stage::AfterCond => match otherwise {
                 Some(e) => self.stack.push(Frame::Seq(e, 0)),
@@ -309,13 +371,25 @@ impl Shell {
         match stage {
             Stage::Cond => {
                 let c = cond.clone();
-                self.stack.push(Frame::Loop { until, cond, body, stage: Stage::AfterCond, last });
+                self.stack.push(Frame::Loop {
+                    until,
+                    cond,
+                    body,
+                    stage: Stage::AfterCond,
+                    last,
+                });
                 self.stack.push(Frame::Seq(c, 0));
             }
             Stage::AfterCond => {
                 if (self.status == 0) != until {
                     let b = body.clone();
-                    self.stack.push(Frame::Loop { until, cond, body, stage: Stage::Cond, last: 0 });
+                    self.stack.push(Frame::Loop {
+                        until,
+                        cond,
+                        body,
+                        stage: Stage::Cond,
+                        last: 0,
+                    });
                     self.stack.push(Frame::Seq(b, 0));
                 } else {
                     self.status = last;
@@ -328,9 +402,17 @@ impl Shell {
     pub(super) fn unwind(&mut self, brk: bool) {
         while let Some(f) = self.stack.pop() {
             match f {
-                Frame::Loop { until, cond, body, .. } => {
+                Frame::Loop {
+                    until, cond, body, ..
+                } => {
                     if !brk {
-                        self.stack.push(Frame::Loop { until, cond, body, stage: Stage::Cond, last: 0 });
+                        self.stack.push(Frame::Loop {
+                            until,
+                            cond,
+                            body,
+                            stage: Stage::Cond,
+                            last: 0,
+                        });
                     }
                     return;
                 }

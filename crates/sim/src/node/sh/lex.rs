@@ -120,7 +120,13 @@ impl Lexer {
             _ => "<",
         };
         self.i += op.len();
-        let fd = if op == "<" && fd == 0 { 0 } else if fd == 0 { 1 } else { fd };
+        let fd = if op == "<" && fd == 0 {
+            0
+        } else if fd == 0 {
+            1
+        } else {
+            fd
+        };
         self.out.push(Tok::Redir(fd, op));
     }
 
@@ -241,7 +247,10 @@ impl Lexer {
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
                 let mut name = String::new();
-                while let Some(c) = self.peek(0).filter(|c| c.is_ascii_alphanumeric() || *c == '_') {
+                while let Some(c) = self
+                    .peek(0)
+                    .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                {
                     name.push(c);
                     self.i += 1;
                 }

@@ -11,6 +11,7 @@ mod lex;
 mod parse;
 mod simple;
 
+pub use applets::APPLETS;
 pub use interp::{Poll, Shell};
 
 use crate::time::Time;

@@ -178,7 +178,9 @@ impl Parser<'_> {
                 Ok(())
             }
             Some(t) => Err(self.unexpected(t)),
-            None => Err(format!("syntax error: unexpected end of file (expecting \"{kw}\")")),
+            None => Err(format!(
+                "syntax error: unexpected end of file (expecting \"{kw}\")"
+            )),
         }
     }
 
@@ -229,7 +231,9 @@ impl Parser<'_> {
     fn for_cmd(&mut self) -> Result<Cmd, String> {
         self.i += 1;
         let var = match self.t.get(self.i) {
-            Some(Tok::Word(w)) if plain(w).is_some_and(is_name) => plain(w).unwrap_or("").to_string(),
+            Some(Tok::Word(w)) if plain(w).is_some_and(is_name) => {
+                plain(w).unwrap_or("").to_string()
+            }
             Some(t) => return Err(self.unexpected(t)),
             None => return Err("syntax error: unexpected end of file".into()),
         };
@@ -270,7 +274,11 @@ impl Parser<'_> {
                         return Err("syntax error: unexpected newline".into());
                     };
                     self.i += 1;
-                    redirs.push(Redir { fd: *fd, op, target: target.clone() });
+                    redirs.push(Redir {
+                        fd: *fd,
+                        op,
+                        target: target.clone(),
+                    });
                 }
                 Some(Tok::Paren(_)) => {
                     return Err("syntax error: subshells ( ... ) are not supported".into())
@@ -284,13 +292,18 @@ impl Parser<'_> {
                 None => Err("syntax error: unexpected end of file".into()),
             };
         }
-        Ok(Cmd::Simple { assigns, words, redirs })
+        Ok(Cmd::Simple {
+            assigns,
+            words,
+            redirs,
+        })
     }
 }
 
 fn is_name(s: &str) -> bool {
     let mut c = s.chars();
-    c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
         && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
 }
 
@@ -341,7 +354,9 @@ mod tests {
     #[test]
     fn assignments_only_before_the_command_name() {
         let l = p("A=1 env B=2").unwrap();
-        let Cmd::Simple { assigns, words, .. } = &l[0].first.cmds[0] else { panic!() };
+        let Cmd::Simple { assigns, words, .. } = &l[0].first.cmds[0] else {
+            panic!()
+        };
         assert_eq!(assigns.len(), 1);
         assert_eq!(words.len(), 2);
     }

@@ -48,7 +48,11 @@ impl Shell {
                 return String::new();
             }
         };
-        let input = routes.stdin.clone().or(stdin.map(String::from)).unwrap_or_default();
+        let input = routes
+            .stdin
+            .clone()
+            .or(stdin.map(String::from))
+            .unwrap_or_default();
         let r = self.dispatch(&fields, &values, &input, host);
         self.pending_sleep += r.elapsed;
         self.status = r.code;
@@ -63,7 +67,11 @@ impl Shell {
             match (d.fd, d.op) {
                 (_, "<") => match host.read(&path) {
                     Ok(t) => r.stdin = Some(t),
-                    Err(_) => return Err(format!("sh: can't open '{target}': No such file or directory\n")),
+                    Err(_) => {
+                        return Err(format!(
+                            "sh: can't open '{target}': No such file or directory\n"
+                        ))
+                    }
                 },
                 (2, ">&") if target == "1" => r.err_to_out = true,
                 (1, ">&") if target == "2" => r.out_to_err = true,
@@ -86,7 +94,13 @@ impl Shell {
         Ok(r)
     }
 
-    fn route(&mut self, r: RunResult, routes: &Routes, host: &mut dyn Host, capture: bool) -> String {
+    fn route(
+        &mut self,
+        r: RunResult,
+        routes: &Routes,
+        host: &mut dyn Host,
+        capture: bool,
+    ) -> String {
         let (mut out, mut err) = (r.stdout, r.stderr);
         if routes.err_to_out {
             out.push_str(&std::mem::take(&mut err));

@@ -47,7 +47,9 @@ impl Host for Fake {
         Ok(v)
     }
     fn write(&mut self, path: &str, text: &str, append: bool) -> Result<(), FsError> {
-        let dir = path.rsplit_once('/').map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
+        let dir = path
+            .rsplit_once('/')
+            .map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
         if dir != "/" && !self.dirs.iter().any(|d| d == dir) {
             return Err(FsError::NotFound);
         }
@@ -64,9 +66,10 @@ impl Host for Fake {
     }
     fn program(&mut self, argv: &[String], _stdin: &str) -> Option<RunResult> {
         match argv[0].as_str() {
-            "nslookup" if self.resolvable.contains(&argv[1]) => {
-                Some(RunResult::out(format!("Name:\t{}\nAddress: 10.96.0.20\n", argv[1])))
-            }
+            "nslookup" if self.resolvable.contains(&argv[1]) => Some(RunResult::out(format!(
+                "Name:\t{}\nAddress: 10.96.0.20\n",
+                argv[1]
+            ))),
             "nslookup" => Some(RunResult {
                 stdout: format!("** server can't find {}: NXDOMAIN\n", argv[1]),
                 code: 1,
@@ -78,8 +81,14 @@ impl Host for Fake {
 }
 
 fn sh(script: &str) -> (String, String, i32, Time) {
-    let mut host = Fake { dirs: vec!["/tmp".into(), "/etc".into()], ..Fake::default() };
-    let vars = [("HOME".to_string(), "/root".to_string()), ("GREETING".into(), "hello".into())];
+    let mut host = Fake {
+        dirs: vec!["/tmp".into(), "/etc".into()],
+        ..Fake::default()
+    };
+    let vars = [
+        ("HOME".to_string(), "/root".to_string()),
+        ("GREETING".into(), "hello".into()),
+    ];
     Shell::new(vars.into_iter().collect(), vec!["sh".into()]).run_to_end(script, &mut host)
 }
 
@@ -100,8 +109,14 @@ fn and_or_pipes_and_exit_codes() {
 #[test]
 fn redirections_write_files_that_cat_reads_back() {
     let (out, err, code, _) = sh("echo one > /tmp/f; echo two >> /tmp/f; cat /tmp/f; cat /nope 2>&1; echo x > /missing/dir/f");
-    assert_eq!(out, "one\ntwo\ncat: can't open '/nope': No such file or directory\n");
-    assert_eq!(err, "sh: can't create /missing/dir/f: nonexistent directory\n");
+    assert_eq!(
+        out,
+        "one\ntwo\ncat: can't open '/nope': No such file or directory\n"
+    );
+    assert_eq!(
+        err,
+        "sh: can't create /missing/dir/f: nonexistent directory\n"
+    );
     assert_eq!(code, 1);
 }
 
@@ -111,7 +126,10 @@ fn unknown_commands_and_syntax_errors_fail_as_sh_does() {
     assert_eq!((err.as_str(), code), ("sh: frobnicate: not found\n", 127));
     let (_, err, code, _) = sh("if true; then echo");
     assert_eq!(code, 2);
-    assert_eq!(err, "sh: syntax error: unexpected end of file (expecting \"fi\")\n");
+    assert_eq!(
+        err,
+        "sh: syntax error: unexpected end of file (expecting \"fi\")\n"
+    );
 }
 
 #[test]
@@ -134,7 +152,10 @@ fn an_init_container_loop_waits_until_the_service_resolves() {
     for _ in 0..3 {
         assert_eq!(s.run(&mut host), Poll::Sleep(2 * SECOND));
     }
-    assert_eq!(s.take_stdout().matches("waiting for myservice\n").count(), 3);
+    assert_eq!(
+        s.take_stdout().matches("waiting for myservice\n").count(),
+        3
+    );
     host.resolvable.push("myservice".into());
     assert_eq!(s.run(&mut host), Poll::Exited(0));
 }
