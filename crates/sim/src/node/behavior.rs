@@ -90,6 +90,9 @@ pub struct Behaviour {
     /// A shell loop requesting a URL (`while sleep 0.01; do wget -q -O- URL; done`): the
     /// URL and the time between requests.
     pub load: Option<(String, Time)>,
+    /// Its main process is the container shell (`sh -c SCRIPT`, or an applet such as
+    /// `sleep 3600`): output, timing and exit come from running it (see `node::script`).
+    pub script: bool,
 }
 
 /// Per-container tuning from the `kubeloop.dev/behavior` annotation.
@@ -290,6 +293,7 @@ pub fn behaviour(
         cost_us: 0,
         cpu_limit_m: o.cpu_limit,
         load: crate::node::load::parse_loop(&cmdline),
+        script: false,
     };
     let repo = image.repo.rsplit('/').next().unwrap_or("");
     let mut b = match repo {
@@ -508,6 +512,14 @@ pub fn behaviour(
         }
     };
     b.cost_us = crate::node::load::cost_us(repo);
+    let name = main.rsplit('/').next().unwrap_or("");
+    b.script = b.load.is_none()
+        && !command.is_empty()
+        && !matches!(repo, "coredns" | "pause" | "agnhost")
+        && crate::node::sh::APPLETS.contains(&name);
+    if b.script {
+        b.exits = None;
+    }
     apply(&mut b, o);
     b
 }
@@ -639,7 +651,7 @@ mod tests {
     }
 
     #[test]
-    fn busybox_one_shots_and_sleeps() {
+    fn busybox_commands_run_in_the_shell() {
         let sh = |s: &str| vec!["sh".to_string(), "-c".to_string(), s.to_string()];
         let b = |c: Vec<String>| {
             behaviour(
@@ -650,14 +662,19 @@ mod tests {
                 &Overrides::default(),
             )
         };
-        assert_eq!(b(sh("echo hi")).exits, Some((50, 0, "Completed")));
-        assert_eq!(b(sh("exit 3")).exits, Some((50, 3, "Error")));
-        assert_eq!(b(sh("sleep 3600")).exits, Some((3_600_050, 0, "Completed")));
-        assert_eq!(
-            b(sh("echo starting; sleep 2; echo crashing now; exit 1")).exits,
-            Some((2_050, 1, "Error"))
+        // Shell commands run in the container shell: their exit comes from running them.
+        for cmd in ["echo hi", "exit 3", "sleep 3600", "sleep infinity"] {
+            let x = b(sh(cmd));
+            assert!(x.script && x.exits.is_none(), "{cmd}");
+        }
+        assert!(b(vec!["sleep".into(), "10".into()]).script);
+        // A request loop stays a load loop.
+        assert!(
+            !b(sh(
+                "while sleep 0.01; do wget -q -O- http://php-apache; done"
+            ))
+            .script
         );
-        assert_eq!(b(sh("sleep infinity")).exits, None);
         assert_eq!(b(vec![]).exits, Some((50, 0, "Completed")));
     }
 }

@@ -19,6 +19,7 @@ pub fn image_file(c: &Container, sb: &Sandbox, path: &str) -> Option<String> {
         "/usr/share/nginx/html/index.html" if repo == "nginx" => crate::node::http::NGINX_WELCOME.to_string(),
         "/usr/local/apache2/htdocs/index.html" if repo == "httpd" => crate::node::http::HTTPD_WORKS.to_string(),
         "/var/run/secrets/kubernetes.io/serviceaccount/namespace" => sb.namespace.clone(),
+        "/dev/null" | "/dev/zero" => String::new(),
         _ => return None,
     })
 }
@@ -32,6 +33,9 @@ pub fn image_dir(c: &Container, path: &str) -> Option<Vec<String>> {
             "sbin", "srv", "sys", "tmp", "usr", "var",
         ],
         "/etc" => &["hostname", "hosts", "resolv.conf"],
+        "/dev" => &[
+            "null", "random", "stderr", "stdin", "stdout", "tty", "urandom", "zero",
+        ],
         "/tmp" | "/root" | "/home" | "/mnt" | "/opt" | "/srv" | "/var" | "/usr" | "/var/run"
         | "/run" => &[],
         "/etc/nginx" if repo == "nginx" => &[

@@ -13,6 +13,9 @@ pub fn handle(m: &mut Machine, ctx: &mut Ctx, from: Actor, payload: Payload) {
         Payload::Timer(t) if t >= crate::node::load::LOAD_TIMER_BASE => {
             crate::node::load_loop::tick(m, ctx, t)
         }
+        Payload::Timer(t) if t >= crate::node::script::SCRIPT_TIMER_BASE => {
+            crate::node::script::step(m, ctx, t)
+        }
         Payload::Cri(CriRequest {
             id,
             op: CriOp::Node(call),

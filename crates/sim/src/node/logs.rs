@@ -34,7 +34,7 @@ fn ts(at: Time) -> k8s_openapi::jiff::Timestamp {
         .unwrap_or(k8s_openapi::jiff::Timestamp::UNIX_EPOCH)
 }
 
-fn out(at: Time, text: impl Into<String>) -> LogEntry {
+pub(crate) fn out(at: Time, text: impl Into<String>) -> LogEntry {
     LogEntry {
         at,
         stream: Stream::Stdout,
@@ -42,7 +42,7 @@ fn out(at: Time, text: impl Into<String>) -> LogEntry {
     }
 }
 
-fn err(at: Time, text: impl Into<String>) -> LogEntry {
+pub(crate) fn err(at: Time, text: impl Into<String>) -> LogEntry {
     LogEntry {
         at,
         stream: Stream::Stderr,
@@ -77,6 +77,10 @@ pub fn startup(c: &Container, pod_ip: &str, initialized: bool) -> Vec<LogEntry> 
     let Some(t0) = c.started else {
         return Vec::new();
     };
+    if c.behaviour.script {
+        // The shell prints for itself as it runs (node::script).
+        return Vec::new();
+    }
     let image = parse(&c.image);
     let repo = image.repo.rsplit('/').next().unwrap_or("");
     let up = c.listening_at().unwrap_or(t0);

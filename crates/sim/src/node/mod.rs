@@ -26,6 +26,7 @@ pub mod podstatus;
 pub mod podworker;
 pub mod prober;
 pub mod runtime;
+pub mod script;
 pub mod server;
 pub mod sh;
 pub mod shell;

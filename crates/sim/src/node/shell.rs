@@ -205,13 +205,44 @@ fn program(
 }
 
 /// A container as the shell sees it: its files and its image's programs.
-struct ContainerHost<'m, 'a> {
+pub(crate) struct ContainerHost<'m, 'a> {
     m: &'m mut Machine<'a>,
     c: Container,
     sb: crate::node::cri::Sandbox,
 }
 
-impl ContainerHost<'_, '_> {
+impl<'m, 'a> ContainerHost<'m, 'a> {
+    /// Container `id` of machine `m`, if it exists.
+    pub(crate) fn new(m: &'m mut Machine<'a>, id: &str) -> Option<ContainerHost<'m, 'a>> {
+        let c = m.runtime().containers.get(id)?.clone();
+        let sb = m.runtime().sandboxes.get(&c.sandbox)?.clone();
+        Some(ContainerHost { m, c, sb })
+    }
+
+    /// The shell already running as this container's main process, taken out.
+    pub(crate) fn runtime_shell(&mut self, id: &str) -> Option<Shell> {
+        self.m.runtime_mut().shells.remove(id)
+    }
+
+    /// The container's command and args.
+    pub(crate) fn command(&self) -> Vec<String> {
+        self.c.command.clone()
+    }
+
+    /// The shell a process of this container starts with: its environment, `$PWD`, and
+    /// the messages of its image's tools.
+    pub(crate) fn shell(&self, args: Vec<String>) -> Shell {
+        let env = environment(&self.c, &self.sb.name);
+        let order: Vec<String> = env.iter().map(|(k, _)| k.clone()).collect();
+        let vars: BTreeMap<String, String> = env
+            .into_iter()
+            .chain([("PWD".to_string(), "/".to_string())])
+            .collect();
+        Shell::new(vars, args)
+            .coreutils(!busybox(&self.c))
+            .env_order(order)
+    }
+
     fn refresh(&mut self) {
         if let Some(c) = self.m.runtime().containers.get(&self.c.id) {
             self.c.fs = c.fs.clone();

@@ -81,6 +81,10 @@ pub struct Runtime {
     kubelet: Option<Actor>,
     /// Load-loop timers (token → container id): see [`crate::node::load`].
     pub load_timers: BTreeMap<u64, String>,
+    /// Shell main processes (container id → the shell): see [`crate::node::script`].
+    pub shells: BTreeMap<String, crate::node::sh::Shell>,
+    /// Their wake-up timers (token → container id).
+    pub script_timers: BTreeMap<u64, String>,
 }
 
 impl Runtime {
@@ -118,6 +122,8 @@ impl Runtime {
             next_pid: 1000,
             kubelet: None,
             load_timers: BTreeMap::new(),
+            shells: BTreeMap::new(),
+            script_timers: BTreeMap::new(),
         };
         r.store(&images::parse(PAUSE_IMAGE), 320_000);
         for img in &config.images {
@@ -138,6 +144,8 @@ impl Runtime {
         self.pulling_since = None;
         self.timers.clear();
         self.load_timers.clear();
+        self.shells.clear();
+        self.script_timers.clear();
     }
 
     /// CPUs of the machine.
@@ -433,6 +441,10 @@ impl Runtime {
                 if let Some((after, _, _)) = exits {
                     self.add_timer(ctx, after, TimerAction::Exit(id.clone()));
                 }
+                if self.containers.get(&id).is_some_and(|c| c.behaviour.script) {
+                    let start = self.containers.get(&id).map_or(0, |c| c.behaviour.start_ms);
+                    self.script_timer(ctx, start, &id);
+                }
                 self.log(
                     now,
                     format!("StartContainer for {} returns successfully", q(&id)),
@@ -687,6 +699,22 @@ impl Runtime {
             self.exit(id, code, "Error", ctx.now);
             self.notify(ctx, id);
         }
+    }
+
+    /// Wakes the shell of container `id` after `delay`.
+    pub fn script_timer(&mut self, ctx: &mut Ctx, delay: Time, id: &str) {
+        let token = crate::node::script::SCRIPT_TIMER_BASE + self.next_timer;
+        self.next_timer += 1;
+        self.script_timers.insert(token, id.to_string());
+        ctx.timer(delay, token);
+    }
+
+    /// A shell main process ended with `code`: the container exits.
+    pub fn script_exited(&mut self, ctx: &mut Ctx, id: &str, code: i32) {
+        self.shells.remove(id);
+        let reason = if code == 0 { "Completed" } else { "Error" };
+        self.exit(id, code, reason, ctx.now);
+        self.notify(ctx, id);
     }
 
     fn notify(&mut self, ctx: &mut Ctx, container: &str) {

@@ -6,6 +6,9 @@ use super::interp::Shell;
 use super::{FsError, Host, RunResult};
 use crate::time::{Time, SECOND};
 
+/// How long `sleep infinity` sleeps: ten years of virtual time.
+const FOREVER: Time = 10 * 365 * 24 * 3600 * SECOND;
+
 /// The applets and built-ins the shell runs itself (the rest are the image's programs).
 pub const APPLETS: &[&str] = &[
     "echo", "printf", "env", "printenv", "cat", "ls", "head", "tail", "grep", "wc", "sleep",
@@ -304,9 +307,12 @@ impl Shell {
     ) -> RunResult {
         let mut n = 10usize;
         let mut files = Vec::new();
+        let mut follow = false;
         let mut it = args.iter();
         while let Some(a) = it.next() {
-            if a == "-n" {
+            if a == "-f" || a == "-F" {
+                follow = true;
+            } else if a == "-n" {
                 n = it
                     .next()
                     .and_then(|v| v.trim_start_matches('+').parse().ok())
@@ -339,7 +345,12 @@ impl Shell {
         } else {
             &lines[lines.len().saturating_sub(n)..]
         };
-        ok(pick.concat())
+        let mut r = ok(pick.concat());
+        if follow && name == "tail" {
+            // `tail -f` waits for more for ever (nothing appends while it waits here).
+            r.elapsed = FOREVER;
+        }
+        r
     }
 
     fn grep(&self, args: &[String], stdin: &str, host: &mut dyn Host) -> RunResult {
@@ -603,7 +614,10 @@ fn sleep(args: &[String]) -> RunResult {
             _ => (a.as_str(), 1.0),
         };
         match num.parse::<f64>() {
-            Ok(f) if f >= 0.0 && f.is_finite() => total += (f * mult * SECOND as f64) as Time,
+            Ok(f) if f.is_infinite() && f > 0.0 => total = total.saturating_add(FOREVER),
+            Ok(f) if f >= 0.0 && f.is_finite() => {
+                total = total.saturating_add(((f * mult * SECOND as f64) as Time).min(FOREVER))
+            }
             _ => return fail(1, format!("sleep: invalid number '{a}'\n")),
         }
     }
