@@ -489,6 +489,24 @@ pub fn behaviour(
             has_curl: false,
             ..generic.clone()
         },
+        // kind's kube-proxy DaemonSet pod: the node's kube-proxy unit is the process that
+        // writes the rules (docs/nodes.md), so the container adds none of its own.
+        "kube-proxy" => Behaviour {
+            processes: Vec::new(),
+            on_sigterm: Some((100, 0)),
+            cpu_m: 1,
+            mem_bytes: 18 * MIB,
+            has_curl: false,
+            ..generic.clone()
+        },
+        "kindnetd" => Behaviour {
+            processes: vec![proc("root", "/bin/kindnetd", 12_000, 1_270_000)],
+            on_sigterm: Some((100, 0)),
+            cpu_m: 1,
+            mem_bytes: 11 * MIB,
+            has_curl: false,
+            ..generic.clone()
+        },
         "pause" => Behaviour {
             processes: vec![proc("65535", "/pause", 640, 1_020)],
             on_sigterm: Some((10, 0)),
