@@ -367,7 +367,8 @@ pub fn behaviour(
             ..generic.clone()
         },
         "busybox" => {
-            let exits = script_exit(&cmdline)
+            // The shell expands `$VAR` first (`exit $JOB_COMPLETION_INDEX`).
+            let exits = script_exit(&crate::node::logs::expand_vars(&cmdline, env))
                 .map(|(t, code)| (50 + t, code, if code == 0 { "Completed" } else { "Error" }));
             Behaviour {
                 start_ms: 20,
