@@ -3,6 +3,7 @@
 //! disruption and horizontal-pod-autoscaler controllers.
 
 pub mod cron;
+pub mod tz;
 pub mod cronjob;
 pub mod daemonset;
 pub mod daemonset_util;
