@@ -23,6 +23,7 @@ use crate::world::NodeHost;
 
 mod addon_templates;
 pub mod addons;
+pub mod controller_roles;
 pub mod kind_daemonsets;
 
 /// The Kubernetes version the simulated cluster runs.
@@ -393,6 +394,10 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
         put(store, pc.into());
     }
     for o in crate::rbac_bootstrap::objects(&mut rng) {
+        put(store, o);
+    }
+    // Their own stream, so the objects after them keep their uids.
+    for o in controller_roles::objects(&mut Rng::stream(config.seed, "controller-roles")) {
         put(store, o);
     }
     for host in nodes {
