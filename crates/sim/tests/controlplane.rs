@@ -421,7 +421,9 @@ fn drain_evicts_managed_pods_and_refuses_bare_ones_without_force() {
     let daemons: Vec<String> = t
         .ok("kubectl get pods -n kube-system -o wide")
         .lines()
-        .filter(|l| l.contains(" node-1 ") && (l.starts_with("kindnet-") || l.starts_with("kube-proxy-")))
+        .filter(|l| {
+            l.contains(" node-1 ") && (l.starts_with("kindnet-") || l.starts_with("kube-proxy-"))
+        })
         .map(|l| format!("kube-system/{}", l.split_whitespace().next().unwrap()))
         .collect();
     assert_eq!(daemons.len(), 2);

@@ -82,19 +82,28 @@ fn a_pods_metric_without_a_custom_metrics_api_is_failed_get_pods_metric() {
     let mut t = run(PODS);
     assert_eq!(targets(&mut t), "<unknown>/1k");
     let d = t.ok("kubectl describe hpa web");
-    assert!(d.contains("  \"packets-per-second\" on pods:  <unknown> / 1k\n"), "{d}");
+    assert!(
+        d.contains("  \"packets-per-second\" on pods:  <unknown> / 1k\n"),
+        "{d}"
+    );
     let msg = "unable to get metric packets-per-second: unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered";
     assert!(
         d.contains(&format!("ScalingActive  False   FailedGetPodsMetric  the HPA was unable to compute the replica count: {msg}")),
         "{d}"
     );
     assert!(d.contains("Warning  FailedGetPodsMetric  "), "{d}");
-    assert!(d.contains(&format!("horizontal-pod-autoscaler  {msg}")), "{d}");
+    assert!(
+        d.contains(&format!("horizontal-pod-autoscaler  {msg}")),
+        "{d}"
+    );
     assert!(
         d.contains("invalid metrics (1 invalid out of 1), first error is: failed to get pods metric value: unable to get metric packets-per-second"),
         "{d}"
     );
-    assert_eq!(t.ok("kubectl get deploy web -o jsonpath={.spec.replicas}"), "1");
+    assert_eq!(
+        t.ok("kubectl get deploy web -o jsonpath={.spec.replicas}"),
+        "1"
+    );
 }
 
 #[test]
@@ -107,7 +116,12 @@ fn object_and_external_metrics_fail_as_upstream_s_clients_do() {
         "FailedGetObjectMetric:the HPA was unable to compute the replica count: unable to get metric requests-per-second: Ingress on default main-route/unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered"
     );
     let d = t.ok("kubectl describe hpa web");
-    assert!(d.contains("\"requests-per-second\" on Ingress/main-route (target value):  <unknown> / 10k\n"), "{d}");
+    assert!(
+        d.contains(
+            "\"requests-per-second\" on Ingress/main-route (target value):  <unknown> / 10k\n"
+        ),
+        "{d}"
+    );
     let mut t = run(EXTERNAL);
     assert_eq!(targets(&mut t), "<unknown>/30 (avg)");
     let c = t.ok("kubectl get hpa web -o jsonpath={.status.conditions[1].reason}:{.status.conditions[1].message}");
@@ -127,14 +141,20 @@ fn a_container_resource_metric_reads_that_container_s_cpu() {
 ");
     t.settle(60);
     let got = targets(&mut t);
-    assert!(got.starts_with("cpu: ") && got.ends_with("%/60%") && !got.contains("unknown"), "{got}");
+    assert!(
+        got.starts_with("cpu: ") && got.ends_with("%/60%") && !got.contains("unknown"),
+        "{got}"
+    );
     let c = t.ok("kubectl get hpa web -o jsonpath={.status.conditions[1].message}");
     assert_eq!(
         c,
         "the HPA was able to successfully calculate a replica count from cpu container resource utilization (percentage of request)"
     );
     let d = t.ok("kubectl describe hpa web");
-    assert!(d.contains("resource cpu of container \"web\" on pods  (as a percentage of request):  "), "{d}");
+    assert!(
+        d.contains("resource cpu of container \"web\" on pods  (as a percentage of request):  "),
+        "{d}"
+    );
 }
 
 #[test]

@@ -47,19 +47,38 @@ fn a_per_index_limit_retries_each_index_then_fails_with_failed_indexes() {
     let yaml = t.ok("kubectl get pods -l batch.kubernetes.io/job-completion-index=1 -o yaml");
     let mut counts: Vec<&str> = yaml
         .lines()
-        .filter_map(|l| l.trim().strip_prefix("batch.kubernetes.io/job-index-failure-count: "))
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("batch.kubernetes.io/job-index-failure-count: ")
+        })
         .collect();
     counts.sort();
-    assert_eq!(counts, ["\"0\"", "\"1\""], "the replacement carries the index's failure count");
+    assert_eq!(
+        counts,
+        ["\"0\"", "\"1\""],
+        "the replacement carries the index's failure count"
+    );
     t.settle(30);
     assert_eq!(get(&mut t, ".status.failedIndexes"), "1,2");
     assert_eq!(get(&mut t, ".status.failed"), "4");
     assert_eq!(get(&mut t, ".status.succeeded"), "1");
-    assert_eq!(get(&mut t, ".status.conditions[*].type"), "FailureTarget Failed");
+    assert_eq!(
+        get(&mut t, ".status.conditions[*].type"),
+        "FailureTarget Failed"
+    );
     assert_eq!(get(&mut t, ".status.conditions[1].reason"), "FailedIndexes");
-    assert_eq!(get(&mut t, ".status.conditions[1].message"), "Job has failed indexes");
+    assert_eq!(
+        get(&mut t, ".status.conditions[1].message"),
+        "Job has failed indexes"
+    );
     let jobs = t.ok("kubectl get jobs");
-    assert!(jobs.lines().nth(1).unwrap().starts_with("ix     Failed   1/3 "), "{jobs}");
+    assert!(
+        jobs.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("ix     Failed   1/3 "),
+        "{jobs}"
+    );
     let d = t.ok("kubectl describe job ix");
     assert!(d.contains("Warning  FailedIndexes  "), "{d}");
 }
@@ -67,12 +86,18 @@ fn a_per_index_limit_retries_each_index_then_fails_with_failed_indexes() {
 #[test]
 fn max_failed_indexes_stops_the_job_at_the_first_index_too_many() {
     let mut t = T::new();
-    t.file("j.yaml", &job("  backoffLimitPerIndex: 0\n  maxFailedIndexes: 1\n"));
+    t.file(
+        "j.yaml",
+        &job("  backoffLimitPerIndex: 0\n  maxFailedIndexes: 1\n"),
+    );
     t.ok("kubectl apply -f j.yaml");
     t.settle(40);
     assert_eq!(get(&mut t, ".status.failedIndexes"), "1,2");
     assert_eq!(get(&mut t, ".status.conditions[1].type"), "Failed");
-    assert_eq!(get(&mut t, ".status.conditions[1].reason"), "MaxFailedIndexesExceeded");
+    assert_eq!(
+        get(&mut t, ".status.conditions[1].reason"),
+        "MaxFailedIndexesExceeded"
+    );
     assert_eq!(
         get(&mut t, ".status.conditions[1].message"),
         "Job has exceeded the specified maximal number of failed indexes"
@@ -99,22 +124,42 @@ fn a_fail_index_rule_fails_its_index_without_retrying() {
 #[test]
 fn a_success_policy_completes_the_job_when_its_indexes_succeed() {
     let mut t = T::new();
-    let manifest = job("  successPolicy:\n    rules:\n    - succeededIndexes: \"0\"\n")
-        .replace("exit $JOB_COMPLETION_INDEX", "sleep ${JOB_COMPLETION_INDEX}00");
+    let manifest = job("  successPolicy:\n    rules:\n    - succeededIndexes: \"0\"\n").replace(
+        "exit $JOB_COMPLETION_INDEX",
+        "sleep ${JOB_COMPLETION_INDEX}00",
+    );
     t.file("j.yaml", &manifest);
     t.ok("kubectl apply -f j.yaml");
     t.settle(5);
-    assert_eq!(get(&mut t, ".status.conditions[0].type"), "SuccessCriteriaMet");
+    assert_eq!(
+        get(&mut t, ".status.conditions[0].type"),
+        "SuccessCriteriaMet"
+    );
     assert_eq!(get(&mut t, ".status.conditions[0].reason"), "SuccessPolicy");
-    assert_eq!(get(&mut t, ".status.conditions[0].message"), "Matched rules at index 0");
+    assert_eq!(
+        get(&mut t, ".status.conditions[0].message"),
+        "Matched rules at index 0"
+    );
     t.settle(60);
-    assert_eq!(get(&mut t, ".status.conditions[*].type"), "SuccessCriteriaMet Complete");
+    assert_eq!(
+        get(&mut t, ".status.conditions[*].type"),
+        "SuccessCriteriaMet Complete"
+    );
     assert_eq!(get(&mut t, ".status.conditions[1].reason"), "SuccessPolicy");
     assert_eq!(get(&mut t, ".status.completedIndexes"), "0");
     let jobs = t.ok("kubectl get jobs");
-    assert!(jobs.lines().nth(1).unwrap().starts_with("ix     Complete   1/3 "), "{jobs}");
+    assert!(
+        jobs.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("ix     Complete   1/3 "),
+        "{jobs}"
+    );
     let o = t.run("kubectl get pods --field-selector=status.phase=Running");
-    assert_eq!(o.stderr, "No resources found in default namespace.\n", "{o:?}");
+    assert_eq!(
+        o.stderr, "No resources found in default namespace.\n",
+        "{o:?}"
+    );
 }
 
 #[test]

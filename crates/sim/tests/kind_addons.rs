@@ -29,10 +29,36 @@ fn kube_system_shows_kind_s_daemonsets_with_a_pod_per_node() {
     let rows: Vec<Vec<String>> = out.lines().map(fields).collect();
     assert_eq!(
         rows[0],
-        ["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE", "SELECTOR", "AGE"]
+        [
+            "NAME",
+            "DESIRED",
+            "CURRENT",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "NODE",
+            "SELECTOR",
+            "AGE"
+        ]
     );
-    assert_eq!(&rows[1][..7], ["kindnet", "3", "3", "3", "3", "3", "kubernetes.io/os=linux"], "{out}");
-    assert_eq!(&rows[2][..7], ["kube-proxy", "3", "3", "3", "3", "3", "kubernetes.io/os=linux"], "{out}");
+    assert_eq!(
+        &rows[1][..7],
+        ["kindnet", "3", "3", "3", "3", "3", "kubernetes.io/os=linux"],
+        "{out}"
+    );
+    assert_eq!(
+        &rows[2][..7],
+        [
+            "kube-proxy",
+            "3",
+            "3",
+            "3",
+            "3",
+            "3",
+            "kubernetes.io/os=linux"
+        ],
+        "{out}"
+    );
     for prefix in ["kube-proxy-", "kindnet-"] {
         let pods = daemon_pods(&mut t, prefix);
         let mut nodes: Vec<&str> = pods.iter().map(|p| p.1.as_str()).collect();
@@ -48,7 +74,10 @@ fn kube_system_shows_kind_s_daemonsets_with_a_pod_per_node() {
         }
     }
     let spec = t.ok("kubectl get ds kube-proxy -n kube-system -o jsonpath={.spec.template.spec.priorityClassName},{.spec.template.spec.hostNetwork},{.spec.template.spec.containers[0].image}");
-    assert_eq!(spec, "system-node-critical,true,registry.k8s.io/kube-proxy:v1.35.0");
+    assert_eq!(
+        spec,
+        "system-node-critical,true,registry.k8s.io/kube-proxy:v1.35.0"
+    );
     let spec = t.ok("kubectl get ds kindnet -n kube-system -o jsonpath={.spec.template.spec.priorityClassName},{.spec.template.spec.tolerations[0].operator},{.spec.template.spec.containers[0].image}");
     assert_eq!(
         spec,
@@ -62,7 +91,10 @@ fn kube_system_shows_kind_s_daemonsets_with_a_pod_per_node() {
     assert_eq!(revs.lines().count(), 2, "{revs}");
     // containerd runs them like any pod.
     let ps = t.ok("ssh node-2 crictl ps");
-    assert!(ps.contains("kube-proxy") && ps.contains("kindnet-cni"), "{ps}");
+    assert!(
+        ps.contains("kube-proxy") && ps.contains("kindnet-cni"),
+        "{ps}"
+    );
 }
 
 #[test]
@@ -77,13 +109,20 @@ fn a_node_added_later_gets_kube_proxy_and_kindnet_from_the_daemonset_controller(
         assert_eq!(on4[0].2, "172.18.0.6", "host network: node-4's address");
     }
     let out = t.ok("kubectl get ds kube-proxy -n kube-system");
-    assert_eq!(&fields(out.lines().nth(1).unwrap())[1..6], ["4", "4", "4", "4", "4"], "{out}");
-    let events = t.ok("kubectl get events -n kube-system --field-selector involvedObject.kind=DaemonSet");
+    assert_eq!(
+        &fields(out.lines().nth(1).unwrap())[1..6],
+        ["4", "4", "4", "4", "4"],
+        "{out}"
+    );
+    let events =
+        t.ok("kubectl get events -n kube-system --field-selector involvedObject.kind=DaemonSet");
     assert!(events.contains("SuccessfulCreate"), "{events}");
     // kind's node image ships the image: no pull.
     let pulled = t.ok("kubectl get events -n kube-system");
     assert!(
-        pulled.contains("Container image \"registry.k8s.io/kube-proxy:v1.35.0\" already present on machine"),
+        pulled.contains(
+            "Container image \"registry.k8s.io/kube-proxy:v1.35.0\" already present on machine"
+        ),
         "{pulled}"
     );
 }

@@ -84,21 +84,74 @@ fn each_workload_controller_has_its_bootstrap_role_and_binding() {
         let role = format!("system:controller:{name}");
         let out = t.ok(&format!("kubectl get clusterrolebinding {role} -o jsonpath={{.roleRef.name}}:{{.subjects[0].name}}"));
         assert_eq!(out, format!("{role}:{name}"));
-        let labels = t.ok(&format!("kubectl get clusterrole {role} -o jsonpath={{.metadata.labels}}"));
-        assert_eq!(labels, "{\"kubernetes.io/bootstrapping\":\"rbac-defaults\"}");
+        let labels = t.ok(&format!(
+            "kubectl get clusterrole {role} -o jsonpath={{.metadata.labels}}"
+        ));
+        assert_eq!(
+            labels,
+            "{\"kubernetes.io/bootstrapping\":\"rbac-defaults\"}"
+        );
     }
     let can = |t: &mut Term, verb: &str, res: &str, sa: &str| {
-        t.run(&format!("kubectl auth can-i {verb} {res} --as=system:serviceaccount:kube-system:{sa}"))
-            .stdout
+        t.run(&format!(
+            "kubectl auth can-i {verb} {res} --as=system:serviceaccount:kube-system:{sa}"
+        ))
+        .stdout
     };
     assert_eq!(can(&mut t, "create", "pods", "job-controller"), "yes\n");
-    assert_eq!(can(&mut t, "update", "jobs.batch --subresource=status", "job-controller"), "yes\n");
-    assert_eq!(can(&mut t, "delete", "statefulsets.apps", "job-controller"), "no\n");
-    assert_eq!(can(&mut t, "create", "controllerrevisions.apps", "daemon-set-controller"), "yes\n");
-    assert_eq!(can(&mut t, "create", "persistentvolumeclaims", "statefulset-controller"), "yes\n");
-    assert_eq!(can(&mut t, "update", "deployments.apps --subresource=scale", "horizontal-pod-autoscaler"), "yes\n");
-    assert_eq!(can(&mut t, "update", "deployments.apps", "horizontal-pod-autoscaler"), "no\n");
-    assert_eq!(can(&mut t, "create", "jobs.batch", "cronjob-controller"), "yes\n");
+    assert_eq!(
+        can(
+            &mut t,
+            "update",
+            "jobs.batch --subresource=status",
+            "job-controller"
+        ),
+        "yes\n"
+    );
+    assert_eq!(
+        can(&mut t, "delete", "statefulsets.apps", "job-controller"),
+        "no\n"
+    );
+    assert_eq!(
+        can(
+            &mut t,
+            "create",
+            "controllerrevisions.apps",
+            "daemon-set-controller"
+        ),
+        "yes\n"
+    );
+    assert_eq!(
+        can(
+            &mut t,
+            "create",
+            "persistentvolumeclaims",
+            "statefulset-controller"
+        ),
+        "yes\n"
+    );
+    assert_eq!(
+        can(
+            &mut t,
+            "update",
+            "deployments.apps --subresource=scale",
+            "horizontal-pod-autoscaler"
+        ),
+        "yes\n"
+    );
+    assert_eq!(
+        can(
+            &mut t,
+            "update",
+            "deployments.apps",
+            "horizontal-pod-autoscaler"
+        ),
+        "no\n"
+    );
+    assert_eq!(
+        can(&mut t, "create", "jobs.batch", "cronjob-controller"),
+        "yes\n"
+    );
 }
 
 #[test]
@@ -120,20 +173,31 @@ fn get_all_lists_every_workload_kind() {
 #[test]
 fn the_garbage_collector_and_namespace_deletion_take_the_workloads_pods() {
     let mut t = shop();
-    let pods = |t: &mut Term| t.run("kubectl get pods -n shop --no-headers").stdout.lines().count();
+    let pods = |t: &mut Term| {
+        t.run("kubectl get pods -n shop --no-headers")
+            .stdout
+            .lines()
+            .count()
+    };
     // web-0, one agent per node, the Job's pod, the CronJob's job pods.
     assert!(pods(&mut t) >= 6, "{}", t.ok("kubectl get pods -n shop"));
     t.ok("kubectl delete ds agent -n shop");
     t.ok("kubectl delete job once -n shop");
     t.settle(40);
     let left = t.ok("kubectl get pods -n shop");
-    assert!(!left.contains("agent-") && !left.contains("once-"), "{left}");
+    assert!(
+        !left.contains("agent-") && !left.contains("once-"),
+        "{left}"
+    );
     assert!(left.contains("web-0"), "{left}");
     t.ok("kubectl delete namespace shop");
     t.settle(90);
     let o = t.run("kubectl get all -n shop");
     assert_eq!(o.stderr, "No resources found in shop namespace.\n", "{o:?}");
-    assert_eq!(t.run("kubectl get controllerrevisions -n shop").stderr, "No resources found in shop namespace.\n");
+    assert_eq!(
+        t.run("kubectl get controllerrevisions -n shop").stderr,
+        "No resources found in shop namespace.\n"
+    );
 }
 
 #[test]
@@ -147,9 +211,15 @@ fn the_read_model_draws_their_pods_on_their_nodes_and_follows_them() {
         .filter(|p| p.namespace == "shop")
         .collect();
     for prefix in ["web-0", "agent-", "once-", "tick-"] {
-        assert!(shop_pods.iter().any(|p| p.name.starts_with(prefix)), "{prefix}: {shop_pods:?}");
+        assert!(
+            shop_pods.iter().any(|p| p.name.starts_with(prefix)),
+            "{prefix}: {shop_pods:?}"
+        );
     }
-    let agents = shop_pods.iter().filter(|p| p.name.starts_with("agent-")).count();
+    let agents = shop_pods
+        .iter()
+        .filter(|p| p.name.starts_with("agent-"))
+        .count();
     assert_eq!(agents, v.nodes.len(), "one daemon pod per node");
     let f = kubeloop_sim::view::pod_flow(&t.w, "shop", "web-0").expect("a flow for web-0");
     // The StatefulSet controller's create (stage 4), the binding (5), the kubelet (6).

@@ -244,9 +244,24 @@ fn rbac(out: &mut Vec<Object>, rng: &mut Rng) {
     let mut kindnet = super::cluster_role(
         "kindnet",
         vec![
-            rule(&["policy"], &["podsecuritypolicies"], &["use"], &["kindnet"]),
-            rule(&[""], &["nodes", "pods", "namespaces"], &["list", "watch"], &[]),
-            rule(&["networking.k8s.io"], &["networkpolicies"], &["list", "watch"], &[]),
+            rule(
+                &["policy"],
+                &["podsecuritypolicies"],
+                &["use"],
+                &["kindnet"],
+            ),
+            rule(
+                &[""],
+                &["nodes", "pods", "namespaces"],
+                &["list", "watch"],
+                &[],
+            ),
+            rule(
+                &["networking.k8s.io"],
+                &["networkpolicies"],
+                &["list", "watch"],
+                &[],
+            ),
         ],
         rng,
     );
@@ -270,7 +285,13 @@ fn rbac(out: &mut Vec<Object>, rng: &mut Rng) {
 }
 
 /// The stored DaemonSet (defaulted, as the apiserver created it).
-fn daemonset(name: &str, ds_labels: &[(&str, &str)], selector: &[(&str, &str)], template: PodTemplateSpec, rng: &mut Rng) -> DaemonSet {
+fn daemonset(
+    name: &str,
+    ds_labels: &[(&str, &str)],
+    selector: &[(&str, &str)],
+    template: PodTemplateSpec,
+    rng: &mut Rng,
+) -> DaemonSet {
     let mut o = Object::DaemonSet(DaemonSet {
         metadata: ObjectMeta {
             labels: Some(labels(ds_labels)),

@@ -301,7 +301,14 @@ fn next_pass(f: [u64; 5], zone: &Zone, mut t: i64, added: &mut bool) -> Result<i
         if !*added {
             *added = true;
             let c = zone.civil(t);
-            t = zone.date(c.year, i64::from(c.month), i64::from(c.day), i64::from(c.hour), 0, 0);
+            t = zone.date(
+                c.year,
+                i64::from(c.month),
+                i64::from(c.day),
+                i64::from(c.hour),
+                0,
+                0,
+            );
         }
         // Absolute hours: the hour a spring-forward skips is never visited, the one a
         // fall-back repeats is visited twice.
@@ -405,12 +412,27 @@ mod tests {
             Some(at(2013, 3, 11, 2, 30, -4))
         );
         let hourly = ny("0 * * * *");
-        assert_eq!(hourly.next(at(2012, 3, 11, 0, 0, -5)), Some(at(2012, 3, 11, 1, 0, -5)));
-        assert_eq!(hourly.next(at(2012, 3, 11, 1, 0, -5)), Some(at(2012, 3, 11, 3, 0, -4)));
+        assert_eq!(
+            hourly.next(at(2012, 3, 11, 0, 0, -5)),
+            Some(at(2012, 3, 11, 1, 0, -5))
+        );
+        assert_eq!(
+            hourly.next(at(2012, 3, 11, 1, 0, -5)),
+            Some(at(2012, 3, 11, 3, 0, -4))
+        );
         // Fall back: 01:00 comes twice, in EDT then in EST, and each is an activation.
-        assert_eq!(hourly.next(at(2012, 11, 4, 0, 0, -4)), Some(at(2012, 11, 4, 1, 0, -4)));
-        assert_eq!(hourly.next(at(2012, 11, 4, 1, 0, -4)), Some(at(2012, 11, 4, 1, 0, -5)));
-        assert_eq!(hourly.next(at(2012, 11, 4, 1, 0, -5)), Some(at(2012, 11, 4, 2, 0, -5)));
+        assert_eq!(
+            hourly.next(at(2012, 11, 4, 0, 0, -4)),
+            Some(at(2012, 11, 4, 1, 0, -4))
+        );
+        assert_eq!(
+            hourly.next(at(2012, 11, 4, 1, 0, -4)),
+            Some(at(2012, 11, 4, 1, 0, -5))
+        );
+        assert_eq!(
+            hourly.next(at(2012, 11, 4, 1, 0, -5)),
+            Some(at(2012, 11, 4, 2, 0, -5))
+        );
         assert_eq!(
             ny("30 2 4 11 *").next(at(2012, 11, 4, 0, 0, -4)),
             Some(at(2012, 11, 4, 2, 30, -5))
@@ -421,9 +443,15 @@ mod tests {
         );
         // A daily job keeps its local time across the change.
         let daily = ny("0 9 * * *");
-        assert_eq!(daily.next(at(2026, 3, 7, 10, 0, -5)), Some(at(2026, 3, 8, 9, 0, -4)));
+        assert_eq!(
+            daily.next(at(2026, 3, 7, 10, 0, -5)),
+            Some(at(2026, 3, 8, 9, 0, -4))
+        );
         let sydney = parse("CRON_TZ=Australia/Sydney 0 9 * * *").unwrap();
-        assert_eq!(sydney.next(unix(2026, 1, 1, 0, 0)), Some(at(2026, 1, 2, 9, 0, 11)));
+        assert_eq!(
+            sydney.next(unix(2026, 1, 1, 0, 0)),
+            Some(at(2026, 1, 2, 9, 0, 11))
+        );
     }
 
     #[test]

@@ -167,7 +167,9 @@ pub fn match_success_policy(
                 }
                 let contains = required.intersection(succeeded).count();
                 contains == required.len()
-                    || rule.succeeded_count.is_some_and(|n| contains >= n.max(0) as usize)
+                    || rule
+                        .succeeded_count
+                        .is_some_and(|n| contains >= n.max(0) as usize)
             }
             None => rule
                 .succeeded_count

@@ -3,7 +3,6 @@
 //! disruption and horizontal-pod-autoscaler controllers.
 
 pub mod cron;
-pub mod tz;
 pub mod cronjob;
 pub mod daemonset;
 pub mod daemonset_util;
@@ -37,6 +36,7 @@ pub mod statefulset_pods;
 #[cfg(test)]
 pub mod testing;
 pub mod ttl_after_finished;
+pub mod tz;
 pub mod util;
 pub mod volume;
 

@@ -42,29 +42,77 @@ const H: i64 = 3600;
 /// of November 02:00, local time.
 const US: Dst = Dst {
     save: H,
-    start: Rule { month: 3, nth: 2, weekday: 0, at_s: 2 * H, base: Base::Wall },
-    end: Rule { month: 11, nth: 1, weekday: 0, at_s: 2 * H, base: Base::Wall },
+    start: Rule {
+        month: 3,
+        nth: 2,
+        weekday: 0,
+        at_s: 2 * H,
+        base: Base::Wall,
+    },
+    end: Rule {
+        month: 11,
+        nth: 1,
+        weekday: 0,
+        at_s: 2 * H,
+        base: Base::Wall,
+    },
 };
 /// The European Union and the United Kingdom since 1996: last Sunday of March to last
 /// Sunday of October, both at 01:00 UTC.
 const EU: Dst = Dst {
     save: H,
-    start: Rule { month: 3, nth: 5, weekday: 0, at_s: H, base: Base::Utc },
-    end: Rule { month: 10, nth: 5, weekday: 0, at_s: H, base: Base::Utc },
+    start: Rule {
+        month: 3,
+        nth: 5,
+        weekday: 0,
+        at_s: H,
+        base: Base::Utc,
+    },
+    end: Rule {
+        month: 10,
+        nth: 5,
+        weekday: 0,
+        at_s: H,
+        base: Base::Utc,
+    },
 };
 /// South-eastern Australia since 2008: first Sunday of October 02:00 standard time to
 /// first Sunday of April 02:00 standard time (03:00 daylight).
 const AU: Dst = Dst {
     save: H,
-    start: Rule { month: 10, nth: 1, weekday: 0, at_s: 2 * H, base: Base::Standard },
-    end: Rule { month: 4, nth: 1, weekday: 0, at_s: 2 * H, base: Base::Standard },
+    start: Rule {
+        month: 10,
+        nth: 1,
+        weekday: 0,
+        at_s: 2 * H,
+        base: Base::Standard,
+    },
+    end: Rule {
+        month: 4,
+        nth: 1,
+        weekday: 0,
+        at_s: 2 * H,
+        base: Base::Standard,
+    },
 };
 /// New Zealand since 2007: last Sunday of September 02:00 standard time to first Sunday
 /// of April 02:00 standard time.
 const NZ: Dst = Dst {
     save: H,
-    start: Rule { month: 9, nth: 5, weekday: 0, at_s: 2 * H, base: Base::Standard },
-    end: Rule { month: 4, nth: 1, weekday: 0, at_s: 2 * H, base: Base::Standard },
+    start: Rule {
+        month: 9,
+        nth: 5,
+        weekday: 0,
+        at_s: 2 * H,
+        base: Base::Standard,
+    },
+    end: Rule {
+        month: 4,
+        nth: 1,
+        weekday: 0,
+        at_s: 2 * H,
+        base: Base::Standard,
+    },
 };
 
 /// The zones kubeloop knows: name, standard offset (seconds east of UTC), DST rule.
@@ -144,8 +192,21 @@ const ZONES: &[(&str, i64, Option<Dst>)] = &[
 
 /// The names of UTC in the tz database.
 const UTC_NAMES: &[&str] = &[
-    "UTC", "Etc/UTC", "GMT", "Etc/GMT", "Etc/Universal", "Etc/Zulu", "Universal", "Zulu",
-    "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0", "GMT0", "Etc/Greenwich", "Greenwich", "UCT",
+    "UTC",
+    "Etc/UTC",
+    "GMT",
+    "Etc/GMT",
+    "Etc/Universal",
+    "Etc/Zulu",
+    "Universal",
+    "Zulu",
+    "Etc/GMT0",
+    "Etc/GMT+0",
+    "Etc/GMT-0",
+    "GMT0",
+    "Etc/Greenwich",
+    "Greenwich",
+    "UCT",
     "Etc/UCT",
 ];
 
@@ -175,7 +236,10 @@ pub fn lookup(name: &str) -> Option<Zone> {
     ZONES
         .iter()
         .find(|(n, _, _)| *n == name)
-        .map(|(_, std, dst)| Zone { std: *std, dst: *dst })
+        .map(|(_, std, dst)| Zone {
+            std: *std,
+            dst: *dst,
+        })
 }
 
 /// Days since 1970-01-01 of a civil date (months past 12 roll into later years, days
@@ -246,7 +310,10 @@ impl Rule {
 impl Zone {
     /// A zone at a fixed offset.
     pub fn fixed(offset_s: i64) -> Zone {
-        Zone { std: offset_s, dst: None }
+        Zone {
+            std: offset_s,
+            dst: None,
+        }
     }
 
     /// The transitions of the years around `utc` (instant, offset from then on), sorted.
@@ -333,7 +400,7 @@ mod tests {
     fn daylight_saving_starts_and_ends_by_each_zones_rule() {
         let ny = lookup("America/New_York").unwrap();
         // 2026: 8 March 07:00 UTC and 1 November 06:00 UTC.
-        assert_eq!(ny.offset_at(utc(2026, 3, 8, 6, 59) ), -5 * H);
+        assert_eq!(ny.offset_at(utc(2026, 3, 8, 6, 59)), -5 * H);
         assert_eq!(ny.offset_at(utc(2026, 3, 8, 7, 0)), -4 * H);
         assert_eq!(ny.offset_at(utc(2026, 11, 1, 5, 59)), -4 * H);
         assert_eq!(ny.offset_at(utc(2026, 11, 1, 6, 0)), -5 * H);

@@ -148,9 +148,20 @@ fn validate_metric_spec(m: &MetricSpec, p: &Path) -> Vec<FieldError> {
         }
         errs.extend(validate_target(t, &rp.child("target")));
     }
+    errs.extend(validate_other_sources(m, p));
+    errs
+}
+
+/// The Pods, Object, External and ContainerResource sources (`validatePodsSource`,
+/// `validateObjectSource`, `validateExternalSource`, `validateContainerResourceSource`).
+fn validate_other_sources(m: &MetricSpec, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
     if m.type_ == "ContainerResource" {
         if let Some(c) = &m.container_resource {
-            errs.extend(validate_container_resource(c, &p.child("containerResource")));
+            errs.extend(validate_container_resource(
+                c,
+                &p.child("containerResource"),
+            ));
         }
     }
     if let (true, Some(s)) = (m.type_ == "Pods", &m.pods) {
@@ -167,7 +178,10 @@ fn validate_metric_spec(m: &MetricSpec, p: &Path) -> Vec<FieldError> {
     if let (true, Some(o)) = (m.type_ == "Object", &m.object) {
         let op = p.child("object");
         let dp = op.child("describedObject");
-        for (field, v) in [("kind", &o.described_object.kind), ("name", &o.described_object.name)] {
+        for (field, v) in [
+            ("kind", &o.described_object.kind),
+            ("name", &o.described_object.name),
+        ] {
             if v.is_empty() {
                 errs.push(FieldError::required(&dp.child(field), ""));
             } else {
@@ -223,7 +237,10 @@ fn validate_metric_identifier(
     p: &Path,
 ) -> Vec<FieldError> {
     if id.name.is_empty() {
-        return vec![FieldError::required(&p.child("name"), "must specify a metric name")];
+        return vec![FieldError::required(
+            &p.child("name"),
+            "must specify a metric name",
+        )];
     }
     path_segment_errors(&id.name)
         .into_iter()
@@ -238,12 +255,21 @@ fn validate_container_resource(
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if c.name.is_empty() {
-        errs.push(FieldError::required(&p.child("name"), "must specify a resource name"));
+        errs.push(FieldError::required(
+            &p.child("name"),
+            "must specify a resource name",
+        ));
     }
     if c.container.is_empty() {
-        errs.push(FieldError::required(&p.child("container"), "must specify a container"));
+        errs.push(FieldError::required(
+            &p.child("container"),
+            "must specify a container",
+        ));
     } else {
-        errs.extend(super::names::validate_dns1123_label(&c.container, &p.child("container")));
+        errs.extend(super::names::validate_dns1123_label(
+            &c.container,
+            &p.child("container"),
+        ));
     }
     let t = &c.target;
     if t.average_utilization.is_none() && t.average_value.is_none() {

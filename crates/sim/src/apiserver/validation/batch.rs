@@ -148,10 +148,18 @@ fn validate_job_spec(job: &Job) -> Vec<FieldError> {
         }
     }
     if let Some(sp) = spec.success_policy.as_ref() {
-        errs.extend(validate_success_policy(&spec, sp, &p.child("successPolicy")));
+        errs.extend(validate_success_policy(
+            &spec,
+            sp,
+            &p.child("successPolicy"),
+        ));
     }
     if let Some(pfp) = spec.pod_failure_policy.as_ref() {
-        errs.extend(validate_pod_failure_policy_actions(&spec, pfp, &p.child("podFailurePolicy")));
+        errs.extend(validate_pod_failure_policy_actions(
+            &spec,
+            pfp,
+            &p.child("podFailurePolicy"),
+        ));
     }
     if let Some(pr) = spec.pod_replacement_policy.as_deref() {
         let allowed: &[&str] = if spec.pod_failure_policy.is_some() {
@@ -210,10 +218,16 @@ fn validate_job_spec(job: &Job) -> Vec<FieldError> {
 fn validate_per_index(spec: &k8s_openapi::api::batch::v1::JobSpec, p: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if let Some(b) = spec.backoff_limit_per_index {
-        errs.extend(validate_nonnegative(i64::from(b), &p.child("backoffLimitPerIndex")));
+        errs.extend(validate_nonnegative(
+            i64::from(b),
+            &p.child("backoffLimitPerIndex"),
+        ));
     }
     if let Some(m) = spec.max_failed_indexes {
-        errs.extend(validate_nonnegative(i64::from(m), &p.child("maxFailedIndexes")));
+        errs.extend(validate_nonnegative(
+            i64::from(m),
+            &p.child("maxFailedIndexes"),
+        ));
         if spec.backoff_limit_per_index.is_none() {
             errs.push(FieldError::required(
                 &p.child("backoffLimitPerIndex"),
@@ -223,51 +237,79 @@ fn validate_per_index(spec: &k8s_openapi::api::batch::v1::JobSpec, p: &Path) -> 
     }
     let indexed = spec.completion_mode.as_deref() == Some("Indexed");
     if indexed {
-        let mfi = p.child("maxFailedIndexes");
-        if let (Some(c), Some(m)) = (spec.completions, spec.max_failed_indexes) {
-            if m > c {
-                errs.push(FieldError::invalid(&mfi, m, "must be less than or equal to completions"));
-            }
-        }
-        if let Some(m) = spec.max_failed_indexes.filter(|m| *m > MAX_FAILED_INDEXES_FOR_INDEXED_JOB) {
-            errs.push(FieldError::invalid(
-                &mfi,
-                m,
-                &format!("must be less than or equal to {MAX_FAILED_INDEXES_FOR_INDEXED_JOB}"),
-            ));
-        }
-        let high = spec.completions.is_some_and(|c| c > COMPLETIONS_SOFT_LIMIT);
-        if high && spec.backoff_limit_per_index.is_some() {
-            let above = format!("when completions are above {COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index");
-            if spec.max_failed_indexes.is_none() {
-                errs.push(FieldError::required(
-                    &mfi,
-                    &format!("must be specified when completions is above {COMPLETIONS_SOFT_LIMIT}"),
-                ));
-            }
-            if let Some(par) = spec.parallelism.filter(|x| *x > PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS) {
-                errs.push(FieldError::invalid(
-                    &p.child("parallelism"),
-                    par,
-                    &format!("must be less than or equal to {PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS} {above}"),
-                ));
-            }
-            if let Some(m) = spec.max_failed_indexes.filter(|m| *m > MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS) {
-                errs.push(FieldError::invalid(
-                    &mfi,
-                    m,
-                    &format!("must be less than or equal to {MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS} {above}"),
-                ));
-            }
-        }
+        errs.extend(validate_indexed_limits(spec, p));
     } else {
         for (field, v) in [
             ("backoffLimitPerIndex", spec.backoff_limit_per_index),
             ("maxFailedIndexes", spec.max_failed_indexes),
         ] {
             if let Some(v) = v {
-                errs.push(FieldError::invalid(&p.child(field), v, "requires indexed completion mode"));
+                errs.push(FieldError::invalid(
+                    &p.child(field),
+                    v,
+                    "requires indexed completion mode",
+                ));
             }
+        }
+    }
+    errs
+}
+
+/// The per-index bounds of an Indexed job (`maxFailedIndexes` against completions, and the
+/// limits above 100000 completions).
+fn validate_indexed_limits(
+    spec: &k8s_openapi::api::batch::v1::JobSpec,
+    p: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mfi = p.child("maxFailedIndexes");
+    if let (Some(c), Some(m)) = (spec.completions, spec.max_failed_indexes) {
+        if m > c {
+            errs.push(FieldError::invalid(
+                &mfi,
+                m,
+                "must be less than or equal to completions",
+            ));
+        }
+    }
+    if let Some(m) = spec
+        .max_failed_indexes
+        .filter(|m| *m > MAX_FAILED_INDEXES_FOR_INDEXED_JOB)
+    {
+        errs.push(FieldError::invalid(
+            &mfi,
+            m,
+            &format!("must be less than or equal to {MAX_FAILED_INDEXES_FOR_INDEXED_JOB}"),
+        ));
+    }
+    let high = spec.completions.is_some_and(|c| c > COMPLETIONS_SOFT_LIMIT);
+    if high && spec.backoff_limit_per_index.is_some() {
+        let above = format!("when completions are above {COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index");
+        if spec.max_failed_indexes.is_none() {
+            errs.push(FieldError::required(
+                &mfi,
+                &format!("must be specified when completions is above {COMPLETIONS_SOFT_LIMIT}"),
+            ));
+        }
+        if let Some(par) = spec
+            .parallelism
+            .filter(|x| *x > PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS)
+        {
+            errs.push(FieldError::invalid(
+                &p.child("parallelism"),
+                par,
+                &format!("must be less than or equal to {PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS} {above}"),
+            ));
+        }
+        if let Some(m) = spec
+            .max_failed_indexes
+            .filter(|m| *m > MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS)
+        {
+            errs.push(FieldError::invalid(
+                &mfi,
+                m,
+                &format!("must be less than or equal to {MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS} {above}"),
+            ));
         }
     }
     errs
@@ -283,11 +325,14 @@ fn success_policy_value(sp: &k8s_openapi::api::batch::v1::SuccessPolicy) -> GoJs
             GoJson::obj(vec![
                 (
                     "SucceededIndexes",
-                    r.succeeded_indexes.as_deref().map_or(GoJson::Null, GoJson::str),
+                    r.succeeded_indexes
+                        .as_deref()
+                        .map_or(GoJson::Null, GoJson::str),
                 ),
                 (
                     "SucceededCount",
-                    r.succeeded_count.map_or(GoJson::Null, |n| GoJson::Int(i64::from(n))),
+                    r.succeeded_count
+                        .map_or(GoJson::Null, |n| GoJson::Int(i64::from(n))),
                 ),
             ])
         })
@@ -318,7 +363,9 @@ fn indexes_format(s: &str, completions: i32) -> Result<i32, String> {
                 return Err(format!("too large index: {b:?}"));
             }
             if let Some(prev) = last.filter(|p| *p >= x) {
-                return Err(format!("non-increasing order, previous: {prev}, current: {x}"));
+                return Err(format!(
+                    "non-increasing order, previous: {prev}, current: {x}"
+                ));
             }
             total += if i == 0 { 1 } else { x - last.unwrap_or(x) };
             last = Some(x);
@@ -335,21 +382,35 @@ fn validate_success_policy(
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if spec.completion_mode.as_deref() != Some("Indexed") {
-        errs.push(FieldError::invalid(p, success_policy_value(sp), "requires indexed completion mode"));
+        errs.push(FieldError::invalid(
+            p,
+            success_policy_value(sp),
+            "requires indexed completion mode",
+        ));
         return errs;
     }
     let rp = p.child("rules");
     if sp.rules.is_empty() {
-        errs.push(FieldError::required(&rp, "at least one rules must be specified when the successPolicy is specified"));
+        errs.push(FieldError::required(
+            &rp,
+            "at least one rules must be specified when the successPolicy is specified",
+        ));
     }
     if sp.rules.len() > MAX_SUCCESS_POLICY_RULES {
-        errs.push(FieldError::too_many(&rp, sp.rules.len(), MAX_SUCCESS_POLICY_RULES));
+        errs.push(FieldError::too_many(
+            &rp,
+            sp.rules.len(),
+            MAX_SUCCESS_POLICY_RULES,
+        ));
     }
     let completions = spec.completions.unwrap_or(0);
     for (i, rule) in sp.rules.iter().enumerate() {
         let path = rp.index(i);
         if rule.succeeded_count.is_none() && rule.succeeded_indexes.is_none() {
-            errs.push(FieldError::required(&path, "at least one of succeededCount or succeededIndexes must be specified"));
+            errs.push(FieldError::required(
+                &path,
+                "at least one of succeededCount or succeededIndexes must be specified",
+            ));
         }
         let mut total = 0;
         if let Some(ix) = rule.succeeded_indexes.as_deref() {
@@ -386,20 +447,38 @@ fn validate_pod_failure_policy_actions(
     let mut errs = Vec::new();
     let rp = p.child("rules");
     if pfp.rules.len() > MAX_POD_FAILURE_POLICY_RULES {
-        errs.push(FieldError::too_many(&rp, pfp.rules.len(), MAX_POD_FAILURE_POLICY_RULES));
+        errs.push(FieldError::too_many(
+            &rp,
+            pfp.rules.len(),
+            MAX_POD_FAILURE_POLICY_RULES,
+        ));
     }
     for (i, rule) in pfp.rules.iter().enumerate() {
         let ap = rp.index(i).child("action");
         let a = rule.action.as_str();
         if a.is_empty() {
-            let quoted: Vec<String> = POD_FAILURE_POLICY_ACTIONS.iter().map(|x| format!("{x:?}")).collect();
-            errs.push(FieldError::required(&ap, &format!("valid values: [{}]", quoted.join(" "))));
+            let quoted: Vec<String> = POD_FAILURE_POLICY_ACTIONS
+                .iter()
+                .map(|x| format!("{x:?}"))
+                .collect();
+            errs.push(FieldError::required(
+                &ap,
+                &format!("valid values: [{}]", quoted.join(" ")),
+            ));
         } else if a == "FailIndex" {
             if spec.backoff_limit_per_index.is_none() {
-                errs.push(FieldError::invalid(&ap, BadValue::typed_str(a), "requires the backoffLimitPerIndex to be set"));
+                errs.push(FieldError::invalid(
+                    &ap,
+                    BadValue::typed_str(a),
+                    "requires the backoffLimitPerIndex to be set",
+                ));
             }
         } else if !POD_FAILURE_POLICY_ACTIONS.contains(&a) {
-            errs.push(FieldError::not_supported(&ap, BadValue::typed_str(a), &POD_FAILURE_POLICY_ACTIONS));
+            errs.push(FieldError::not_supported(
+                &ap,
+                BadValue::typed_str(a),
+                &POD_FAILURE_POLICY_ACTIONS,
+            ));
         }
     }
     errs

@@ -67,18 +67,28 @@ fn evaluate(
     ns: &str,
     now: Time,
 ) -> Result<(hpa_calc::Proposal, String), sources::Failure> {
-    let fail = |msg: String, reason: &'static str, full: String| sources::Failure { msg, reason, full };
-    match (spec.type_.as_str(), &spec.resource, &spec.container_resource) {
-        ("Resource", Some(r), _) => resource_proposal(&r.target, &r.name, scale, pods, metrics, now)
-            .map(|p| (p, r.name.clone()))
-            .map_err(|msg| {
-                let full = format!("failed to get {} resource metric value: {msg}", r.name);
-                fail(msg, "FailedGetResourceMetric", full)
-            }),
+    let fail =
+        |msg: String, reason: &'static str, full: String| sources::Failure { msg, reason, full };
+    match (
+        spec.type_.as_str(),
+        &spec.resource,
+        &spec.container_resource,
+    ) {
+        ("Resource", Some(r), _) => {
+            resource_proposal(&r.target, &r.name, scale, pods, metrics, now)
+                .map(|p| (p, r.name.clone()))
+                .map_err(|msg| {
+                    let full = format!("failed to get {} resource metric value: {msg}", r.name);
+                    fail(msg, "FailedGetResourceMetric", full)
+                })
+        }
         ("ContainerResource", _, Some(c)) => {
             const REASON: &str = "FailedGetContainerResourceMetric";
             let wrap = |msg: String| {
-                let full = format!("failed to get {} container metric value: {msg}", c.container);
+                let full = format!(
+                    "failed to get {} container metric value: {msg}",
+                    c.container
+                );
                 fail(msg, REASON, full)
             };
             let (view, cm) = sources::container_view(&c.container, pods, containers)
@@ -176,7 +186,15 @@ impl HorizontalController {
         let mut invalid = 0;
         let mut first: Option<(String, &'static str, String)> = None;
         for spec in &specs {
-            let res = evaluate(spec, scale, pods, &metrics, &self.container_metrics, ns, now);
+            let res = evaluate(
+                spec,
+                scale,
+                pods,
+                &metrics,
+                &self.container_metrics,
+                ns,
+                now,
+            );
             match res {
                 Ok((p, name)) => {
                     statuses.push(status_of(spec, &name, &p));
@@ -186,7 +204,11 @@ impl HorizontalController {
                         .map(|r| &r.target)
                         .or(spec.container_resource.as_ref().map(|c| &c.target));
                     let raw = target.is_some_and(|t| t.average_value.is_some());
-                    let container = if spec.type_ == "ContainerResource" { " container" } else { "" };
+                    let container = if spec.type_ == "ContainerResource" {
+                        " container"
+                    } else {
+                        ""
+                    };
                     if best
                         .as_ref()
                         .is_none_or(|b| b.replicas == 0 || p.replicas > b.replicas)

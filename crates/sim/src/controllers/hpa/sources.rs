@@ -133,13 +133,17 @@ pub(super) fn container_view(
         if let Some(s) = q.spec.as_mut() {
             s.containers.retain(|c| c.name == container);
             if s.containers.is_empty() {
-                return Err(format!("container {container} not present in pod {ns}/{name}"));
+                return Err(format!(
+                    "container {container} not present in pod {ns}/{name}"
+                ));
             }
         }
         if let Some(m) = usage.get(&(ns.clone(), name.clone(), container.to_string())) {
             metrics.insert(name.clone(), *m);
         } else if usage.keys().any(|(n, p, _)| *n == ns && *p == name) {
-            return Err(format!("container {container} not present in metrics for pod {ns}/{name}"));
+            return Err(format!(
+                "container {container} not present in metrics for pod {ns}/{name}"
+            ));
         }
         view.push(q);
     }

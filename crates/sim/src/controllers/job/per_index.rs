@@ -107,7 +107,10 @@ fn new_counts(job: &Job, replaced: Option<&Pod>) -> (i32, i32) {
 /// Sets the index failure count annotations on a pod about to be created for `ix`.
 pub(super) fn annotate(pod: &mut Pod, job: &Job, pods: &[&PodRef], ix: i32, now: Time) {
     let (failed, ignored) = new_counts(job, last_failed(job, pods, ix, now));
-    let a = pod.metadata.annotations.get_or_insert_with(Default::default);
+    let a = pod
+        .metadata
+        .annotations
+        .get_or_insert_with(Default::default);
     a.insert(INDEX_FAILURE_COUNT.into(), failed.to_string());
     if ignored > 0 {
         a.insert(INDEX_IGNORED_FAILURE_COUNT.into(), ignored.to_string());

@@ -182,7 +182,9 @@ impl JobController {
         let mut conds = status.conditions.clone().unwrap_or_default();
         let mut finish = existing_finish(&conds);
         // Once the job is failing, every pod that has not finished counts as failed.
-        let failing = finish.as_ref().is_some_and(|f| f.interim == "FailureTarget");
+        let failing = finish
+            .as_ref()
+            .is_some_and(|f| f.interim == "FailureTarget");
         let mut counted = self.count_finished(key, job, pods, failing);
         self.record_backoff(key, &counted, now);
         let still_tracked: BTreeSet<String> = pods

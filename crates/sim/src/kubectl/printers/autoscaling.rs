@@ -60,7 +60,10 @@ pub fn format_metric(spec: &MetricSpec, status: Option<&MetricStatus>) -> String
             }
         }
         ("Pods", _) if spec.pods.is_some() => {
-            let target = spec.pods.as_ref().and_then(|p| p.target.average_value.as_ref());
+            let target = spec
+                .pods
+                .as_ref()
+                .and_then(|p| p.target.average_value.as_ref());
             let current = status
                 .and_then(|s| s.pods.as_ref())
                 .and_then(|p| p.current.average_value.as_ref())
@@ -91,11 +94,16 @@ fn value_or_average(
         v.map_or("<unknown>".to_string(), |q| q.0.clone())
     };
     match t.and_then(|t| t.average_value.as_ref()) {
-        Some(avg) => format!("{}/{} (avg)", q(cur.and_then(|c| c.average_value.as_ref())), avg.0),
+        Some(avg) => format!(
+            "{}/{} (avg)",
+            q(cur.and_then(|c| c.average_value.as_ref())),
+            avg.0
+        ),
         None => format!(
             "{}/{}",
             q(cur.and_then(|c| c.value.as_ref())),
-            t.and_then(|t| t.value.as_ref()).map_or("<nil>", |v| v.0.as_str())
+            t.and_then(|t| t.value.as_ref())
+                .map_or("<nil>", |v| v.0.as_str())
         ),
     }
 }
