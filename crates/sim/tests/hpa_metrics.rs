@@ -187,3 +187,33 @@ fn non_resource_metric_sources_are_validated_as_upstream() {
         assert!(e.contains(want), "{want}\nin\n{e}");
     }
 }
+
+/// A failing Pods metric beside a CPU one: each target shows its own metric, and the
+/// CPU metric's scale-down is not acted on while the other metric is invalid (upstream's
+/// "some are invalid and we would scale down").
+#[test]
+fn a_failing_metric_beside_cpu_blocks_a_scale_down_and_keeps_targets_aligned() {
+    let mut t = Term::new();
+    t.file(
+        "web.yaml",
+        &DEPLOY.replace("spec:\n  selector", "spec:\n  replicas: 3\n  selector"),
+    );
+    t.file(
+        "hpa.yaml",
+        &hpa(&format!(
+            "{PODS}  - type: Resource\n    resource:\n      name: cpu\n      target: {{type: Utilization, averageUtilization: 50}}\n  behavior:\n    scaleDown:\n      stabilizationWindowSeconds: 0\n"
+        )),
+    );
+    t.ok("kubectl apply -f web.yaml");
+    t.ok("kubectl apply -f hpa.yaml");
+    t.settle(120);
+    let got = targets(&mut t);
+    assert!(got.starts_with("<unknown>/1k, cpu: "), "{got}");
+    assert!(!got.ends_with("<unknown>/50%"), "{got}");
+    assert_eq!(
+        t.ok("kubectl get deploy web -o jsonpath={.spec.replicas}"),
+        "3"
+    );
+    let reason = t.ok("kubectl get hpa web -o jsonpath={.status.conditions[1].reason}");
+    assert_eq!(reason, "FailedGetPodsMetric");
+}

@@ -238,7 +238,11 @@ impl HorizontalController {
             }
         }
         statuses.retain(|s| !s.type_.is_empty());
-        if invalid >= specs.len() {
+        // Some metrics invalid and the valid ones would scale down: do not act on them.
+        let down = best
+            .as_ref()
+            .is_some_and(|b| b.replicas < scale.spec_replicas);
+        if invalid >= specs.len() || (invalid > 0 && down) {
             let (full, reason, msg) = first.unwrap_or_default();
             set_condition(
                 st,

@@ -160,7 +160,8 @@ pub(super) fn describe_hpa(w: &mut Writer, h: &HorizontalPodAutoscaler) {
     w.line(0, "Metrics:\t( current / target )");
     let current = status.current_metrics.clone().unwrap_or_default();
     for (i, metric) in spec.metrics.iter().flatten().enumerate() {
-        if let Some(line) = other_metric_line(metric, current.get(i)) {
+        let st = crate::kubectl::printers::autoscaling::status_for(metric, &current, i);
+        if let Some(line) = other_metric_line(metric, st) {
             w.line(1, &line);
             continue;
         }
@@ -171,10 +172,7 @@ pub(super) fn describe_hpa(w: &mut Writer, h: &HorizontalPodAutoscaler) {
         else {
             continue;
         };
-        let cur = current
-            .get(i)
-            .and_then(|s| s.resource.as_ref())
-            .map(|s| &s.current);
+        let cur = st.and_then(|s| s.resource.as_ref()).map(|s| &s.current);
         if let Some(v) = &res.target.average_value {
             let c = cur
                 .and_then(|c| c.average_value.as_ref())

@@ -108,6 +108,52 @@ fn value_or_average(
     }
 }
 
+/// Whether `st` reports the metric `spec` asks for (same type and name).
+fn reports(spec: &MetricSpec, st: &MetricStatus) -> bool {
+    if spec.type_ != st.type_ {
+        return false;
+    }
+    match spec.type_.as_str() {
+        "Resource" => {
+            spec.resource.as_ref().map(|r| &r.name) == st.resource.as_ref().map(|r| &r.name)
+        }
+        "ContainerResource" => {
+            spec.container_resource
+                .as_ref()
+                .map(|c| (&c.name, &c.container))
+                == st
+                    .container_resource
+                    .as_ref()
+                    .map(|c| (&c.name, &c.container))
+        }
+        "Pods" => {
+            spec.pods.as_ref().map(|p| &p.metric.name) == st.pods.as_ref().map(|p| &p.metric.name)
+        }
+        "Object" => {
+            spec.object.as_ref().map(|o| &o.metric.name)
+                == st.object.as_ref().map(|o| &o.metric.name)
+        }
+        "External" => {
+            spec.external.as_ref().map(|e| &e.metric.name)
+                == st.external.as_ref().map(|e| &e.metric.name)
+        }
+        _ => false,
+    }
+}
+
+/// The status of the `i`-th metric: `statuses[i]` as upstream reads it, or, since the
+/// controller leaves failed metrics out of `currentMetrics`, the one reporting it.
+pub fn status_for<'a>(
+    spec: &MetricSpec,
+    statuses: &'a [MetricStatus],
+    i: usize,
+) -> Option<&'a MetricStatus> {
+    statuses
+        .get(i)
+        .filter(|s| reports(spec, s))
+        .or_else(|| statuses.iter().find(|s| reports(spec, s)))
+}
+
 /// `formatHPAMetrics`: at most two metrics, then `+ N more...`.
 pub fn format_metrics(specs: &[MetricSpec], statuses: &[MetricStatus]) -> String {
     if specs.is_empty() {
@@ -117,7 +163,7 @@ pub fn format_metrics(specs: &[MetricSpec], statuses: &[MetricStatus]) -> String
         .iter()
         .enumerate()
         .take(2)
-        .map(|(i, s)| format_metric(s, statuses.get(i)))
+        .map(|(i, s)| format_metric(s, status_for(s, statuses, i)))
         .collect();
     let ret = list.join(", ");
     if specs.len() > 2 {
