@@ -89,6 +89,12 @@ fn kube_system_shows_kind_s_daemonsets_with_a_pod_per_node() {
     assert!(!events.contains("SuccessfulDelete"), "{events}");
     let revs = t.ok("kubectl get controllerrevisions -n kube-system -o name");
     assert_eq!(revs.lines().count(), 2, "{revs}");
+    // The command the issue names lists both kinds, DaemonSets first.
+    let both = t.ok("kubectl get ds,pods -n kube-system");
+    let ds_at = both.find("daemonset.apps/kindnet").expect("daemonset rows");
+    let pod_at = both.find("pod/kube-proxy-").expect("pod rows");
+    assert!(ds_at < pod_at, "{both}");
+    assert!(both.contains("daemonset.apps/kube-proxy"), "{both}");
     // containerd runs them like any pod.
     let ps = t.ok("ssh node-2 crictl ps");
     assert!(
