@@ -23,6 +23,8 @@ use crate::time::{k8s_micro_time, k8s_time};
 
 mod addon_templates;
 pub mod addons;
+pub mod controller_roles;
+pub mod kind_daemonsets;
 
 /// The Kubernetes version the simulated cluster runs.
 pub const KUBERNETES_VERSION: &str = "v1.35.0";
@@ -359,7 +361,8 @@ pub struct BootPod {
 
 /// Writes what `kubeadm init` and the apiserver's bootstrap controllers leave in etcd,
 /// plus the worker nodes as already registered and Ready, and the add-ons (CoreDNS,
-/// the local-path provisioner, the default StorageClass). Returns the add-on pods the
+/// the local-path provisioner, the default StorageClass, kind's kube-proxy and kindnet
+/// DaemonSets). Returns the add-on pods the
 /// nodes' runtimes must already be running.
 pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) -> Vec<BootPod> {
     let mut rng = Rng::stream(config.seed, "bootstrap");
@@ -401,12 +404,24 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
     for o in crate::rbac_bootstrap::objects(&mut rng) {
         put(store, o);
     }
+    // Their own stream, so the objects after them keep their uids.
+    for o in controller_roles::objects(&mut Rng::stream(config.seed, "controller-roles")) {
+        put(store, o);
+    }
     for host in nodes {
         put(store, node_object(host, 0, &mut rng).into());
         put(store, node_lease(&host.config.name, 0, &mut rng).into());
     }
     let mut addon_rng = Rng::stream(config.seed, "addons");
-    let (objects, boot) = addons::objects(nodes, &mut addon_rng);
+    let (mut objects, mut boot) = addons::objects(nodes, &mut addon_rng);
+    if !config.hollow_nodes {
+        // Hollow nodes run no kube-proxy or CNI agent, so they get no daemon pods.
+        let mode = match config.proxy_mode {
+            ProxyMode::Iptables => "iptables",
+            ProxyMode::Ipvs => "ipvs",
+        };
+        kind_daemonsets::objects(nodes, mode, &mut objects, &mut boot, &mut addon_rng);
+    }
     for o in objects {
         put(store, o);
     }

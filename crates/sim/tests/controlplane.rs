@@ -417,9 +417,23 @@ fn drain_evicts_managed_pods_and_refuses_bare_ones_without_force() {
     let o = t.run("kubectl drain node-1");
     assert_eq!(o.exit_code, 1);
     assert_eq!(o.stdout, "node/node-1 cordoned\n");
+    // As on kind: node-1 also runs kindnet's and kube-proxy's DaemonSet pods.
+    let daemons: Vec<String> = t
+        .ok("kubectl get pods -n kube-system -o wide")
+        .lines()
+        .filter(|l| {
+            l.contains(" node-1 ") && (l.starts_with("kindnet-") || l.starts_with("kube-proxy-"))
+        })
+        .map(|l| format!("kube-system/{}", l.split_whitespace().next().unwrap()))
+        .collect();
+    assert_eq!(daemons.len(), 2);
+    let ds_err = format!(
+        "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): {}",
+        daemons.join(", ")
+    );
     assert_eq!(
         o.stderr,
-        "error: unable to drain node \"node-1\" due to error: cannot delete Pods that declare no controller (use --force to override): default/bare, continuing command...\nThere are pending nodes to be drained:\n node-1\ncannot delete Pods that declare no controller (use --force to override): default/bare\n"
+        format!("error: unable to drain node \"node-1\" due to error: [cannot delete Pods that declare no controller (use --force to override): default/bare, {ds_err}], continuing command...\nThere are pending nodes to be drained:\n node-1\ncannot delete Pods that declare no controller (use --force to override): default/bare\n{ds_err}\n")
     );
     let on_node1: Vec<String> = t
         .ok("kubectl get pods -o wide")
@@ -431,7 +445,10 @@ fn drain_evicts_managed_pods_and_refuses_bare_ones_without_force() {
     assert_eq!(o.exit_code, 0, "{o:?}");
     assert_eq!(
         o.stderr,
-        "Warning: deleting Pods that declare no controller: default/bare\n"
+        format!(
+            "Warning: deleting Pods that declare no controller: default/bare; ignoring DaemonSet-managed Pods: {}\n",
+            daemons.join(", ")
+        )
     );
     let mut lines: Vec<&str> = o.stdout.lines().collect();
     assert_eq!(lines.remove(0), "node/node-1 already cordoned");

@@ -259,3 +259,56 @@ fn a_deleted_cronjob_takes_its_jobs_and_pods_with_it() {
         "{o:?}"
     );
 }
+
+/// IANA zones with daylight-saving rules: the first run is at the zone's local time and
+/// the scheduled-timestamp annotation carries the offset in force then.
+#[test]
+fn a_time_zone_with_dst_rules_schedules_in_local_time() {
+    for (zone, schedule, annotation) in [
+        (
+            "America/New_York",
+            "2 19 * * *",
+            "2025-12-31T19:02:00-05:00",
+        ),
+        ("Asia/Tokyo", "2 9 * * *", "2026-01-01T09:02:00+09:00"),
+        (
+            "Australia/Sydney",
+            "2 11 * * *",
+            "2026-01-01T11:02:00+11:00",
+        ),
+    ] {
+        let mut t = T::new();
+        let tz = HELLO.replace(
+            "  schedule: \"* * * * *\"",
+            &format!("  schedule: \"{schedule}\"\n  timeZone: {zone}"),
+        );
+        t.file("cronjob.yaml", &tz);
+        t.ok("kubectl apply -f cronjob.yaml");
+        t.settle(150);
+        assert_eq!(
+            names(&t.ok("kubectl get jobs")),
+            ["hello-29453762"],
+            "{zone}"
+        );
+        assert_eq!(
+            t.ok("kubectl get job hello-29453762 -o jsonpath={.metadata.annotations}"),
+            format!("{{\"batch.kubernetes.io/cronjob-scheduled-timestamp\":\"{annotation}\"}}")
+        );
+    }
+}
+
+#[test]
+fn an_unknown_time_zone_is_refused_as_time_load_location_refuses_it() {
+    let mut t = T::new();
+    t.file(
+        "bad.yaml",
+        &HELLO.replace(
+            "  schedule: \"* * * * *\"",
+            "  schedule: \"* * * * *\"\n  timeZone: Foo/Bar",
+        ),
+    );
+    assert_eq!(
+        t.err("kubectl apply -f bad.yaml"),
+        "The CronJob \"hello\" is invalid: spec.timeZone: Invalid value: \"Foo/Bar\": unknown time zone Foo/Bar\n"
+    );
+}

@@ -184,7 +184,8 @@ fn drain_evicts_within_the_budget_and_waits_for_replacements() {
         t.ok("kubectl get pdb nginx -o jsonpath={.status.disruptionsAllowed}"),
         "1"
     );
-    let o = t.run("kubectl drain node-1");
+    // kind's kube-proxy and kindnet pods are DaemonSet-managed, as on a real kind node.
+    let o = t.run("kubectl drain node-1 --ignore-daemonsets");
     assert_eq!(o.exit_code, 0, "{o:?}");
     assert!(o.stdout.ends_with("node/node-1 drained\n"), "{o:?}");
     for p in &on_1 {
@@ -212,11 +213,16 @@ fn a_pod_with_two_budgets_cannot_be_evicted() {
     t.ok("kubectl apply -f pdb2.yaml");
     t.settle(60);
     let pod = pods_on(&mut t, "node-1").remove(0);
-    let o = t.run("kubectl drain node-1");
+    let o = t.run("kubectl drain node-1 --ignore-daemonsets");
     assert_eq!(o.exit_code, 1, "{o:?}");
+    let (warning, rest) = o.stderr.split_once('\n').unwrap();
+    assert!(
+        warning.starts_with("Warning: ignoring DaemonSet-managed Pods: kube-system/kindnet-"),
+        "{warning}"
+    );
     let e = format!("error when evicting pods/\"{pod}\" -n \"default\": This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.");
     assert_eq!(
-        o.stderr,
+        rest,
         format!("There are pending pods in node \"node-1\" when an error occurred: {e}\npod/{pod}\nerror: unable to drain node \"node-1\" due to error: {e}, continuing command...\nThere are pending nodes to be drained:\n node-1\n{e}\n")
     );
 }
@@ -369,7 +375,7 @@ spec:
     t.settle(20);
     let o = kubeloop_sim::cmd::run(
         &mut t.w,
-        "kubectl drain node-1 --force --pod-selector=!app",
+        "kubectl drain node-1 --force --ignore-daemonsets --pod-selector=!app",
         &t.files,
         5_000,
     );

@@ -79,11 +79,11 @@ spec:
 #[test]
 fn a_scenario_run_stops_at_its_budget_and_skips_the_later_steps() {
     let sc = parse_scenario(SCENARIO).unwrap();
-    let run = runner::run_within(&sc, None, 500);
+    let run = runner::run_within(&sc, None, 1_000);
     assert_eq!(run.results.len(), 1);
     assert_eq!(run.results[0].stdout, "configmap/c created\n");
     let why = run.stopped.expect("stopped");
-    assert!(why.ends_with("after 500 events, the most one run may deliver (kubeloop's envelope, docs/design.md §6.7)"), "{why}");
+    assert!(why.ends_with("after 1000 events, the most one run may deliver (kubeloop's envelope, docs/design.md §6.7)"), "{why}");
     let full = runner::run_within(&sc, None, u64::MAX);
     assert_eq!(full.results.len(), 2);
     assert!(full.stopped.is_none());

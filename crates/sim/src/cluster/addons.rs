@@ -57,14 +57,14 @@ const COREFILE: &str = ".:53 {
 }
 ";
 
-fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+pub(super) fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }
 
-fn meta(name: &str, ns: Option<&str>, rng: &mut Rng) -> ObjectMeta {
+pub(super) fn meta(name: &str, ns: Option<&str>, rng: &mut Rng) -> ObjectMeta {
     ObjectMeta {
         name: Some(name.into()),
         namespace: ns.map(String::from),
@@ -74,7 +74,7 @@ fn meta(name: &str, ns: Option<&str>, rng: &mut Rng) -> ObjectMeta {
     }
 }
 
-fn suffix(rng: &mut Rng) -> String {
+pub(super) fn suffix(rng: &mut Rng) -> String {
     (0..5)
         .map(|_| {
             serviceaccount::NAME_ALPHABET
@@ -204,21 +204,10 @@ fn addon(
         pod.metadata.uid = Some(uuid(rng));
         pod.metadata.creation_timestamp = Some(k8s_time(0));
         pod.metadata.generation = Some(1);
-        let mut o = Object::Pod(pod);
-        set_defaults(&mut o);
-        let Object::Pod(mut pod) = o else { continue };
         let sfx = suffix(rng);
-        let _ = serviceaccount::admit(&mut pod, std::slice::from_ref(&sa), &sfx);
-        let _ = priority::admit_pod(
-            Operation::Create,
-            &mut pod,
-            None,
-            &priority::system_priority_classes(),
-        );
-        defaulttolerationseconds::admit(&mut pod);
-        let mut o = Object::Pod(pod);
-        crate::apiserver::strategy::prepare_for_create(&mut o);
-        let Object::Pod(mut pod) = o else { continue };
+        let Some(mut pod) = admit(pod, &sa, &sfx) else {
+            continue;
+        };
         if let Some(&node) = places.get(i % places.len().max(1)) {
             let host = &nodes[node];
             let n = ips.entry(node).or_insert(1);
@@ -230,83 +219,115 @@ fn addon(
                 .unwrap_or("")
                 .trim_end_matches(".0")
                 .to_string();
-            let ip = format!("{base}.{n}");
-            let spec = pod.spec.get_or_insert_with(Default::default);
-            spec.node_name = Some(host.config.name.clone());
-            let uid = pod.metadata.uid.clone().unwrap_or_default();
-            let containers = spec
-                .containers
-                .iter()
-                .map(|c| {
-                    let mut cmd = c.command.clone().unwrap_or_default();
-                    cmd.extend(c.args.clone().unwrap_or_default());
-                    ContainerConfig {
-                        name: c.name.clone(),
-                        image: c.image.clone().unwrap_or_default(),
-                        command: cmd,
-                        env: crate::node::volumes::service_links().into_iter().collect(),
-                        attempt: 0,
-                        ports: c.ports.iter().flatten().map(|p| p.container_port).collect(),
-                        mounts: Vec::new(),
-                        overrides: Default::default(),
-                    }
-                })
-                .collect();
-            let statuses: Vec<ContainerStatus> = spec
-                .containers
-                .iter()
-                .map(|c| ContainerStatus {
-                    name: c.name.clone(),
-                    image: c.image.clone().unwrap_or_default(),
-                    ready: true,
-                    started: Some(true),
-                    restart_count: 0,
-                    state: Some(ContainerState {
-                        running: Some(ContainerStateRunning {
-                            started_at: Some(k8s_time(0)),
-                        }),
-                        ..ContainerState::default()
-                    }),
-                    ..ContainerStatus::default()
-                })
-                .collect();
-            let status = pod.status.get_or_insert_with(Default::default);
-            status.phase = Some("Running".into());
-            status.host_ip = Some(host.ip.clone());
-            status.host_ips = Some(vec![HostIP {
-                ip: host.ip.clone(),
-            }]);
-            status.pod_ip = Some(ip.clone());
-            status.pod_ips = Some(vec![PodIP { ip: ip.clone() }]);
-            status.start_time = Some(k8s_time(0));
-            status.container_statuses = Some(statuses);
-            status.conditions = Some(
-                [
-                    "PodReadyToStartContainers",
-                    "Initialized",
-                    "Ready",
-                    "ContainersReady",
-                    "PodScheduled",
-                ]
-                .iter()
-                .map(|t| PodCondition {
-                    type_: t.to_string(),
-                    status: "True".into(),
-                    last_transition_time: Some(k8s_time(0)),
-                    ..PodCondition::default()
-                })
-                .collect(),
-            );
-            boot.push(BootPod {
-                node,
-                uid,
-                name: name.clone(),
-                namespace: a.ns.to_string(),
-                ip,
-                containers,
-            });
+            boot.push(run_on(&mut pod, node, host, &format!("{base}.{n}")));
         }
         out.push(Object::Pod(pod));
+    }
+}
+
+/// The apiserver's create path for a pod that was admitted while the cluster booted:
+/// defaults, ServiceAccount (`sfx` names its token volume), priority,
+/// DefaultTolerationSeconds, then the create strategy.
+pub(super) fn admit(pod: Pod, sa: &ServiceAccount, sfx: &str) -> Option<Pod> {
+    let mut o = Object::Pod(pod);
+    set_defaults(&mut o);
+    let Object::Pod(mut pod) = o else {
+        return None;
+    };
+    let _ = serviceaccount::admit(&mut pod, std::slice::from_ref(sa), sfx);
+    let _ = priority::admit_pod(
+        Operation::Create,
+        &mut pod,
+        None,
+        &priority::system_priority_classes(),
+    );
+    defaulttolerationseconds::admit(&mut pod);
+    let mut o = Object::Pod(pod);
+    crate::apiserver::strategy::prepare_for_create(&mut o);
+    match o {
+        Object::Pod(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// Makes `pod` one that has run on node `node` (`host`) with address `ip` since time 0,
+/// and returns what that node's containerd must already be running.
+pub(super) fn run_on(pod: &mut Pod, node: usize, host: &NodeHost, ip: &str) -> BootPod {
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    let namespace = pod.metadata.namespace.clone().unwrap_or_default();
+    let spec = pod.spec.get_or_insert_with(Default::default);
+    spec.node_name = Some(host.config.name.clone());
+    let uid = pod.metadata.uid.clone().unwrap_or_default();
+    let containers = spec
+        .containers
+        .iter()
+        .map(|c| {
+            let mut cmd = c.command.clone().unwrap_or_default();
+            cmd.extend(c.args.clone().unwrap_or_default());
+            ContainerConfig {
+                name: c.name.clone(),
+                image: c.image.clone().unwrap_or_default(),
+                command: cmd,
+                env: crate::node::volumes::service_links().into_iter().collect(),
+                attempt: 0,
+                ports: c.ports.iter().flatten().map(|p| p.container_port).collect(),
+                mounts: Vec::new(),
+                overrides: Default::default(),
+            }
+        })
+        .collect();
+    let statuses: Vec<ContainerStatus> = spec
+        .containers
+        .iter()
+        .map(|c| ContainerStatus {
+            name: c.name.clone(),
+            image: c.image.clone().unwrap_or_default(),
+            ready: true,
+            started: Some(true),
+            restart_count: 0,
+            state: Some(ContainerState {
+                running: Some(ContainerStateRunning {
+                    started_at: Some(k8s_time(0)),
+                }),
+                ..ContainerState::default()
+            }),
+            ..ContainerStatus::default()
+        })
+        .collect();
+    let status = pod.status.get_or_insert_with(Default::default);
+    status.phase = Some("Running".into());
+    status.host_ip = Some(host.ip.clone());
+    status.host_ips = Some(vec![HostIP {
+        ip: host.ip.clone(),
+    }]);
+    status.pod_ip = Some(ip.to_string());
+    status.pod_ips = Some(vec![PodIP { ip: ip.to_string() }]);
+    status.start_time = Some(k8s_time(0));
+    status.container_statuses = Some(statuses);
+    status.conditions = Some(
+        [
+            "PodReadyToStartContainers",
+            "Initialized",
+            "Ready",
+            "ContainersReady",
+            "PodScheduled",
+        ]
+        .iter()
+        .map(|t| PodCondition {
+            type_: t.to_string(),
+            status: "True".into(),
+            last_transition_time: Some(k8s_time(0)),
+            ..PodCondition::default()
+        })
+        .collect(),
+    );
+    BootPod {
+        node,
+        uid,
+        name,
+        namespace,
+        ip: ip.to_string(),
+        containers,
     }
 }
 

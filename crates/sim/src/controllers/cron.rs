@@ -1,8 +1,10 @@
 //! Cron schedules as robfig/cron v3's standard parser reads them (the CronJob
 //! controller's `cron.ParseStandard`): five fields with ranges, steps, lists and names,
 //! the `@yearly`…`@hourly` descriptors and `@every D`, an optional `TZ=`/`CRON_TZ=`
-//! prefix, and `Next`, in fixed-offset time zones.
+//! prefix, and `Next` in the schedule's time zone ([`super::tz`]), stepping through
+//! daylight-saving transitions as robfig/cron's `SpecSchedule.Next` does.
 
+use super::tz::{self, Zone};
 use crate::time::EPOCH_UNIX_MS;
 
 const STAR: u64 = 1 << 63;
@@ -13,15 +15,15 @@ pub type UnixMs = i64;
 /// A parsed schedule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Schedule {
-    /// The five fields, as bit sets (bit 63: the field was `*` or `?`), evaluated at
-    /// `offset_s` seconds east of UTC.
+    /// The five fields, as bit sets (bit 63: the field was `*` or `?`), evaluated in
+    /// `zone`.
     Spec {
         minute: u64,
         hour: u64,
         dom: u64,
         month: u64,
         dow: u64,
-        offset_s: i64,
+        zone: Zone,
     },
     /// `@every D`: every D seconds (at least 1 s).
     Every(i64),
@@ -79,28 +81,6 @@ const DOW: Bounds = Bounds {
         ("sat", 6),
     ],
 };
-
-/// The offset (seconds east of UTC) of the time zones this engine can compute: UTC
-/// and its aliases, and the fixed `Etc/GMT±N` zones (whose sign is inverted, as in the
-/// tz database). Zones with daylight-saving rules are not modelled.
-pub fn zone_offset(name: &str) -> Option<i64> {
-    match name {
-        "UTC" | "Etc/UTC" | "GMT" | "Etc/GMT" | "Etc/Universal" | "Etc/Zulu" | "Universal"
-        | "Zulu" | "Etc/GMT0" | "Etc/GMT+0" | "Etc/GMT-0" | "GMT0" | "Etc/Greenwich"
-        | "Greenwich" | "UCT" | "Etc/UCT" => Some(0),
-        _ => {
-            let rest = name.strip_prefix("Etc/GMT")?;
-            let (sign, n) = match rest.as_bytes().first()? {
-                b'+' => (-1, &rest[1..]),
-                b'-' => (1, &rest[1..]),
-                _ => return None,
-            };
-            let h: i64 = n.parse().ok()?;
-            let ok = if sign < 0 { h <= 12 } else { h <= 14 };
-            (ok && !n.starts_with('0')).then_some(sign * h * 3600)
-        }
-    }
-}
 
 fn parse_int(expr: &str) -> Result<u32, String> {
     match expr.parse::<i64>() {
@@ -194,17 +174,17 @@ pub fn parse(spec: &str) -> Result<Schedule, String> {
         return Err("empty spec string".into());
     }
     let mut spec = spec;
-    let mut offset_s = 0;
+    let mut zone = Zone::fixed(0);
     if spec.starts_with("TZ=") || spec.starts_with("CRON_TZ=") {
         let eq = spec.find('=').unwrap_or(0);
         let i = spec.find(' ').unwrap_or(spec.len());
         let name = &spec[eq + 1..i];
-        offset_s = zone_offset(name)
+        zone = tz::lookup(name)
             .ok_or_else(|| format!("provided bad location {name}: unknown time zone {name}"))?;
         spec = spec[i..].trim();
     }
     if let Some(d) = spec.strip_prefix('@') {
-        let five = |m: &str| parse(m).map(|s| with_offset(s, offset_s));
+        let five = |m: &str| parse(m).map(|s| in_zone(s, zone));
         return match d {
             "yearly" | "annually" => five("0 0 1 1 *"),
             "monthly" => five("0 0 1 * *"),
@@ -235,11 +215,12 @@ pub fn parse(spec: &str) -> Result<Schedule, String> {
         dom: get_field(fields[2], &DOM)?,
         month: get_field(fields[3], &MONTHS)?,
         dow: get_field(fields[4], &DOW)?,
-        offset_s,
+        zone,
     })
 }
 
-fn with_offset(s: Schedule, off: i64) -> Schedule {
+/// The schedule evaluated in `zone` (the CronJob's `timeZone`).
+pub fn in_zone(s: Schedule, zone: Zone) -> Schedule {
     match s {
         Schedule::Spec {
             minute,
@@ -254,51 +235,106 @@ fn with_offset(s: Schedule, off: i64) -> Schedule {
             dom,
             month,
             dow,
-            offset_s: off,
+            zone,
         },
         e => e,
     }
 }
 
-/// The schedule evaluated in another fixed zone (the CronJob's `timeZone`).
-pub fn in_zone(s: Schedule, offset_s: i64) -> Schedule {
-    with_offset(s, offset_s)
+/// robfig/cron's `dayMatches`: with `*` in either day field both must match, otherwise
+/// either.
+fn day_matches(dom: u64, dow: u64, c: &tz::Civil) -> bool {
+    let dom_match = dom & (1 << c.day) != 0;
+    let dow_match = dow & (1 << c.weekday) != 0;
+    if dom & STAR != 0 || dow & STAR != 0 {
+        dom_match && dow_match
+    } else {
+        dom_match || dow_match
+    }
 }
 
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (
-        if m <= 2 {
-            yoe + era * 400 + 1
-        } else {
-            yoe + era * 400
-        },
-        m,
-        d,
+/// `t.AddDate(0, months, days)` in `zone`.
+fn add_date(zone: &Zone, t: i64, months: i64, days: i64) -> i64 {
+    let c = zone.civil(t);
+    zone.date(
+        c.year,
+        i64::from(c.month) + months,
+        i64::from(c.day) + days,
+        i64::from(c.hour),
+        i64::from(c.minute),
+        i64::from(c.second),
     )
 }
 
-fn days_in_month(y: i64, m: u32) -> u32 {
-    let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
-    (days_from_civil(ny, nm, 1) - days_from_civil(y, m, 1)) as u32
+/// One pass of `SpecSchedule.Next` from `t` (Unix seconds): `Ok(t)` at a match,
+/// `Err(t)` where it must start over ("goto WRAP"), with `added` kept across passes.
+fn next_pass(f: [u64; 5], zone: &Zone, mut t: i64, added: &mut bool) -> Result<i64, i64> {
+    let [minute, hour, dom, month, dow] = f;
+    while month & (1 << zone.civil(t).month) == 0 {
+        if !*added {
+            *added = true;
+            let c = zone.civil(t);
+            t = zone.date(c.year, i64::from(c.month), 1, 0, 0, 0);
+        }
+        t = add_date(zone, t, 1, 0);
+        if zone.civil(t).month == 1 {
+            return Err(t);
+        }
+    }
+    while !day_matches(dom, dow, &zone.civil(t)) {
+        if !*added {
+            *added = true;
+            let c = zone.civil(t);
+            t = zone.date(c.year, i64::from(c.month), i64::from(c.day), 0, 0, 0);
+        }
+        t = add_date(zone, t, 0, 1);
+        // A day that does not start at midnight (a transition at 00:00) is moved there.
+        let h = i64::from(zone.civil(t).hour);
+        if h != 0 {
+            t += if h > 12 { (24 - h) * 3600 } else { -h * 3600 };
+        }
+        if zone.civil(t).day == 1 {
+            return Err(t);
+        }
+    }
+    while hour & (1 << zone.civil(t).hour) == 0 {
+        if !*added {
+            *added = true;
+            let c = zone.civil(t);
+            t = zone.date(
+                c.year,
+                i64::from(c.month),
+                i64::from(c.day),
+                i64::from(c.hour),
+                0,
+                0,
+            );
+        }
+        // Absolute hours: the hour a spring-forward skips is never visited, the one a
+        // fall-back repeats is visited twice.
+        t += 3600;
+        if zone.civil(t).hour == 0 {
+            return Err(t);
+        }
+    }
+    while minute & (1 << zone.civil(t).minute) == 0 {
+        if !*added {
+            *added = true;
+            t -= t.rem_euclid(60);
+        }
+        t += 60;
+        if zone.civil(t).minute == 0 {
+            return Err(t);
+        }
+    }
+    while zone.civil(t).second != 0 {
+        *added = true;
+        t += 1;
+        if zone.civil(t).second == 0 {
+            return Err(t);
+        }
+    }
+    Ok(t)
 }
 
 impl Schedule {
@@ -313,46 +349,32 @@ impl Schedule {
                 dom,
                 month,
                 dow,
-                offset_s,
+                zone,
             } => {
-                // Work in local minutes.
-                let local_s = t.div_euclid(1000) + offset_s;
-                let mut m = local_s.div_euclid(60) + 1;
-                let limit = m + 5 * 366 * 24 * 60;
-                while m < limit {
-                    let days = m.div_euclid(1440);
-                    let (y, mo, d) = civil_from_days(days);
-                    if month & (1 << mo) == 0 {
-                        let (ny, nm) = if mo == 12 { (y + 1, 1) } else { (y, mo + 1) };
-                        m = days_from_civil(ny, nm, 1) * 1440;
-                        continue;
+                // Start at the next whole second.
+                let mut t = t.div_euclid(1000) + 1;
+                let year_limit = zone.civil(t).year + 5;
+                let mut added = false;
+                // Every pass moves forward; the cap only guards against a broken zone.
+                for _ in 0..100_000 {
+                    if zone.civil(t).year > year_limit {
+                        return None;
                     }
-                    let wd = (days + 4).rem_euclid(7) as u32;
-                    let dom_match = dom & (1 << d) != 0 && d <= days_in_month(y, mo);
-                    let dow_match = dow & (1 << wd) != 0;
-                    let day_ok = if dom & STAR != 0 || dow & STAR != 0 {
-                        dom_match && dow_match
-                    } else {
-                        dom_match || dow_match
-                    };
-                    if !day_ok {
-                        m = (days + 1) * 1440;
-                        continue;
+                    match next_pass([minute, hour, dom, month, dow], &zone, t, &mut added) {
+                        Ok(t) => return Some(t * 1000),
+                        Err(w) => t = w,
                     }
-                    let h = (m.rem_euclid(1440) / 60) as u32;
-                    if hour & (1 << h) == 0 {
-                        m = (m.div_euclid(60) + 1) * 60;
-                        continue;
-                    }
-                    let mi = (m.rem_euclid(60)) as u32;
-                    if minute & (1 << mi) == 0 {
-                        m += 1;
-                        continue;
-                    }
-                    return Some((m * 60 - offset_s) * 1000);
                 }
                 None
             }
+        }
+    }
+
+    /// The schedule's zone (UTC for `@every`).
+    pub fn zone(&self) -> Zone {
+        match self {
+            Schedule::Spec { zone, .. } => *zone,
+            Schedule::Every(_) => Zone::fixed(0),
         }
     }
 }
@@ -371,8 +393,65 @@ pub fn from_unix(u: UnixMs) -> crate::time::Time {
 mod tests {
     use super::*;
 
-    fn unix(y: i64, mo: u32, d: u32, h: i64, mi: i64) -> UnixMs {
-        (days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60) * 1000
+    fn unix(y: i64, mo: i64, d: i64, h: i64, mi: i64) -> UnixMs {
+        (tz::days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60) * 1000
+    }
+
+    /// A local time with its UTC offset in hours (`2012-03-11T00:00:00-0500`).
+    fn at(y: i64, mo: i64, d: i64, h: i64, mi: i64, off_h: i64) -> UnixMs {
+        unix(y, mo, d, h, mi) - off_h * 3_600_000
+    }
+
+    #[test]
+    fn daylight_saving_transitions_follow_robfig_s_next() {
+        // robfig/cron v3 TestNext's America/New_York cases (seconds field dropped).
+        let ny = |s: &str| parse(&format!("CRON_TZ=America/New_York {s}")).unwrap();
+        // Spring forward: 02:30 does not exist on 11 March 2012, so the next is a year on.
+        assert_eq!(
+            ny("30 2 11 3 *").next(at(2012, 3, 11, 0, 0, -5)),
+            Some(at(2013, 3, 11, 2, 30, -4))
+        );
+        let hourly = ny("0 * * * *");
+        assert_eq!(
+            hourly.next(at(2012, 3, 11, 0, 0, -5)),
+            Some(at(2012, 3, 11, 1, 0, -5))
+        );
+        assert_eq!(
+            hourly.next(at(2012, 3, 11, 1, 0, -5)),
+            Some(at(2012, 3, 11, 3, 0, -4))
+        );
+        // Fall back: 01:00 comes twice, in EDT then in EST, and each is an activation.
+        assert_eq!(
+            hourly.next(at(2012, 11, 4, 0, 0, -4)),
+            Some(at(2012, 11, 4, 1, 0, -4))
+        );
+        assert_eq!(
+            hourly.next(at(2012, 11, 4, 1, 0, -4)),
+            Some(at(2012, 11, 4, 1, 0, -5))
+        );
+        assert_eq!(
+            hourly.next(at(2012, 11, 4, 1, 0, -5)),
+            Some(at(2012, 11, 4, 2, 0, -5))
+        );
+        assert_eq!(
+            ny("30 2 4 11 *").next(at(2012, 11, 4, 0, 0, -4)),
+            Some(at(2012, 11, 4, 2, 30, -5))
+        );
+        assert_eq!(
+            ny("30 1 4 11 *").next(at(2012, 11, 4, 1, 45, -4)),
+            Some(at(2012, 11, 4, 1, 30, -5))
+        );
+        // A daily job keeps its local time across the change.
+        let daily = ny("0 9 * * *");
+        assert_eq!(
+            daily.next(at(2026, 3, 7, 10, 0, -5)),
+            Some(at(2026, 3, 8, 9, 0, -4))
+        );
+        let sydney = parse("CRON_TZ=Australia/Sydney 0 9 * * *").unwrap();
+        assert_eq!(
+            sydney.next(unix(2026, 1, 1, 0, 0)),
+            Some(at(2026, 1, 2, 9, 0, 11))
+        );
     }
 
     #[test]
@@ -458,7 +537,9 @@ mod tests {
         assert_eq!(parse("@every 90s").unwrap().next(t + 500), Some(t + 90_000));
         let tz = parse("CRON_TZ=Etc/GMT-2 0 3 * * *").unwrap();
         assert_eq!(tz.next(t), Some(unix(2026, 1, 1, 1, 0)));
-        assert_eq!(zone_offset("Etc/GMT+5"), Some(-5 * 3600));
-        assert_eq!(zone_offset("America/New_York"), None);
+        assert_eq!(
+            parse("CRON_TZ=Foo/Bar * * * * *").unwrap_err(),
+            "provided bad location Foo/Bar: unknown time zone Foo/Bar"
+        );
     }
 }

@@ -14,6 +14,7 @@ use crate::client::recorder::{NORMAL, WARNING};
 use crate::client::{Change, Pending, WorkQueue};
 use crate::controllers::hpa_calc::{PodMetric, Stamped};
 mod metrics;
+pub mod sources;
 
 pub use crate::controllers::hpa_scale::{
     default_scale_down, default_scale_up, get_scale, set_condition, target_pods, Scale,
@@ -51,6 +52,8 @@ enum Sent {
 pub struct HorizontalController {
     /// CPU millicores per pod (`namespace`, `name`), from the last scrape of each node.
     metrics: BTreeMap<(String, String), PodMetric>,
+    /// CPU millicores per container (`namespace`, pod, container), for ContainerResource.
+    container_metrics: BTreeMap<(String, String, String), PodMetric>,
     /// Which pods each node's last summary held.
     node_pods: BTreeMap<String, Vec<(String, String)>>,
     scrapes: BTreeMap<u64, String>,
@@ -392,6 +395,8 @@ impl Controller for HorizontalController {
         };
         for k in self.node_pods.remove(&node).unwrap_or_default() {
             self.metrics.remove(&k);
+            self.container_metrics
+                .retain(|(ns, pod, _), _| (ns, pod) != (&k.0, &k.1));
         }
         let Ok(KubeletReply::Stats(s)) = &resp.result else {
             return;
@@ -400,6 +405,16 @@ impl Controller for HorizontalController {
         for p in &s.pods {
             let cpu: u64 = p.containers.iter().map(|c| c.cpu_m).sum();
             let k = (p.namespace.clone(), p.name.clone());
+            for c in &p.containers {
+                self.container_metrics.insert(
+                    (p.namespace.clone(), p.name.clone(), c.name.clone()),
+                    PodMetric {
+                        value: c.cpu_m as i64,
+                        timestamp: s.at,
+                        window: SCRAPE,
+                    },
+                );
+            }
             self.metrics.insert(
                 k.clone(),
                 PodMetric {

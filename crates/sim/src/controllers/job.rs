@@ -19,6 +19,7 @@ use crate::controllers::util::{
 };
 use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 
+mod per_index;
 mod sync;
 use crate::object::{Kind, Object};
 use crate::time::{from_k8s_time, k8s_time, Time, MINUTE};
@@ -188,6 +189,7 @@ impl JobController {
         obj: &Arc<Object>,
         job: &Job,
         indexes: &[Option<i32>],
+        pods: &[&PodRef],
         env: &mut Env,
     ) {
         let now = env.now();
@@ -195,7 +197,10 @@ impl JobController {
         mem.set_at = now;
         mem.adds += indexes.len() as i64;
         for ix in indexes {
-            let pod = pod_for(obj, job, *ix);
+            let mut pod = pod_for(obj, job, *ix);
+            if let Some(i) = ix.filter(|_| per_index::per_index(job)) {
+                per_index::annotate(&mut pod, job, pods, i, now);
+            }
             let id = env.send(
                 ApiRequest::new(Verb::Create, Kind::Pod, obj.namespace(), "")
                     .with_body(Body::Object(pod.into())),

@@ -193,7 +193,9 @@ fn an_indexed_job_creates_the_lowest_free_indexes() {
 fn index_sets_print_as_upstream_intervals() {
     let s = parse_indexes("0-2,5,7-8");
     assert_eq!(s.len(), 6);
-    assert_eq!(format_indexes(&s), "0-2,5,7-8");
+    // Two consecutive indexes print as "7,8" (`orderedIntervals.String`).
+    assert_eq!(format_indexes(&s), "0-2,5,7,8");
+    assert_eq!(parse_indexes_below("1,3-9,2147483647", 5).len(), 3);
     assert_eq!(failure_backoff(1), 10_000);
     assert_eq!(failure_backoff(3), 40_000);
     assert_eq!(failure_backoff(10), 360_000);

@@ -30,6 +30,21 @@ pub const DEADLINE: (&str, &str) = (
     "DeadlineExceeded",
     "Job was active longer than specified deadline",
 );
+/// `MaxFailedIndexesExceeded` and its message.
+pub const MAX_FAILED_INDEXES: (&str, &str) = (
+    "MaxFailedIndexesExceeded",
+    "Job has exceeded the specified maximal number of failed indexes",
+);
+/// `FailedIndexes` and its message.
+pub const FAILED_INDEXES: (&str, &str) = ("FailedIndexes", "Job has failed indexes");
+/// The reason of a SuccessCriteriaMet (and Complete) condition a success policy gave.
+pub const SUCCESS_POLICY: &str = "SuccessPolicy";
+/// How many of an index's pods failed (and counted) before this one
+/// (`JobIndexFailureCountAnnotation`).
+pub const INDEX_FAILURE_COUNT: &str = "batch.kubernetes.io/job-index-failure-count";
+/// How many of an index's failures a pod failure policy ignored
+/// (`JobIndexIgnoredFailureCountAnnotation`).
+pub const INDEX_IGNORED_FAILURE_COUNT: &str = "batch.kubernetes.io/job-index-ignored-failure-count";
 /// `CompletionsReached` and its message.
 pub const COMPLETIONS_REACHED: (&str, &str) = (
     "CompletionsReached",
@@ -64,6 +79,24 @@ pub fn completion_index(p: &Pod) -> Option<i32> {
         .filter(|i: &i32| *i >= 0)
 }
 
+/// `parseIndexesFromString`: the indexes below `completions` in "1,3-5,7" (malformed
+/// parts skipped, ranges cut at `completions`, so a hostile range costs nothing).
+pub fn parse_indexes_below(s: &str, completions: i32) -> BTreeSet<i32> {
+    let mut out = BTreeSet::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (a.parse::<i32>(), b.parse::<i32>()),
+            None => (part.parse::<i32>(), part.parse::<i32>()),
+        };
+        if let (Ok(a), Ok(b)) = (a, b) {
+            if a >= 0 && a < completions {
+                out.extend(a..=b.min(completions - 1));
+            }
+        }
+    }
+    out
+}
+
 /// Parses `completedIndexes` ("1,3-5,7"); malformed parts are skipped.
 pub fn parse_indexes(s: &str) -> BTreeSet<i32> {
     let mut out = BTreeSet::new();
@@ -84,8 +117,8 @@ pub fn parse_indexes(s: &str) -> BTreeSet<i32> {
     out
 }
 
-/// Formats an index set as `completedIndexes` does: runs of consecutive indexes as
-/// `a-b`, single ones alone, comma-separated (`orderedIntervals.String`).
+/// Formats an index set as `completedIndexes` does (`orderedIntervals.String`): runs of
+/// three or more consecutive indexes as `a-b`, two as `a,b`, single ones alone.
 pub fn format_indexes(set: &BTreeSet<i32>) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut it = set.iter().copied().peekable();
@@ -94,13 +127,59 @@ pub fn format_indexes(set: &BTreeSet<i32>) -> String {
         while it.peek() == Some(&(last + 1)) {
             last = it.next().unwrap_or(last);
         }
-        parts.push(if first == last {
-            first.to_string()
-        } else {
-            format!("{first}-{last}")
+        parts.push(match last - first {
+            0 => first.to_string(),
+            1 => format!("{first},{last}"),
+            _ => format!("{first}-{last}"),
         });
     }
     parts.join(",")
+}
+
+/// A pod's index failure count annotation (0 when missing or not a valid int32, as
+/// `parseInt32`).
+pub fn index_failure_count(p: &Pod, key: &str) -> i32 {
+    p.metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(key))
+        .and_then(|v| v.parse::<i64>().ok())
+        .filter(|v| (0..=i64::from(i32::MAX)).contains(v))
+        .map_or(0, |v| v as i32)
+}
+
+/// `matchSuccessPolicy`: the message of the first rule the succeeded indexes meet.
+pub fn match_success_policy(
+    policy: Option<&k8s_openapi::api::batch::v1::SuccessPolicy>,
+    completions: i32,
+    succeeded: &BTreeSet<i32>,
+) -> Option<String> {
+    let policy = policy?;
+    if succeeded.is_empty() {
+        return None;
+    }
+    for (index, rule) in policy.rules.iter().enumerate() {
+        let met = match &rule.succeeded_indexes {
+            Some(ix) => {
+                let required = parse_indexes_below(ix, completions);
+                if required.is_empty() {
+                    continue;
+                }
+                let contains = required.intersection(succeeded).count();
+                contains == required.len()
+                    || rule
+                        .succeeded_count
+                        .is_some_and(|n| contains >= n.max(0) as usize)
+            }
+            None => rule
+                .succeeded_count
+                .is_some_and(|n| succeeded.len() >= n.max(0) as usize),
+        };
+        if met {
+            return Some(format!("Matched rules at index {index}"));
+        }
+    }
+    None
 }
 
 /// The delay before the next pod may be created after `failures` failures since the

@@ -36,6 +36,7 @@ pub mod statefulset_pods;
 #[cfg(test)]
 pub mod testing;
 pub mod ttl_after_finished;
+pub mod tz;
 pub mod util;
 pub mod volume;
 

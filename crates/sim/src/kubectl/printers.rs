@@ -2,7 +2,7 @@
 //! (`pkg/printers/internalversion/printers.go`) and kubectl's decoration and layout
 //! (`cli-runtime/pkg/printers/tableprinter.go`, `kubectl/pkg/cmd/get/get.go`).
 
-mod autoscaling;
+pub(crate) mod autoscaling;
 mod batch;
 mod cluster;
 mod pods;

@@ -371,7 +371,8 @@ pub fn behaviour(
             ..generic.clone()
         },
         "busybox" => {
-            let exits = script_exit(&cmdline)
+            // The shell expands `$VAR` first (`exit $JOB_COMPLETION_INDEX`).
+            let exits = script_exit(&crate::node::logs::expand_vars(&cmdline, env))
                 .map(|(t, code)| (50 + t, code, if code == 0 { "Completed" } else { "Error" }));
             Behaviour {
                 start_ms: 20,
@@ -490,6 +491,24 @@ pub fn behaviour(
             )],
             cpu_m: 1,
             mem_bytes: 9 * MIB,
+            has_curl: false,
+            ..generic.clone()
+        },
+        // kind's kube-proxy DaemonSet pod: the node's kube-proxy unit is the process that
+        // writes the rules (docs/nodes.md), so the container adds none of its own.
+        "kube-proxy" => Behaviour {
+            processes: Vec::new(),
+            on_sigterm: Some((100, 0)),
+            cpu_m: 1,
+            mem_bytes: 18 * MIB,
+            has_curl: false,
+            ..generic.clone()
+        },
+        "kindnetd" => Behaviour {
+            processes: vec![proc("root", "/bin/kindnetd", 12_000, 1_270_000)],
+            on_sigterm: Some((100, 0)),
+            cpu_m: 1,
+            mem_bytes: 11 * MIB,
             has_curl: false,
             ..generic.clone()
         },

@@ -150,6 +150,9 @@ pub enum CriOp {
         name: String,
         /// Namespace.
         namespace: String,
+        /// `spec.hostNetwork`: the sandbox shares the node's network namespace (no CNI
+        /// ADD; the pod's IP is the node's).
+        host_network: bool,
     },
     /// Stops a sandbox: CNI DEL frees its IP.
     StopPodSandbox {

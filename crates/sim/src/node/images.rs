@@ -127,6 +127,14 @@ fn nginx_slim_tag(t: &str) -> bool {
         .is_some_and(|m| (1..=27).contains(&m))
 }
 
+/// kindnetd's date tags (`v20251212-v0.29.0-alpha-105-g20ccfc88`).
+fn kindnetd_tag(t: &str) -> bool {
+    t == "latest"
+        || t.strip_prefix('v').is_some_and(|r| {
+            r.len() > 9 && r[..8].chars().all(|c| c.is_ascii_digit()) && r[8..].starts_with('-')
+        })
+}
+
 fn local_path_tag(t: &str) -> bool {
     t == "latest" || (v_semver(t) && t.starts_with("v0.0."))
 }
@@ -223,6 +231,18 @@ const CATALOG: &[CatalogImage] = &[
         "quay.io/fluentd_elasticsearch/fluentd",
         141_000_000,
         v_semver,
+    ),
+    img(
+        "registry.k8s.io/kube-proxy",
+        "registry.k8s.io/kube-proxy",
+        30_600_000,
+        v_semver,
+    ),
+    img(
+        "kindest/kindnetd",
+        "docker.io/kindest/kindnetd",
+        40_700_000,
+        kindnetd_tag,
     ),
     img(
         "rancher/local-path-provisioner",

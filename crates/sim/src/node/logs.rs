@@ -219,7 +219,7 @@ pub fn startup(c: &Container, pod_ip: &str, initialized: bool) -> Vec<LogEntry> 
 
 /// The shell's `$VAR` and `${VAR}` expansion from the container's environment (unset
 /// variables expand to nothing).
-fn expand_vars(s: &str, env: &std::collections::BTreeMap<String, String>) -> String {
+pub(crate) fn expand_vars(s: &str, env: &std::collections::BTreeMap<String, String>) -> String {
     let mut out = String::new();
     let mut rest = s;
     while let Some(i) = rest.find('$') {

@@ -525,6 +525,7 @@ impl PodWorker {
                     uid: self.uid.clone(),
                     name: p.metadata.name.clone().unwrap_or_default(),
                     namespace: p.metadata.namespace.clone().unwrap_or_default(),
+                    host_network: p.spec.as_ref().and_then(|s| s.host_network) == Some(true),
                 })
             }
             Action::EnsureImage { container } => Some(CriOp::ImageStatus {

@@ -148,6 +148,143 @@ fn validate_metric_spec(m: &MetricSpec, p: &Path) -> Vec<FieldError> {
         }
         errs.extend(validate_target(t, &rp.child("target")));
     }
+    errs.extend(validate_other_sources(m, p));
+    errs
+}
+
+/// The Pods, Object, External and ContainerResource sources (`validatePodsSource`,
+/// `validateObjectSource`, `validateExternalSource`, `validateContainerResourceSource`).
+fn validate_other_sources(m: &MetricSpec, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if m.type_ == "ContainerResource" {
+        if let Some(c) = &m.container_resource {
+            errs.extend(validate_container_resource(
+                c,
+                &p.child("containerResource"),
+            ));
+        }
+    }
+    if let (true, Some(s)) = (m.type_ == "Pods", &m.pods) {
+        let sp = p.child("pods");
+        errs.extend(validate_metric_identifier(&s.metric, &sp.child("metric")));
+        errs.extend(validate_target(&s.target, &sp.child("target")));
+        if s.target.average_value.is_none() {
+            errs.push(FieldError::required(
+                &sp.child("target").child("averageValue"),
+                "must specify a positive target averageValue",
+            ));
+        }
+    }
+    if let (true, Some(o)) = (m.type_ == "Object", &m.object) {
+        let op = p.child("object");
+        let dp = op.child("describedObject");
+        for (field, v) in [
+            ("kind", &o.described_object.kind),
+            ("name", &o.described_object.name),
+        ] {
+            if v.is_empty() {
+                errs.push(FieldError::required(&dp.child(field), ""));
+            } else {
+                for msg in path_segment_errors(v) {
+                    errs.push(FieldError::invalid(&dp.child(field), v.as_str(), &msg));
+                }
+            }
+        }
+        errs.extend(validate_metric_identifier(&o.metric, &op.child("metric")));
+        errs.extend(validate_target(&o.target, &op.child("target")));
+        if o.target.value.is_none() && o.target.average_value.is_none() {
+            errs.push(FieldError::required(
+                &op.child("target").child("averageValue"),
+                "must set either a target value or averageValue",
+            ));
+        }
+    }
+    if let (true, Some(e)) = (m.type_ == "External", &m.external) {
+        let ep = p.child("external");
+        errs.extend(validate_metric_identifier(&e.metric, &ep.child("metric")));
+        errs.extend(validate_target(&e.target, &ep.child("target")));
+        if e.target.value.is_none() && e.target.average_value.is_none() {
+            errs.push(FieldError::required(
+                &ep.child("target").child("averageValue"),
+                "must set either a target value for metric or a per-pod target",
+            ));
+        }
+        if e.target.value.is_some() && e.target.average_value.is_some() {
+            errs.push(FieldError::forbidden(
+                &ep.child("target").child("value"),
+                "may not set both a target value for metric and a per-pod target",
+            ));
+        }
+    }
+    errs
+}
+
+/// `IsValidPathSegmentName`.
+fn path_segment_errors(name: &str) -> Vec<String> {
+    if name == "." || name == ".." {
+        return vec![format!("may not be '{name}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|c| name.contains(*c))
+        .map(|c| format!("may not contain '{c}'"))
+        .collect()
+}
+
+/// `validateMetricIdentifier`.
+fn validate_metric_identifier(
+    id: &k8s_openapi::api::autoscaling::v2::MetricIdentifier,
+    p: &Path,
+) -> Vec<FieldError> {
+    if id.name.is_empty() {
+        return vec![FieldError::required(
+            &p.child("name"),
+            "must specify a metric name",
+        )];
+    }
+    path_segment_errors(&id.name)
+        .into_iter()
+        .map(|m| FieldError::invalid(&p.child("name"), id.name.as_str(), &m))
+        .collect()
+}
+
+/// `validateContainerResourceSource`.
+fn validate_container_resource(
+    c: &k8s_openapi::api::autoscaling::v2::ContainerResourceMetricSource,
+    p: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if c.name.is_empty() {
+        errs.push(FieldError::required(
+            &p.child("name"),
+            "must specify a resource name",
+        ));
+    }
+    if c.container.is_empty() {
+        errs.push(FieldError::required(
+            &p.child("container"),
+            "must specify a container",
+        ));
+    } else {
+        errs.extend(super::names::validate_dns1123_label(
+            &c.container,
+            &p.child("container"),
+        ));
+    }
+    let t = &c.target;
+    if t.average_utilization.is_none() && t.average_value.is_none() {
+        errs.push(FieldError::required(
+            &p.child("target").child("averageUtilization"),
+            "must set either a target raw value or a target utilization",
+        ));
+    }
+    if t.average_utilization.is_some() && t.average_value.is_some() {
+        errs.push(FieldError::forbidden(
+            &p.child("target").child("averageValue"),
+            "may not set both a target raw value and a target utilization",
+        ));
+    }
+    errs.extend(validate_target(t, &p.child("target")));
     errs
 }
 
@@ -165,6 +302,15 @@ fn validate_target(t: &MetricTarget, p: &Path) -> Vec<FieldError> {
             BadValue::typed_str(&t.type_),
             "must be either Utilization, Value, or AverageValue",
         ));
+    }
+    for (field, q) in [("value", &t.value), ("averageValue", &t.average_value)] {
+        let positive = q
+            .as_ref()
+            .map(|q| crate::quantity::parse(&q.0).is_ok_and(|v| v.milli_value() > 0));
+        if positive == Some(false) {
+            let v = q.as_ref().map(|q| q.0.clone()).unwrap_or_default();
+            errs.push(FieldError::invalid(&p.child(field), v, "must be positive"));
+        }
     }
     if let Some(u) = t.average_utilization.filter(|&u| u < 1) {
         errs.push(FieldError::invalid(

@@ -10,6 +10,18 @@ use super::pod::validate_pod_template;
 use crate::apiserver::field_error::{BadValue, FieldError, GoJson, Path};
 
 const MAX_PARALLELISM_FOR_INDEXED_JOB: i32 = 100_000;
+/// `maxFailedIndexesForIndexedJob`.
+const MAX_FAILED_INDEXES_FOR_INDEXED_JOB: i32 = 100_000;
+/// `completionsSoftLimit`, and the limits that apply above it with a per-index limit.
+const COMPLETIONS_SOFT_LIMIT: i32 = 100_000;
+const PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS: i32 = 10_000;
+const MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS: i32 = 10_000;
+/// `maxSuccessPolicyRule`.
+const MAX_SUCCESS_POLICY_RULES: usize = 20;
+/// `maxPodFailurePolicyRules`.
+const MAX_POD_FAILURE_POLICY_RULES: usize = 20;
+/// The actions a pod failure policy rule may take.
+const POD_FAILURE_POLICY_ACTIONS: [&str; 4] = ["Count", "FailIndex", "FailJob", "Ignore"];
 
 fn validate_has_label(job: &Job, key: &str, expected: &str, errs: &mut Vec<FieldError>) {
     let mp = Path::new("spec").child("template").child("metadata");
@@ -107,6 +119,7 @@ fn validate_job_spec(job: &Job) -> Vec<FieldError> {
             errs.extend(validate_nonnegative(v, &p.child(name)));
         }
     }
+    errs.extend(validate_per_index(&spec, &p));
     if let Some(mode) = spec.completion_mode.as_deref() {
         if mode != "NonIndexed" && mode != "Indexed" {
             errs.push(FieldError::not_supported(
@@ -133,6 +146,20 @@ fn validate_job_spec(job: &Job) -> Vec<FieldError> {
                 ));
             }
         }
+    }
+    if let Some(sp) = spec.success_policy.as_ref() {
+        errs.extend(validate_success_policy(
+            &spec,
+            sp,
+            &p.child("successPolicy"),
+        ));
+    }
+    if let Some(pfp) = spec.pod_failure_policy.as_ref() {
+        errs.extend(validate_pod_failure_policy_actions(
+            &spec,
+            pfp,
+            &p.child("podFailurePolicy"),
+        ));
     }
     if let Some(pr) = spec.pod_replacement_policy.as_deref() {
         let allowed: &[&str] = if spec.pod_failure_policy.is_some() {
@@ -186,6 +213,277 @@ fn validate_job_spec(job: &Job) -> Vec<FieldError> {
     errs
 }
 
+/// The per-index back-off fields (`validateJobSpec`): non-negative, `maxFailedIndexes`
+/// needs `backoffLimitPerIndex`, both need Indexed mode, and the bounds on large jobs.
+fn validate_per_index(spec: &k8s_openapi::api::batch::v1::JobSpec, p: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Some(b) = spec.backoff_limit_per_index {
+        errs.extend(validate_nonnegative(
+            i64::from(b),
+            &p.child("backoffLimitPerIndex"),
+        ));
+    }
+    if let Some(m) = spec.max_failed_indexes {
+        errs.extend(validate_nonnegative(
+            i64::from(m),
+            &p.child("maxFailedIndexes"),
+        ));
+        if spec.backoff_limit_per_index.is_none() {
+            errs.push(FieldError::required(
+                &p.child("backoffLimitPerIndex"),
+                "when maxFailedIndexes is specified",
+            ));
+        }
+    }
+    let indexed = spec.completion_mode.as_deref() == Some("Indexed");
+    if indexed {
+        errs.extend(validate_indexed_limits(spec, p));
+    } else {
+        for (field, v) in [
+            ("backoffLimitPerIndex", spec.backoff_limit_per_index),
+            ("maxFailedIndexes", spec.max_failed_indexes),
+        ] {
+            if let Some(v) = v {
+                errs.push(FieldError::invalid(
+                    &p.child(field),
+                    v,
+                    "requires indexed completion mode",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// The per-index bounds of an Indexed job (`maxFailedIndexes` against completions, and the
+/// limits above 100000 completions).
+fn validate_indexed_limits(
+    spec: &k8s_openapi::api::batch::v1::JobSpec,
+    p: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mfi = p.child("maxFailedIndexes");
+    if let (Some(c), Some(m)) = (spec.completions, spec.max_failed_indexes) {
+        if m > c {
+            errs.push(FieldError::invalid(
+                &mfi,
+                m,
+                "must be less than or equal to completions",
+            ));
+        }
+    }
+    if let Some(m) = spec
+        .max_failed_indexes
+        .filter(|m| *m > MAX_FAILED_INDEXES_FOR_INDEXED_JOB)
+    {
+        errs.push(FieldError::invalid(
+            &mfi,
+            m,
+            &format!("must be less than or equal to {MAX_FAILED_INDEXES_FOR_INDEXED_JOB}"),
+        ));
+    }
+    let high = spec.completions.is_some_and(|c| c > COMPLETIONS_SOFT_LIMIT);
+    if high && spec.backoff_limit_per_index.is_some() {
+        let above = format!("when completions are above {COMPLETIONS_SOFT_LIMIT} and used with backoff limit per index");
+        if spec.max_failed_indexes.is_none() {
+            errs.push(FieldError::required(
+                &mfi,
+                &format!("must be specified when completions is above {COMPLETIONS_SOFT_LIMIT}"),
+            ));
+        }
+        if let Some(par) = spec
+            .parallelism
+            .filter(|x| *x > PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS)
+        {
+            errs.push(FieldError::invalid(
+                &p.child("parallelism"),
+                par,
+                &format!("must be less than or equal to {PARALLELISM_LIMIT_FOR_HIGH_COMPLETIONS} {above}"),
+            ));
+        }
+        if let Some(m) = spec
+            .max_failed_indexes
+            .filter(|m| *m > MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS)
+        {
+            errs.push(FieldError::invalid(
+                &mfi,
+                m,
+                &format!("must be less than or equal to {MAX_FAILED_INDEXES_LIMIT_FOR_HIGH_COMPLETIONS} {above}"),
+            ));
+        }
+    }
+    errs
+}
+
+/// The success policy as Go prints the internal `batch.SuccessPolicy` it refuses
+/// (`json.Marshal` of a struct without json tags).
+fn success_policy_value(sp: &k8s_openapi::api::batch::v1::SuccessPolicy) -> GoJson {
+    let rules = sp
+        .rules
+        .iter()
+        .map(|r| {
+            GoJson::obj(vec![
+                (
+                    "SucceededIndexes",
+                    r.succeeded_indexes
+                        .as_deref()
+                        .map_or(GoJson::Null, GoJson::str),
+                ),
+                (
+                    "SucceededCount",
+                    r.succeeded_count
+                        .map_or(GoJson::Null, |n| GoJson::Int(i64::from(n))),
+                ),
+            ])
+        })
+        .collect();
+    GoJson::obj(vec![("Rules", GoJson::Arr(rules))])
+}
+
+/// `validateIndexesFormat`: the number of indexes in "1,3-5", or the parse error.
+fn indexes_format(s: &str, completions: i32) -> Result<i32, String> {
+    if s.is_empty() {
+        return Ok(0);
+    }
+    let mut last: Option<i64> = None;
+    let mut total: i64 = 0;
+    let parse = |b: &str| {
+        b.parse::<i32>()
+            .map(i64::from)
+            .map_err(|_| format!("cannot convert string to integer for index: {b:?}"))
+    };
+    for part in s.split(',') {
+        let bounds: Vec<&str> = part.split('-').collect();
+        if bounds.len() > 2 {
+            return Err(format!("the fragment {part:?} violates the requirement that an index interval can have at most two parts separated by '-'"));
+        }
+        for (i, b) in bounds.iter().enumerate() {
+            let x = parse(b)?;
+            if x >= i64::from(completions) {
+                return Err(format!("too large index: {b:?}"));
+            }
+            if let Some(prev) = last.filter(|p| *p >= x) {
+                return Err(format!(
+                    "non-increasing order, previous: {prev}, current: {x}"
+                ));
+            }
+            total += if i == 0 { 1 } else { x - last.unwrap_or(x) };
+            last = Some(x);
+        }
+    }
+    Ok(total.min(i64::from(i32::MAX)) as i32)
+}
+
+/// `validateSuccessPolicy` and its rules.
+fn validate_success_policy(
+    spec: &k8s_openapi::api::batch::v1::JobSpec,
+    sp: &k8s_openapi::api::batch::v1::SuccessPolicy,
+    p: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if spec.completion_mode.as_deref() != Some("Indexed") {
+        errs.push(FieldError::invalid(
+            p,
+            success_policy_value(sp),
+            "requires indexed completion mode",
+        ));
+        return errs;
+    }
+    let rp = p.child("rules");
+    if sp.rules.is_empty() {
+        errs.push(FieldError::required(
+            &rp,
+            "at least one rules must be specified when the successPolicy is specified",
+        ));
+    }
+    if sp.rules.len() > MAX_SUCCESS_POLICY_RULES {
+        errs.push(FieldError::too_many(
+            &rp,
+            sp.rules.len(),
+            MAX_SUCCESS_POLICY_RULES,
+        ));
+    }
+    let completions = spec.completions.unwrap_or(0);
+    for (i, rule) in sp.rules.iter().enumerate() {
+        let path = rp.index(i);
+        if rule.succeeded_count.is_none() && rule.succeeded_indexes.is_none() {
+            errs.push(FieldError::required(
+                &path,
+                "at least one of succeededCount or succeededIndexes must be specified",
+            ));
+        }
+        let mut total = 0;
+        if let Some(ix) = rule.succeeded_indexes.as_deref() {
+            match indexes_format(ix, completions) {
+                Ok(n) => total = n,
+                Err(e) => errs.push(FieldError::invalid(
+                    &path.child("succeededIndexes"),
+                    ix,
+                    &format!("error parsing succeededIndexes: {e}"),
+                )),
+            }
+        }
+        if let Some(n) = rule.succeeded_count {
+            let cp = path.child("succeededCount");
+            errs.extend(validate_nonnegative(i64::from(n), &cp));
+            if n > completions {
+                errs.push(FieldError::invalid(&cp, n, &format!("must be less than or equal to {completions} (the number of specified completions)")));
+            }
+            if rule.succeeded_indexes.is_some() && n > total {
+                errs.push(FieldError::invalid(&cp, n, &format!("must be less than or equal to {total} (the number of indexes in the specified succeededIndexes field)")));
+            }
+        }
+    }
+    errs
+}
+
+/// The pod failure policy's rule actions (`validatePodFailurePolicyRule`): known, and
+/// FailIndex only with a per-index limit.
+fn validate_pod_failure_policy_actions(
+    spec: &k8s_openapi::api::batch::v1::JobSpec,
+    pfp: &k8s_openapi::api::batch::v1::PodFailurePolicy,
+    p: &Path,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let rp = p.child("rules");
+    if pfp.rules.len() > MAX_POD_FAILURE_POLICY_RULES {
+        errs.push(FieldError::too_many(
+            &rp,
+            pfp.rules.len(),
+            MAX_POD_FAILURE_POLICY_RULES,
+        ));
+    }
+    for (i, rule) in pfp.rules.iter().enumerate() {
+        let ap = rp.index(i).child("action");
+        let a = rule.action.as_str();
+        if a.is_empty() {
+            let quoted: Vec<String> = POD_FAILURE_POLICY_ACTIONS
+                .iter()
+                .map(|x| format!("{x:?}"))
+                .collect();
+            errs.push(FieldError::required(
+                &ap,
+                &format!("valid values: [{}]", quoted.join(" ")),
+            ));
+        } else if a == "FailIndex" {
+            if spec.backoff_limit_per_index.is_none() {
+                errs.push(FieldError::invalid(
+                    &ap,
+                    BadValue::typed_str(a),
+                    "requires the backoffLimitPerIndex to be set",
+                ));
+            }
+        } else if !POD_FAILURE_POLICY_ACTIONS.contains(&a) {
+            errs.push(FieldError::not_supported(
+                &ap,
+                BadValue::typed_str(a),
+                &POD_FAILURE_POLICY_ACTIONS,
+            ));
+        }
+    }
+    errs
+}
+
 /// `ValidateJobUpdate`: the selector, completion mode and (for running jobs) the template
 /// are immutable.
 pub fn validate_job_update(new: &Job, old: &Job) -> Vec<FieldError> {
@@ -230,6 +528,13 @@ pub fn validate_job_update(new: &Job, old: &Job) -> Vec<FieldError> {
         errs.push(FieldError::invalid(
             &p.child("template"),
             GoJson::from_value(&nt),
+            FIELD_IMMUTABLE_MSG,
+        ));
+    }
+    if ns.backoff_limit_per_index != os.backoff_limit_per_index {
+        errs.push(FieldError::invalid(
+            &p.child("backoffLimitPerIndex"),
+            BadValue::opt_int(ns.backoff_limit_per_index.map(i64::from)),
             FIELD_IMMUTABLE_MSG,
         ));
     }

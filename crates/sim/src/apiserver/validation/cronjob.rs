@@ -47,8 +47,8 @@ fn valid_zone_part(part: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
 }
 
-/// `validateTimeZone`. Names of the tz database's shape are accepted (the controller
-/// computes UTC and the fixed `Etc/GMT±N` zones; see docs/controlplane.md).
+/// `validateTimeZone`: a zone `time.LoadLocation` loads — here, one of kubeloop's table
+/// of zone rules (docs/controlplane.md lists it).
 fn validate_time_zone(tz: Option<&str>, p: &Path) -> Vec<FieldError> {
     let Some(tz) = tz else { return Vec::new() };
     if tz.is_empty() {
@@ -72,9 +72,8 @@ fn validate_time_zone(tz: Option<&str>, p: &Path) -> Vec<FieldError> {
             "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones",
         )];
     }
-    let known_shape = cron::zone_offset(tz).is_some()
-        || (tz.contains('/') && tz.chars().next().is_some_and(|c| c.is_ascii_uppercase()));
-    if !known_shape {
+    // `time.LoadLocation`: the zones of kubeloop's table (controllers/tz.rs).
+    if crate::controllers::tz::lookup(tz).is_none() {
         return vec![FieldError::invalid(
             p,
             tz,

@@ -16,10 +16,10 @@ impl CronJobController {
             return Ok(Action::await_change());
         }
         let spec = cj.spec.clone().unwrap_or_default();
-        let offset = match spec.time_zone.as_deref() {
-            None => 0,
-            Some(tz) => match cron::zone_offset(tz) {
-                Some(o) => o,
+        let zone = match spec.time_zone.as_deref() {
+            None => crate::controllers::tz::Zone::fixed(0),
+            Some(tz) => match crate::controllers::tz::lookup(tz) {
+                Some(z) => z,
                 None => {
                     let msg = format!("invalid timeZone: {tz:?}: unknown time zone {tz}");
                     env.event(obj, WARNING, "UnknownTimeZone", &msg);
@@ -28,7 +28,7 @@ impl CronJobController {
             },
         };
         let sched = match cron::parse(&spec.schedule) {
-            Ok(s) if spec.time_zone.is_some() => cron::in_zone(s, offset),
+            Ok(s) if spec.time_zone.is_some() => cron::in_zone(s, zone),
             Ok(s) => s,
             Err(e) => {
                 let msg = format!("unparseable schedule: {:?} : {e}", spec.schedule);
@@ -118,6 +118,7 @@ impl CronJobController {
             }
             _ => {}
         }
+        let offset = sched.zone().offset_at(scheduled_u.div_euclid(1000));
         let job = job_from_template(obj, cj, scheduled, offset);
         let req = ApiRequest::new(Verb::Create, Kind::Job, obj.namespace(), "")
             .with_body(Body::Object(job.into()));

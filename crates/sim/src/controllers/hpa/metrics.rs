@@ -4,13 +4,16 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::autoscaling::v2::{
-    HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec,
-    MetricStatus, MetricValueStatus, ResourceMetricStatus,
+    ContainerResourceMetricStatus, HPAScalingRules, HorizontalPodAutoscaler,
+    HorizontalPodAutoscalerStatus, MetricSpec, MetricStatus, MetricValueStatus,
+    ResourceMetricStatus,
 };
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use super::{default_scale_down, default_scale_up, set_condition, HorizontalController, Scale};
+use super::{
+    default_scale_down, default_scale_up, set_condition, sources, HorizontalController, Scale,
+};
 use crate::client::recorder::WARNING;
 use crate::controllers::hpa_calc::{self, PodMetric, Why};
 use crate::controllers::Env;
@@ -32,37 +35,107 @@ pub(super) struct MetricsResult {
     pub(super) statuses: Vec<MetricStatus>,
 }
 
-/// One metric's proposal and the metric's name, or the error and the event reason.
+/// A resource metric's proposal from `pods` and their `metrics` (Resource, or one
+/// container's view for ContainerResource); `what` names it in errors.
+fn resource_proposal(
+    target: &k8s_openapi::api::autoscaling::v2::MetricTarget,
+    name: &str,
+    scale: &Scale,
+    pods: &[&Pod],
+    metrics: &BTreeMap<String, PodMetric>,
+    now: Time,
+) -> Result<hpa_calc::Proposal, String> {
+    match (&target.average_value, target.average_utilization) {
+        (Some(v), _) => {
+            let t = crate::quantity::parse(&v.0).map_or(0, |q| q.milli_value());
+            hpa_calc::raw_resource_replicas(scale.spec_replicas, t, pods, metrics, now)
+                .map_err(|e| format!("failed to get {name} usage: {e}"))
+        }
+        (None, Some(t)) => hpa_calc::resource_replicas(scale.spec_replicas, t, pods, metrics, now)
+            .map_err(|e| format!("failed to get {name} utilization: {e}")),
+        (None, None) => Err("invalid resource metric source: neither an average utilization target nor an average value (usage) target was set".into()),
+    }
+}
+
+/// One metric's proposal and the metric's name, or how it failed.
 fn evaluate(
     spec: &MetricSpec,
     scale: &Scale,
     pods: &[&Pod],
     metrics: &BTreeMap<String, PodMetric>,
+    containers: &BTreeMap<(String, String, String), PodMetric>,
+    ns: &str,
     now: Time,
-) -> Result<(hpa_calc::Proposal, String), (String, &'static str)> {
-    const RESOURCE: &str = "FailedGetResourceMetric";
-    match (spec.type_.as_str(), &spec.resource) {
-        ("Resource", Some(r)) => match (&r.target.average_value, r.target.average_utilization) {
-            (Some(v), _) => {
-                let target = crate::quantity::parse(&v.0).map_or(0, |q| q.milli_value());
-                hpa_calc::raw_resource_replicas(scale.spec_replicas, target, pods, metrics, now)
-                    .map(|p| (p, r.name.clone()))
-                    .map_err(|e| (format!("failed to get {} usage: {e}", r.name), RESOURCE))
-            }
-            (None, Some(target)) => {
-                hpa_calc::resource_replicas(scale.spec_replicas, target, pods, metrics, now)
-                    .map(|p| (p, r.name.clone()))
-                    .map_err(|e| (format!("failed to get {} utilization: {e}", r.name), RESOURCE))
-            }
-            (None, None) => Err((
-                "invalid resource metric source: neither an average utilization target nor an average value (or value) target was set".into(),
-                RESOURCE,
-            )),
+) -> Result<(hpa_calc::Proposal, String), sources::Failure> {
+    let fail =
+        |msg: String, reason: &'static str, full: String| sources::Failure { msg, reason, full };
+    match (
+        spec.type_.as_str(),
+        &spec.resource,
+        &spec.container_resource,
+    ) {
+        ("Resource", Some(r), _) => {
+            resource_proposal(&r.target, &r.name, scale, pods, metrics, now)
+                .map(|p| (p, r.name.clone()))
+                .map_err(|msg| {
+                    let full = format!("failed to get {} resource metric value: {msg}", r.name);
+                    fail(msg, "FailedGetResourceMetric", full)
+                })
+        }
+        ("ContainerResource", _, Some(c)) => {
+            const REASON: &str = "FailedGetContainerResourceMetric";
+            let wrap = |msg: String| {
+                let full = format!(
+                    "failed to get {} container metric value: {msg}",
+                    c.container
+                );
+                fail(msg, REASON, full)
+            };
+            let (view, cm) = sources::container_view(&c.container, pods, containers)
+                .map_err(|e| wrap(format!("failed to get {} utilization: {e}", c.name)))?;
+            let refs: Vec<&Pod> = view.iter().collect();
+            resource_proposal(&c.target, &c.name, scale, &refs, &cm, now)
+                .map(|p| (p, c.name.clone()))
+                .map_err(wrap)
+        }
+        _ => Err(sources::unserved(spec, ns).unwrap_or_else(|| {
+            let msg = format!("unknown metric source type {:?}", spec.type_);
+            fail(msg.clone(), "InvalidMetricSourceType", msg)
+        })),
+    }
+}
+
+/// The status of a metric that produced a proposal.
+fn status_of(spec: &MetricSpec, name: &str, p: &hpa_calc::Proposal) -> MetricStatus {
+    let target = spec
+        .resource
+        .as_ref()
+        .map(|r| &r.target)
+        .or(spec.container_resource.as_ref().map(|c| &c.target));
+    let raw = target.is_some_and(|t| t.average_value.is_some());
+    let current = MetricValueStatus {
+        average_utilization: (!raw).then_some(p.utilization),
+        average_value: Some(milli_quantity(p.raw)),
+        value: None,
+    };
+    match &spec.container_resource {
+        Some(c) if spec.type_ == "ContainerResource" => MetricStatus {
+            type_: "ContainerResource".into(),
+            container_resource: Some(ContainerResourceMetricStatus {
+                name: name.to_string(),
+                container: c.container.clone(),
+                current,
+            }),
+            ..Default::default()
         },
-        (t, _) => Err((
-            format!("unable to get metric {t}: no custom metrics API (kubeloop serves only resource metrics)"),
-            "FailedGetPodsMetric",
-        )),
+        _ => MetricStatus {
+            type_: "Resource".into(),
+            resource: Some(ResourceMetricStatus {
+                name: name.to_string(),
+                current,
+            }),
+            ..Default::default()
+        },
     }
 }
 
@@ -113,25 +186,29 @@ impl HorizontalController {
         let mut invalid = 0;
         let mut first: Option<(String, &'static str, String)> = None;
         for spec in &specs {
-            let res = evaluate(spec, scale, pods, &metrics, now);
+            let res = evaluate(
+                spec,
+                scale,
+                pods,
+                &metrics,
+                &self.container_metrics,
+                ns,
+                now,
+            );
             match res {
                 Ok((p, name)) => {
-                    let raw = spec
+                    statuses.push(status_of(spec, &name, &p));
+                    let target = spec
                         .resource
                         .as_ref()
-                        .is_some_and(|r| r.target.average_value.is_some());
-                    statuses.push(MetricStatus {
-                        type_: "Resource".into(),
-                        resource: Some(ResourceMetricStatus {
-                            name: name.clone(),
-                            current: MetricValueStatus {
-                                average_utilization: (!raw).then_some(p.utilization),
-                                average_value: Some(milli_quantity(p.raw)),
-                                value: None,
-                            },
-                        }),
-                        ..Default::default()
-                    });
+                        .map(|r| &r.target)
+                        .or(spec.container_resource.as_ref().map(|c| &c.target));
+                    let raw = target.is_some_and(|t| t.average_value.is_some());
+                    let container = if spec.type_ == "ContainerResource" {
+                        " container"
+                    } else {
+                        ""
+                    };
                     if best
                         .as_ref()
                         .is_none_or(|b| b.replicas == 0 || p.replicas > b.replicas)
@@ -141,33 +218,31 @@ impl HorizontalController {
                             metric: if raw {
                                 format!("{name} resource")
                             } else {
-                                format!("{name} resource utilization (percentage of request)")
+                                format!("{name}{container} resource utilization (percentage of request)")
                             },
                             statuses: Vec::new(),
                         });
                     }
                 }
-                Err((msg, reason)) => {
-                    env.event(obj, WARNING, reason, &msg);
+                Err(f) => {
+                    env.event(obj, WARNING, f.reason, &f.msg);
                     statuses.push(MetricStatus {
                         type_: String::new(),
                         ..Default::default()
                     });
-                    let full = match &spec.resource {
-                        Some(r) if spec.type_ == "Resource" => {
-                            format!("failed to get {} resource metric value: {msg}", r.name)
-                        }
-                        _ => msg.clone(),
-                    };
                     if first.is_none() {
-                        first = Some((full, reason, msg));
+                        first = Some((f.full, f.reason, f.msg));
                     }
                     invalid += 1;
                 }
             }
         }
         statuses.retain(|s| !s.type_.is_empty());
-        if invalid >= specs.len() {
+        // Some metrics invalid and the valid ones would scale down: do not act on them.
+        let down = best
+            .as_ref()
+            .is_some_and(|b| b.replicas < scale.spec_replicas);
+        if invalid >= specs.len() || (invalid > 0 && down) {
             let (full, reason, msg) = first.unwrap_or_default();
             set_condition(
                 st,

@@ -22,10 +22,13 @@ impl Finish {
         }
     }
     fn success() -> Finish {
+        Finish::succeeded(COMPLETIONS_REACHED.0, COMPLETIONS_REACHED.1)
+    }
+    fn succeeded(reason: &str, message: &str) -> Finish {
         Finish {
             interim: "SuccessCriteriaMet",
-            reason: COMPLETIONS_REACHED.0.into(),
-            message: COMPLETIONS_REACHED.1.into(),
+            reason: reason.into(),
+            message: message.into(),
         }
     }
     /// The terminal condition this one leads to.
@@ -178,7 +181,11 @@ impl JobController {
         let mut status = job.status.clone().unwrap_or_default();
         let mut conds = status.conditions.clone().unwrap_or_default();
         let mut finish = existing_finish(&conds);
-        let mut counted = self.count_finished(key, job, pods, finish.is_some());
+        // Once the job is failing, every pod that has not finished counts as failed.
+        let failing = finish
+            .as_ref()
+            .is_some_and(|f| f.interim == "FailureTarget");
+        let mut counted = self.count_finished(key, job, pods, failing);
         self.record_backoff(key, &counted, now);
         let still_tracked: BTreeSet<String> = pods
             .iter()
@@ -206,6 +213,13 @@ impl JobController {
             }
             finish = f;
         }
+        let failed_ix = per_index::per_index(job).then(|| per_index::failed_indexes(job, pods));
+        if finish.is_none() {
+            finish = indexes_finish(&spec, failed_ix.as_ref(), &counted.completed);
+            if let Some(f) = &finish {
+                ensure_condition(&mut conds, f.interim, "True", &f.reason, &f.message, now);
+            }
+        }
         let dels = self
             .jobs
             .get(key)
@@ -228,9 +242,13 @@ impl JobController {
                 key,
                 obj,
                 job,
-                &active,
-                &deletable,
+                Pods {
+                    all: pods,
+                    active: &active,
+                    deletable: &deletable,
+                },
                 &counted.completed,
+                failed_ix.as_ref(),
                 total_succeeded,
                 env,
             );
@@ -277,6 +295,7 @@ impl JobController {
             status.succeeded = Some(total_succeeded);
             let s = format_indexes(&counted.completed);
             status.completed_indexes = (!s.is_empty()).then_some(s);
+            status.failed_indexes = failed_ix.as_ref().map(format_indexes);
         }
         status.succeeded = status.succeeded.filter(|n| *n > 0);
         status.failed = status.failed.filter(|n| *n > 0);
@@ -302,22 +321,24 @@ impl JobController {
     }
 
     /// `manageJob`: deletes extra active pods or creates missing ones (after the pod
-    /// failure back-off). The active count afterwards, and when to look again.
+    /// failure back-off, per index with `backoffLimitPerIndex`). The active count
+    /// afterwards, and when to look again.
     #[allow(clippy::too_many_arguments)]
     fn manage(
         &mut self,
         key: &str,
         obj: &Arc<Object>,
         job: &Job,
-        active: &[&PodRef],
-        deletable: &[&PodRef],
+        pods: Pods,
         completed: &BTreeSet<i32>,
+        failed: Option<&BTreeSet<i32>>,
         succeeded: i32,
         env: &mut Env,
     ) -> (i32, Option<Time>) {
         let now = env.now();
         let spec = spec_of(job);
         let indexed = is_indexed(job);
+        let (active, deletable) = (pods.active, pods.deletable);
         let have = active.len() as i32;
         let want = want_active(&spec, indexed, succeeded, have);
         if have > want {
@@ -330,6 +351,23 @@ impl JobController {
         if have == want {
             return (have, None);
         }
+        let n = ((want - have) as usize).min(MAX_PER_SYNC);
+        if let Some(failed) = failed {
+            // Each index waits for its own back-off.
+            let mut wait: Option<Time> = None;
+            let mut ix: Vec<Option<i32>> = Vec::new();
+            for i in free_indexes(&spec, completed, failed, active, usize::MAX) {
+                if ix.len() >= n {
+                    break;
+                }
+                match per_index::remaining_backoff(job, pods.all, i, now) {
+                    0 => ix.push(Some(i)),
+                    r => wait = Some(wait.map_or(r, |w| w.min(r))),
+                }
+            }
+            self.create_pods(key, obj, job, &ix, pods.all, env);
+            return (have + ix.len() as i32, wait);
+        }
         let mem = self.jobs.entry(key.to_string()).or_default();
         let ready_at = mem
             .last_failure
@@ -337,16 +375,15 @@ impl JobController {
         if mem.failures_after_success > 0 && ready_at > now {
             return (have, Some(ready_at - now));
         }
-        let n = ((want - have) as usize).min(MAX_PER_SYNC);
         let ix: Vec<Option<i32>> = if indexed {
-            free_indexes(&spec, completed, active, n)
+            free_indexes(&spec, completed, &BTreeSet::new(), active, n)
                 .into_iter()
                 .map(Some)
                 .collect()
         } else {
             vec![None; n]
         };
-        self.create_pods(key, obj, job, &ix, env);
+        self.create_pods(key, obj, job, &ix, pods.all, env);
         (have + ix.len() as i32, None)
     }
 }
@@ -508,10 +545,12 @@ fn want_active(
     }
 }
 
-/// The lowest indexes neither completed nor held by an active pod (`firstPendingIndexes`).
+/// The lowest indexes neither completed, failed nor held by an active pod
+/// (`firstPendingIndexes`).
 fn free_indexes(
     spec: &k8s_openapi::api::batch::v1::JobSpec,
     completed: &BTreeSet<i32>,
+    failed: &BTreeSet<i32>,
     active: &[&PodRef],
     n: usize,
 ) -> Vec<i32> {
@@ -520,7 +559,39 @@ fn free_indexes(
         .filter_map(|p| completion_index(p.pod))
         .collect();
     (0..spec.completions.unwrap_or(0))
-        .filter(|i| !completed.contains(i) && !held.contains(i))
+        .filter(|i| !completed.contains(i) && !held.contains(i) && !failed.contains(i))
         .take(n)
         .collect()
+}
+
+/// An Indexed job's finish from its indexes: too many failed indexes, every index
+/// succeeded or failed with some failed (`backoffLimitPerIndex`), or a success policy
+/// rule met.
+fn indexes_finish(
+    spec: &k8s_openapi::api::batch::v1::JobSpec,
+    failed: Option<&BTreeSet<i32>>,
+    succeeded: &BTreeSet<i32>,
+) -> Option<Finish> {
+    if spec.completion_mode.as_deref() != Some("Indexed") {
+        return None;
+    }
+    let completions = spec.completions.unwrap_or(0);
+    if let Some(failed) = failed {
+        let n = failed.len() as i64;
+        if spec.max_failed_indexes.is_some_and(|m| n > i64::from(m)) {
+            return Some(Finish::failure(MAX_FAILED_INDEXES.0, MAX_FAILED_INDEXES.1));
+        }
+        if n > 0 && n + succeeded.len() as i64 >= i64::from(completions) {
+            return Some(Finish::failure(FAILED_INDEXES.0, FAILED_INDEXES.1));
+        }
+    }
+    match_success_policy(spec.success_policy.as_ref(), completions, succeeded)
+        .map(|msg| Finish::succeeded(SUCCESS_POLICY, &msg))
+}
+
+/// A job's pods as `manageJob` sees them.
+pub(super) struct Pods<'a, 'b> {
+    all: &'b [&'a PodRef<'a>],
+    active: &'b [&'a PodRef<'a>],
+    deletable: &'b [&'a PodRef<'a>],
 }

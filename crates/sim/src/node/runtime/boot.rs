@@ -1,7 +1,5 @@
 //! Pods that were already running when the machine finished booting (the add-ons).
 
-use std::net::Ipv4Addr;
-
 use crate::node::images;
 use crate::time::Time;
 
@@ -20,8 +18,7 @@ impl Runtime {
         at: Time,
     ) {
         let id = self.hex_id();
-        if let Ok(a) = ip.parse::<Ipv4Addr>() {
-            let host = u32::from(a).wrapping_sub(self.pod_cidr_base);
+        if let Some(host) = self.host_part(ip) {
             self.used_ips.insert(host);
             self.last_ip = self.last_ip.max(host);
         }

@@ -126,6 +126,12 @@ impl Runtime {
             script_timers: BTreeMap::new(),
         };
         r.store(&images::parse(PAUSE_IMAGE), 320_000);
+        // kind's node image ships the images of its kube-proxy and kindnet DaemonSets.
+        for image in crate::cluster::kind_daemonsets::IMAGES {
+            let img = images::parse(image);
+            let size = images::resolve(&img).unwrap_or(0);
+            r.store(&img, size);
+        }
         for img in &config.images {
             let size = img.size_bytes.unwrap_or(0).max(0) as u64;
             for name in img.names.iter().flatten() {
@@ -216,10 +222,17 @@ impl Runtime {
     }
 
     fn release_ip(&mut self, ip: &str) {
-        if let Ok(a) = ip.parse::<Ipv4Addr>() {
-            self.used_ips
-                .remove(&(u32::from(a).wrapping_sub(self.pod_cidr_base)));
+        if let Some(host) = self.host_part(ip) {
+            self.used_ips.remove(&host);
         }
+    }
+
+    /// The host part of a pod-network address of this node (`None` for anything else,
+    /// such as the node's own IP a host-network sandbox has).
+    pub(super) fn host_part(&self, ip: &str) -> Option<u32> {
+        let a = ip.parse::<Ipv4Addr>().ok()?;
+        let host = u32::from(a).wrapping_sub(self.pod_cidr_base);
+        (host < 256).then_some(host)
     }
 
     /// Handles a message.
@@ -273,6 +286,7 @@ impl Runtime {
                 uid,
                 name,
                 namespace,
+                host_network,
             } => {
                 if let Some(s) = self
                     .sandboxes
@@ -288,7 +302,12 @@ impl Runtime {
                     "&PodSandboxMetadata{{Name:{name},Uid:{uid},Namespace:{namespace},Attempt:0,}}"
                 );
                 self.log(now, format!("RunPodSandbox for {meta}"));
-                let Some(ip) = self.allocate_ip() else {
+                let ip = if host_network {
+                    Some(crate::cluster::node_ip(self.node as usize))
+                } else {
+                    self.allocate_ip()
+                };
+                let Some(ip) = ip else {
                     let e = format!("failed to setup network for sandbox: plugin type=\"bridge\" failed (add): failed to allocate for range 0: no IP addresses available in range set: {}", crate::cluster::pod_cidr(self.node as usize));
                     self.journal.push(LogLine::logrus(
                         now,
