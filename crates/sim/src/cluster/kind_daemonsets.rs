@@ -26,7 +26,7 @@ use crate::controllers::history::{new_revision, template_patch, REVISION_HASH_LA
 use crate::object::Object;
 use crate::rng::Rng;
 use crate::time::k8s_time;
-use crate::world::NodeHost;
+use crate::node::host::NodeHost;
 
 /// kube-proxy's image (the cluster's Kubernetes version).
 pub const KUBE_PROXY_IMAGE: &str = "registry.k8s.io/kube-proxy:v1.35.0";
