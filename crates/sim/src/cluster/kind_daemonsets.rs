@@ -23,10 +23,10 @@ use crate::controllers::daemonset_util::{
     daemon_template, pin_to_node, should_run, TEMPLATE_GENERATION_LABEL,
 };
 use crate::controllers::history::{new_revision, template_patch, REVISION_HASH_LABEL};
+use crate::node::host::NodeHost;
 use crate::object::Object;
 use crate::rng::Rng;
 use crate::time::k8s_time;
-use crate::node::host::NodeHost;
 
 /// kube-proxy's image (the cluster's Kubernetes version).
 pub const KUBE_PROXY_IMAGE: &str = "registry.k8s.io/kube-proxy:v1.35.0";

@@ -477,6 +477,7 @@ mod tests {
 /// writer lays them out: each key (or each `items` entry, at its `path`) relative to the
 /// volume's directory, with its contents. Other volumes hold no files of their own.
 pub fn files(
+    pod: &Pod,
     v: &Volume,
     objects: &BTreeMap<String, Result<Arc<Object>, String>>,
 ) -> Vec<(String, String)> {
@@ -519,7 +520,60 @@ pub fn files(
             if let Some(s) = &src.secret {
                 out.extend(pick(data(format!("secrets/{}", s.name)), &s.items));
             }
+            if let Some(t) = &src.service_account_token {
+                out.push((t.path.clone(), token(pod)));
+            }
+            for item in src
+                .downward_api
+                .iter()
+                .flat_map(|d| d.items.iter().flatten())
+            {
+                let value = item
+                    .field_ref
+                    .as_ref()
+                    .and_then(|f| field(pod, &f.field_path));
+                if let Some(value) = value {
+                    out.push((item.path.clone(), value));
+                }
+            }
+        }
+    } else if let Some(d) = &v.downward_api {
+        for item in d.items.iter().flatten() {
+            if let Some(value) = item
+                .field_ref
+                .as_ref()
+                .and_then(|f| field(pod, &f.field_path))
+            {
+                out.push((item.path.clone(), value));
+            }
         }
     }
     out
+}
+
+/// A downward-API field of the pod as the kubelet writes it into a file.
+fn field(pod: &Pod, path: &str) -> Option<String> {
+    let m = &pod.metadata;
+    let map = |x: &Option<BTreeMap<String, String>>| {
+        x.iter()
+            .flatten()
+            .map(|(k, v)| format!("{k}=\"{v}\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    Some(match path {
+        "metadata.name" => m.name.clone()?,
+        "metadata.namespace" => m.namespace.clone()?,
+        "metadata.uid" => m.uid.clone()?,
+        "metadata.labels" => map(&m.labels),
+        "metadata.annotations" => map(&m.annotations),
+        _ => return None,
+    })
+}
+
+/// The bound service-account token the kubelet writes (a JWT's shape; not verifiable).
+fn token(pod: &Pod) -> String {
+    let uid = pod.metadata.uid.clone().unwrap_or_default();
+    let h = crate::rng::fnv1a(uid.as_bytes());
+    format!("eyJhbGciOiJSUzI1NiIsImtpZCI6Imt1YmVsb29wIn0.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQifQ.{h:016x}{:016x}", h.rotate_left(17))
 }

@@ -198,7 +198,7 @@ impl Kubelet {
                         ),
                     ));
                     ops.push(OsOp::Mkdir(m.host_path.clone()));
-                    ops.extend(volumes::files(v, &w.volumes.objects).into_iter().map(
+                    ops.extend(volumes::files(&pod, v, &w.volumes.objects).into_iter().map(
                         |(rel, content)| OsOp::WriteFile {
                             path: format!("{}/{rel}", m.host_path),
                             content,
