@@ -190,3 +190,48 @@ fn a_scripts_exit_status_drives_the_job() {
     let logs = t.ok("kubectl logs job/flaky");
     assert_eq!(logs, "trying\ngiving up\n");
 }
+
+// After "Configure Pod Initialization": an init container prepares the page nginx serves
+// from a shared emptyDir (written by the shell here: the simulated cluster has no internet).
+const INIT_PAGE: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: init-demo
+spec:
+  containers:
+  - name: nginx
+    image: nginx:1.14.2
+    ports:
+    - containerPort: 80
+    volumeMounts:
+    - name: workdir
+      mountPath: /usr/share/nginx/html
+  initContainers:
+  - name: install
+    image: busybox:1.28
+    command: [\"sh\", \"-c\", \"echo '<h1>prepared by init</h1>' > /work-dir/index.html\"]
+    volumeMounts:
+    - name: workdir
+      mountPath: \"/work-dir\"
+  dnsPolicy: Default
+  volumes:
+  - name: workdir
+    emptyDir: {}
+";
+
+#[test]
+fn nginx_serves_what_an_init_container_wrote_and_reports_its_tags_version() {
+    let mut t = T::new(&[("init.yaml", INIT_PAGE)]);
+    t.ok("kubectl apply -f init.yaml");
+    t.wait(40);
+    let ip = t.ok("kubectl get pod init-demo -o jsonpath={.status.podIP}");
+    let node = t.ok("kubectl get pod init-demo -o jsonpath={.spec.nodeName}");
+    let page = t.run(&format!("ssh {node} curl -s http://{ip}/"));
+    assert_eq!(page.stdout, "<h1>prepared by init</h1>\n", "{page:?}");
+    let missing = t.run(&format!(
+        "ssh {node} curl -s -o /dev/null -w %{{http_code}} http://{ip}/nope.html"
+    ));
+    assert_eq!(missing.stdout, "404");
+    let logs = t.ok("kubectl logs init-demo");
+    assert!(logs.contains("nginx/1.14.2"), "{logs}");
+}

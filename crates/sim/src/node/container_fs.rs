@@ -5,6 +5,7 @@
 
 use crate::node::cri::{Container, Sandbox};
 use crate::node::images::parse;
+use crate::node::journal::NodeOs;
 use crate::node::machine::Machine;
 use crate::node::net::CLUSTER_DNS;
 use crate::node::sh::FsError;
@@ -85,12 +86,12 @@ fn place(c: &Container, path: &str) -> Place {
     }
 }
 
-/// Reads a file in container `id` of machine `m`.
-pub fn read(m: &Machine, c: &Container, sb: &Sandbox, path: &str) -> Result<String, FsError> {
+/// Reads a file in container `c` on the machine whose disk is `os`.
+pub fn read(os: &NodeOs, c: &Container, sb: &Sandbox, path: &str) -> Result<String, FsError> {
     match place(c, path) {
-        Place::Volume(host, _) => match m.os().files.get(&host) {
+        Place::Volume(host, _) => match os.files.get(&host) {
             Some(t) => Ok(t.clone()),
-            None if !m.os().dir_entries(&host).is_empty() || m.os().dirs.contains_key(&host) => {
+            None if !os.dir_entries(&host).is_empty() || os.dirs.contains_key(&host) => {
                 Err(FsError::IsDir)
             }
             None => Err(FsError::NotFound),
@@ -108,7 +109,7 @@ pub fn read(m: &Machine, c: &Container, sb: &Sandbox, path: &str) -> Result<Stri
 }
 
 /// Lists a directory in the container.
-pub fn list(m: &Machine, c: &Container, path: &str) -> Result<Vec<String>, FsError> {
+pub fn list(os: &NodeOs, c: &Container, path: &str) -> Result<Vec<String>, FsError> {
     let path = if path.len() > 1 {
         path.trim_end_matches('/')
     } else {
@@ -116,10 +117,10 @@ pub fn list(m: &Machine, c: &Container, path: &str) -> Result<Vec<String>, FsErr
     };
     let mut names: Vec<String> = match place(c, path) {
         Place::Volume(host, _) => {
-            if m.os().files.contains_key(&host) {
+            if os.files.contains_key(&host) {
                 return Err(FsError::NotDir);
             }
-            m.os().dir_entries(&host)
+            os.dir_entries(&host)
         }
         Place::Own => {
             if c.fs.contains_key(path) {
@@ -187,7 +188,7 @@ pub fn write(
             Ok(())
         }
         Place::Own => {
-            if list(m, c, &parent).is_err() {
+            if list(m.os(), c, &parent).is_err() {
                 return Err(FsError::NotFound);
             }
             let c = m
@@ -226,4 +227,32 @@ pub fn mkdir(m: &mut Machine, id: &str, path: &str) -> Result<(), FsError> {
             Ok(())
         }
     }
+}
+
+/// What a web server with document root `root` in container `c` finds at URL `path`: the
+/// file, or None when its document root is the image's own (the image's default page).
+/// A document root on a volume answers from the volume: `Err(true)` for a missing index
+/// (403, no directory listing), `Err(false)` for a missing file (404).
+pub fn served(
+    os: &NodeOs,
+    c: &Container,
+    sb: &Sandbox,
+    root: &str,
+    path: &str,
+) -> Option<Result<String, bool>> {
+    let rel = if path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path.to_string()
+    };
+    let file = format!("{root}{rel}");
+    let on_volume = matches!(place(c, &file), Place::Volume(..));
+    let own = c.fs.contains_key(&file);
+    if !on_volume && !own {
+        return None;
+    }
+    Some(match read(os, c, sb, &file) {
+        Ok(t) => Ok(t),
+        Err(_) => Err(path.ends_with('/')),
+    })
 }

@@ -81,6 +81,36 @@ fn apache_404() -> String {
 }
 
 /// The response of `server` in container `c` to `req`.
+/// [`respond`], with the server's document root read through `files` first (a page an
+/// init container wrote into a shared volume, a file written with `kubectl exec`): nginx
+/// and httpd serve what is there, and answer 403/404 as they do when it is not.
+pub fn respond_from(
+    server: Server,
+    c: &Container,
+    req: &Request,
+    files: impl Fn(&str, &str) -> Option<Result<String, bool>>,
+) -> Response {
+    let path = req.path.split('?').next().unwrap_or("/");
+    let tag = crate::node::images::parse(&c.image).tag;
+    let root = match server {
+        Server::Nginx => "/usr/share/nginx/html",
+        Server::Httpd => "/usr/local/apache2/htdocs",
+        _ => return respond(server, c, req),
+    };
+    if c.unready(req.now) {
+        return respond(server, c, req);
+    }
+    match (files(root, path), server) {
+        (None, _) => respond(server, c, req),
+        (Some(Ok(body)), _) => resp(200, body),
+        (Some(Err(true)), Server::Nginx) => resp(403, nginx_error(403, "Forbidden", nginx_version(&tag))),
+        (Some(Err(_)), Server::Nginx) => resp(404, nginx_error(404, "Not Found", nginx_version(&tag))),
+        (Some(Err(true)), _) => resp(200, "<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 3.2 Final//EN\">\n<html>\n <head>\n  <title>Index of /</title>\n </head>\n <body>\n<h1>Index of /</h1>\n<ul></ul>\n</body></html>\n"),
+        (Some(Err(false)), _) => resp(404, apache_404()),
+    }
+}
+
+/// What a server answers to a GET, from the image's own files.
 pub fn respond(server: Server, c: &Container, req: &Request) -> Response {
     let path = req.path.split('?').next().unwrap_or("/");
     let tag = crate::node::images::parse(&c.image).tag;

@@ -51,8 +51,11 @@ pub(crate) fn err(at: Time, text: impl Into<String>) -> LogEntry {
 }
 
 /// The nginx release an image tag runs.
-pub fn nginx_version(tag: &str) -> &'static str {
+pub fn nginx_version(tag: &str) -> &str {
     let base = tag.split('-').next().unwrap_or("");
+    if exact_version(base) {
+        return base;
+    }
     match base {
         "1.25" | "1.25.5" => "1.25.5",
         "1.26" | "1.26.3" => "1.26.3",
@@ -64,8 +67,36 @@ pub fn nginx_version(tag: &str) -> &'static str {
     }
 }
 
-fn mysql_version(tag: &str) -> &'static str {
-    match tag.split('-').next().unwrap_or("") {
+/// Whether an image tag names one release exactly (`1.14.2`, `6.0.5`): the image then
+/// reports that version.
+fn exact_version(base: &str) -> bool {
+    let parts: Vec<&str> = base.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The Redis release an image tag runs (`redis:6.0.5` is 6.0.5; untagged is 7.4.2).
+pub fn redis_version(tag: &str) -> &str {
+    let base = tag.split('-').next().unwrap_or("");
+    if exact_version(base) {
+        return base;
+    }
+    match base {
+        "6" | "6.2" => "6.2.20",
+        "7.2" => "7.2.11",
+        "8" | "8.2" => "8.2.2",
+        _ => "7.4.2",
+    }
+}
+
+fn mysql_version(tag: &str) -> &str {
+    let base = tag.split('-').next().unwrap_or("");
+    if exact_version(base) {
+        return base;
+    }
+    match base {
         "8.0" => "8.0.44",
         "8" | "8.4" | "lts" | "8.4.7" => "8.4.7",
         _ => "9.5.0",
@@ -140,6 +171,7 @@ pub fn startup(c: &Container, pod_ip: &str, initialized: bool) -> Vec<LogEntry> 
             ]
         }
         "redis" => {
+            let version = redis_version(&image.tag);
             let stamp = |t: Time| {
                 format!(
                     "{}.{:03}",
@@ -149,7 +181,7 @@ pub fn startup(c: &Container, pod_ip: &str, initialized: bool) -> Vec<LogEntry> 
             };
             vec![
                 out(t0, format!("1:C {} * oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo", stamp(t0))),
-                out(t0, format!("1:C {} * Redis version=7.4.2, bits=64, commit=00000000, modified=0, pid=1, just started", stamp(t0))),
+                out(t0, format!("1:C {} * Redis version={version}, bits=64, commit=00000000, modified=0, pid=1, just started", stamp(t0))),
                 out(t0, format!("1:C {} # Warning: no config file specified, using the default config. In order to specify a config file use redis-server /path/to/redis.conf", stamp(t0))),
                 out(up, format!("1:M {} * monotonic clock: POSIX clock_gettime", stamp(up))),
                 out(up, format!("1:M {} * Running mode=standalone, port=6379.", stamp(up))),
@@ -483,5 +515,8 @@ mod tests {
         assert_eq!(nginx_version("1.27"), "1.27.5");
         assert_eq!(nginx_version("1.27-alpine"), "1.27.5");
         assert_eq!(nginx_version("latest"), "1.29.3");
+        assert_eq!(nginx_version("1.14.2"), "1.14.2");
+        assert_eq!(redis_version("6.0.5"), "6.0.5");
+        assert_eq!(redis_version("latest"), "7.4.2");
     }
 }

@@ -568,7 +568,10 @@ pub fn get(
         port: i32::from(final_port),
         now,
     };
-    let response = http::respond(server, &c, &req);
+    let os = &net.hosts[idx as usize].os;
+    let response = http::respond_from(server, &c, &req, |root, p| {
+        crate::node::container_fs::served(os, &c, &sb, root, p)
+    });
     if let Some(line) = logs::access(
         &c,
         now,

@@ -38,10 +38,7 @@ pub fn environment(c: &Container, pod_name: &str) -> Vec<(String, String)> {
             ("HTTPD_PREFIX", "/usr/local/apache2"),
             ("HTTPD_VERSION", "2.4.65"),
         ],
-        "redis" => &[(
-            "REDIS_DOWNLOAD_URL",
-            "http://download.redis.io/releases/redis-7.4.2.tar.gz",
-        )],
+        "redis" => &[("REDIS_DOWNLOAD_URL", "")],
         "mysql" => &[
             ("GOSU_VERSION", "1.17"),
             ("MYSQL_MAJOR", "8.4"),
@@ -59,6 +56,11 @@ pub fn environment(c: &Container, pod_name: &str) -> Vec<(String, String)> {
     for (k, val) in image_env {
         let val = if *k == "NGINX_VERSION" {
             crate::node::logs::nginx_version(&image.tag).to_string()
+        } else if *k == "REDIS_DOWNLOAD_URL" {
+            format!(
+                "http://download.redis.io/releases/redis-{}.tar.gz",
+                crate::node::logs::redis_version(&image.tag)
+            )
         } else {
             val.to_string()
         };
@@ -261,10 +263,10 @@ impl Host for ContainerHost<'_, '_> {
         if crate::node::prober::file_exists(&self.c, path, self.m.now()) {
             return Ok(String::new());
         }
-        container_fs::read(self.m, &self.c, &self.sb, path)
+        container_fs::read(self.m.os(), &self.c, &self.sb, path)
     }
     fn list(&self, path: &str) -> Result<Vec<String>, FsError> {
-        container_fs::list(self.m, &self.c, path)
+        container_fs::list(self.m.os(), &self.c, path)
     }
     fn write(&mut self, path: &str, text: &str, append: bool) -> Result<(), FsError> {
         let r = container_fs::write(self.m, &self.c.id, path, text, append);
