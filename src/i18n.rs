@@ -132,6 +132,8 @@ pub enum Key {
     EditorKeys,
     PodSummary,
     EvictsIn,
+    /// A pod's controller in its tooltip (as kubectl describe's "Controlled By").
+    ControlledBy,
     SimLayer,
     Following,
     FollowingNewest,
@@ -360,6 +362,7 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         ShowAll => ("show all nodes", "显示全部节点"),
         ShowFewer => ("show the best", "只显示最高分"),
         EvictsIn => ("evicts pods in", "驱逐 Pod 倒计时"),
+        ControlledBy => ("Controlled By", "控制者"),
         SimLayer => ("simulator (the cluster does not know yet)", "模拟器（集群尚不知道）"),
     }
 }

@@ -618,7 +618,7 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, la
     let ip = if p.ip.is_empty() { "<none>" } else { &p.ip };
     let _ = write!(
         out,
-        "<title>{}\n{} · {}\nIP {} · {}{}</title>",
+        "<title>{}\n{} · {}\nIP {} · {}{}{}</title>",
         escape(&p.name),
         escape(&p.status),
         class_label(class, lang),
@@ -628,6 +628,11 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, la
             format!(" · {restarts} restarts")
         } else {
             String::new()
+        },
+        if p.owner.is_empty() {
+            String::new()
+        } else {
+            format!("\n{} {}", t(lang, Key::ControlledBy), escape(&p.owner))
         }
     );
     rect(
@@ -828,6 +833,7 @@ mod tests {
 
     fn pod_view(name: &str, node: &str, status: &str) -> PodView {
         PodView {
+            owner: String::new(),
             namespace: "default".into(),
             name: name.into(),
             status: status.into(),

@@ -57,6 +57,9 @@ pub struct PodView {
     pub containers: Vec<ContainerView>,
     /// Being deleted.
     pub terminating: bool,
+    /// Its controller, as `kubectl describe` names it in "Controlled By"
+    /// (`StatefulSet/web`, `DaemonSet/kube-proxy`, `Job/pi`); empty when none.
+    pub owner: String,
 }
 
 /// A taint on a node.
@@ -190,7 +193,16 @@ fn pod_view(p: &Pod) -> PodView {
             }
         })
         .collect();
+    let owner = p
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|r| r.controller == Some(true))
+        .map(|r| format!("{}/{}", r.kind, r.name))
+        .unwrap_or_default();
     PodView {
+        owner,
         namespace: p.metadata.namespace.clone().unwrap_or_default(),
         name: p.metadata.name.clone().unwrap_or_default(),
         status: crate::kubectl::printers::pod_status(p),

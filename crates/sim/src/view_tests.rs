@@ -50,6 +50,7 @@ fn the_view_shows_nodes_pods_and_the_seven_stages() {
 
 fn pod(status: &str, phase: &str, node: &str, ready: bool) -> PodView {
     PodView {
+        owner: String::new(),
         namespace: "default".into(),
         name: "p".into(),
         status: status.into(),

@@ -216,6 +216,25 @@ fn the_read_model_draws_their_pods_on_their_nodes_and_follows_them() {
             "{prefix}: {shop_pods:?}"
         );
     }
+    // Each pod is drawn with its controller, as `kubectl describe` says "Controlled By".
+    let owner_of = |prefix: &str| {
+        shop_pods
+            .iter()
+            .find(|p| p.name.starts_with(prefix))
+            .map(|p| p.owner.clone())
+    };
+    assert_eq!(owner_of("web-0").as_deref(), Some("StatefulSet/web"));
+    assert_eq!(owner_of("agent-").as_deref(), Some("DaemonSet/agent"));
+    assert!(
+        owner_of("once-").is_some_and(|o| o == "Job/once"),
+        "{:?}",
+        owner_of("once-")
+    );
+    assert!(
+        owner_of("tick-").is_some_and(|o| o.starts_with("Job/tick-")),
+        "{:?}",
+        owner_of("tick-")
+    );
     let agents = shop_pods
         .iter()
         .filter(|p| p.name.starts_with("agent-"))
