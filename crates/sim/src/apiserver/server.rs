@@ -463,6 +463,13 @@ impl ApiServer {
         match computed {
             Err(s) => self.respond(ctx, r, Err(s)),
             Ok(WriteOp::Respond(result)) => self.respond(ctx, r, Ok(result)),
+            // `dryRun=All`: admitted, defaulted and validated, never stored.
+            Ok(WriteOp::Create { obj, .. })
+            | Ok(WriteOp::Update {
+                obj,
+                status_only: false,
+                ..
+            }) if r.req.options.dry_run => self.respond(ctx, r, Ok(ApiResult::Object(obj))),
             Ok(mut op) => {
                 let (key, expect, txn) = op.txn();
                 r.spans.push(Span {

@@ -4,15 +4,12 @@
 //! output.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
-use crate::api::{ApiRequest, ApiResult, Body, Verb};
-use crate::cmd::kubectl::{kind_name, Kubectl};
-use crate::kubectl::output::{print_objects, OutputFormat};
-use crate::object::{Kind, Object};
+use crate::cmd::kubectl::Kubectl;
+use crate::object::Kind;
 
 /// The generators `kubectl create` has, with their aliases.
 pub const GENERATORS: &[&str] = &[
@@ -95,6 +92,10 @@ pub async fn create(k: Kubectl) -> i32 {
     let sub = k.flags.args[0].clone();
     let rest: Vec<String> = k.flags.args[1..].to_vec();
     let ns = k.namespace();
+    let emit = match crate::cmd::generate::options(&k) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
     let built = match sub.as_str() {
         "namespace" | "ns" => one_name(&k, "namespace", &rest)
             .map(|n| (Kind::Namespace, json!({"metadata": {"name": n}}))),
@@ -130,74 +131,10 @@ pub async fn create(k: Kubectl) -> i32 {
     for w in warnings {
         k.sys.err(&w);
     }
-    let info = kind.info();
-    if let Some(m) = value.as_object_mut() {
-        m.insert("apiVersion".into(), json!(info.api_version()));
-        m.insert("kind".into(), json!(info.kind));
+    match crate::cmd::generate::send(&k, &emit, kind, value).await {
+        Ok(_) => 0,
+        Err(code) => code,
     }
-    let format = match k.flags.get("output") {
-        None => None,
-        Some(o) => match OutputFormat::parse(o) {
-            Ok(f) => Some(f),
-            Err(e) => return k.error(&e),
-        },
-    };
-    let tns = if info.namespaced {
-        ns.clone()
-    } else {
-        String::new()
-    };
-    let name = value
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let dry = k.flags.get("dry-run");
-    let obj: Arc<Object> = match dry {
-        Some("client") => {
-            if info.namespaced {
-                value["metadata"]["namespace"] = json!(tns);
-            }
-            match crate::apiserver::write::decode_value(kind, &value) {
-                Ok(o) => Arc::new(o),
-                Err(s) => return k.status_error(&s),
-            }
-        }
-        Some("none") | None => {
-            let req = ApiRequest::new(Verb::Create, kind, &tns, "").with_body(Body::Raw(value));
-            match k.sys.api(req).await {
-                Ok(ApiResult::Object(o)) => o,
-                Ok(_) => return 1,
-                // `create priorityclass` wraps the server's error (CheckErr then prints
-                // it as a plain error, not as "Error from server").
-                Err(s) if kind == Kind::PriorityClass => {
-                    return k.error(&format!("failed to create priorityclass: {}", s.message))
-                }
-                Err(s) => return k.status_error(&s),
-            }
-        }
-        Some(other) => {
-            return k.error(&format!(
-                "Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-            ))
-        }
-    };
-    let suffix = if dry == Some("client") {
-        " (dry run)"
-    } else {
-        ""
-    };
-    match format {
-        Some(f) if f != OutputFormat::Name => match print_objects(&[obj], &f, true, false) {
-            Ok(s) => k.sys.out(&s),
-            Err(e) => return k.error(&e),
-        },
-        Some(_) => k.sys.out(&format!("{}\n", kind_name(kind, &name))),
-        None => k
-            .sys
-            .out(&format!("{} created{suffix}\n", kind_name(kind, &name))),
-    }
-    0
 }
 
 /// `kubectl create priorityclass NAME --value=VALUE [--global-default]

@@ -153,6 +153,7 @@ pub fn task(
         "logs" => Box::pin(crate::cmd::logs::logs(ctx)),
         "exec" => Box::pin(crate::cmd::logs::exec(ctx)),
         "top" => Box::pin(crate::cmd::top::top(ctx)),
+        "run" => Box::pin(crate::cmd::run::run(ctx)),
         other => {
             let other = other.to_string();
             Box::pin(async move {
@@ -322,6 +323,24 @@ const EXEC_FLAGS: &[Flag] = &[
     flag("tty", Some('t'), false),
     flag("quiet", Some('q'), false),
 ];
+const RUN_FLAGS: &[Flag] = &[
+    flag("image", None, true),
+    flag("restart", None, true),
+    flag("labels", Some('l'), true),
+    flag("env", None, true),
+    flag("port", None, true),
+    flag("command", None, false),
+    flag("stdin", Some('i'), false),
+    flag("tty", Some('t'), false),
+    flag("attach", None, false),
+    flag("rm", None, false),
+    flag("quiet", Some('q'), false),
+    flag("dry-run", None, true),
+    flag("output", Some('o'), true),
+    flag("annotations", None, true),
+    flag("image-pull-policy", None, true),
+    flag("pod-running-timeout", None, true),
+];
 const TOP_FLAGS: &[Flag] = &[
     flag("all-namespaces", Some('A'), false),
     flag("containers", None, false),
@@ -348,6 +367,7 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
         "logs" => LOGS_FLAGS,
         "exec" => EXEC_FLAGS,
         "top" => TOP_FLAGS,
+        "run" => RUN_FLAGS,
         _ => &[],
     }
 }
