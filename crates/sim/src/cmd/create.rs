@@ -31,6 +31,14 @@ pub const GENERATORS: &[&str] = &[
     "priorityclass",
     "pc",
     "job",
+    "cronjob",
+    "cj",
+    "quota",
+    "resourcequota",
+    "poddisruptionbudget",
+    "pdb",
+    "ingress",
+    "ing",
 ];
 
 /// Verbs `kubectl create role` accepts without a warning (`validResourceVerbs`).
@@ -71,13 +79,7 @@ fn comma_list(k: &Kubectl, flag: &str) -> Vec<String> {
 }
 
 fn one_name(k: &Kubectl, sub: &str, args: &[String]) -> Result<String, i32> {
-    if args.len() != 1 {
-        return Err(k.error(&format!(
-            "exactly one NAME is required, got {}\nSee 'kubectl create {sub} -h' for help and examples",
-            args.len()
-        )));
-    }
-    Ok(args[0].clone())
+    crate::cmd::create_more::name_before_dash(k, sub, args)
 }
 
 fn required(k: &Kubectl, flag: &str) -> Result<String, i32> {
@@ -98,7 +100,7 @@ pub async fn create(k: Kubectl) -> i32 {
     };
     let built = match sub.as_str() {
         "namespace" | "ns" => one_name(&k, "namespace", &rest)
-            .map(|n| (Kind::Namespace, json!({"metadata": {"name": n}}))),
+            .map(|n| (Kind::Namespace, json!({"metadata": {"name": n}, "spec": {}}))),
         "serviceaccount" | "sa" => one_name(&k, "serviceaccount", &rest)
             .map(|n| (Kind::ServiceAccount, json!({"metadata": {"name": n}}))),
         "configmap" | "cm" => configmap(&k, &rest, false),
@@ -115,6 +117,12 @@ pub async fn create(k: Kubectl) -> i32 {
         "rolebinding" | "clusterrolebinding" => binding(&k, &sub, &rest, &ns),
         "priorityclass" | "pc" => priority_class(&k, &rest),
         "job" => crate::cmd::create_job::job(&k, &rest).await,
+        "cronjob" | "cj" => crate::cmd::create_more::cronjob(&k, &rest),
+        "quota" | "resourcequota" => crate::cmd::create_more::quota(&k, &rest),
+        "poddisruptionbudget" | "pdb" => crate::cmd::create_more::pdb(&k, &rest),
+        "ingress" | "ing" => Err(k.error(
+            "\"kubectl create ingress\" is not available in kubeloop: its apiserver serves no networking.k8s.io Ingress",
+        )),
         _ => Err(k.error(&format!("unknown resource type \"{sub}\" for create"))),
     };
     let (kind, mut value) = match built {
@@ -251,6 +259,10 @@ fn deployment(k: &Kubectl, args: &[String]) -> Result<(Kind, Value), i32> {
         })?,
     };
     let port: Option<i64> = k.flags.get("port").and_then(|p| p.parse().ok());
+    let command: Vec<String> = args[1..].to_vec();
+    if images.len() > 1 && !command.is_empty() {
+        return Err(k.error("cannot specify multiple --image options and command"));
+    }
     let mut seen: Vec<String> = Vec::new();
     let containers: Vec<Value> = images
         .iter()
@@ -261,8 +273,13 @@ fn deployment(k: &Kubectl, args: &[String]) -> Result<(Kind, Value), i32> {
             }
             seen.push(n.clone());
             let mut c = json!({"name": n, "image": img, "resources": {}});
-            if let (Some(p), 1) = (port, images.len()) {
-                c["ports"] = json!([{"containerPort": p}]);
+            if seen.len() == 1 {
+                if !command.is_empty() {
+                    c["command"] = json!(command);
+                }
+                if let Some(p) = port {
+                    c["ports"] = json!([{"containerPort": p}]);
+                }
             }
             c
         })

@@ -81,6 +81,10 @@ const PRINT_FORMATS: &[&str] = &[
 fn empty_status(kind: Kind) -> Option<Value> {
     match kind {
         Kind::Service => Some(json!({"loadBalancer": {}})),
+        // PodDisruptionBudgetStatus's counters are not omitempty.
+        Kind::PodDisruptionBudget => Some(json!({
+            "currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0
+        })),
         Kind::Pod
         | Kind::Deployment
         | Kind::Job

@@ -284,6 +284,13 @@ const CREATE_FLAGS: &[Flag] = &[
     flag("description", None, true),
     flag("preemption-policy", None, true),
     flag("from", None, true),
+    flag("schedule", None, true),
+    flag("restart", None, true),
+    flag("hard", None, true),
+    flag("scopes", None, true),
+    flag("selector", None, true),
+    flag("min-available", None, true),
+    flag("max-unavailable", None, true),
 ];
 const AUTH_FLAGS: &[Flag] = &[
     flag("all-namespaces", Some('A'), false),

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod autoscale;
 pub mod create;
 pub mod create_job;
+pub mod create_more;
 pub mod crictl;
 pub mod drain;
 pub mod edit;
