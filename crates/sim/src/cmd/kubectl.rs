@@ -154,6 +154,7 @@ pub fn task(
         "exec" => Box::pin(crate::cmd::logs::exec(ctx)),
         "top" => Box::pin(crate::cmd::top::top(ctx)),
         "run" => Box::pin(crate::cmd::run::run(ctx)),
+        "wait" => Box::pin(crate::cmd::wait::wait(ctx)),
         other => {
             let other = other.to_string();
             Box::pin(async move {
@@ -348,6 +349,14 @@ const RUN_FLAGS: &[Flag] = &[
     flag("image-pull-policy", None, true),
     flag("pod-running-timeout", None, true),
 ];
+const WAIT_FLAGS: &[Flag] = &[
+    flag("for", None, true),
+    flag("timeout", None, true),
+    flag("selector", Some('l'), true),
+    flag("all", None, false),
+    flag("all-namespaces", Some('A'), false),
+    flag("output", Some('o'), true),
+];
 const TOP_FLAGS: &[Flag] = &[
     flag("all-namespaces", Some('A'), false),
     flag("containers", None, false),
@@ -375,6 +384,7 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
         "exec" => EXEC_FLAGS,
         "top" => TOP_FLAGS,
         "run" => RUN_FLAGS,
+        "wait" => WAIT_FLAGS,
         _ => &[],
     }
 }

@@ -26,6 +26,7 @@ pub mod sim;
 pub mod ssh;
 pub mod top;
 pub mod typed_order;
+pub mod wait;
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
