@@ -14,14 +14,14 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 
 /// The manifests of every `-f` that kubectl could read, and the errors it reports after
 /// acting on them (unserved kinds, a syntax error that stopped reading a file).
-struct Files {
-    manifests: Vec<(String, Manifest)>,
-    errors: Vec<String>,
+pub(crate) struct Files {
+    pub(crate) manifests: Vec<(String, Manifest)>,
+    pub(crate) errors: Vec<String>,
 }
 
 impl Files {
     /// Prints the deferred errors; returns the exit code so far.
-    fn finish(&self, k: &Kubectl, code: i32) -> i32 {
+    pub(crate) fn finish(&self, k: &Kubectl, code: i32) -> i32 {
         for e in &self.errors {
             k.sys.err(&format!("{e}\n"));
         }
@@ -34,7 +34,7 @@ impl Files {
 }
 
 /// Reads and parses the manifests of every `-f`.
-fn manifests(k: &Kubectl) -> Result<Files, i32> {
+pub(crate) fn manifests(k: &Kubectl) -> Result<Files, i32> {
     let files = k.flags.all("filename");
     if files.is_empty() {
         return Err(k.error("must specify one of -f and -k"));
@@ -62,7 +62,7 @@ fn manifests(k: &Kubectl) -> Result<Files, i32> {
 }
 
 /// The kind and namespace of a manifest, or kubectl's error.
-fn target(k: &Kubectl, _file: &str, m: &Manifest) -> Result<(Kind, String), String> {
+pub(crate) fn target(k: &Kubectl, _file: &str, m: &Manifest) -> Result<(Kind, String), String> {
     let Some(kind) = m.kind else {
         return Err(format!(
             "no matches for kind \"{}\" in version \"{}\"",
@@ -310,6 +310,53 @@ fn propagation(k: &Kubectl) -> Result<Option<Propagation>, String> {
     }
 }
 
+/// (kind, namespace, name, file) of an object to delete.
+type Target = (Kind, String, String, Option<String>);
+
+/// `TYPE[,TYPE…] NAME…|--all|-l SELECTOR`: what to delete, each kind in turn.
+async fn by_type(k: &Kubectl, types: &str, names: &[String], ns: &str) -> Result<Vec<Target>, i32> {
+    let mut kinds = Vec::new();
+    for t in types.split(',').filter(|t| !t.is_empty()) {
+        kinds.push(resolve_kind(t).map_err(|e| k.error(&e))?);
+    }
+    let select = k.flags.bool("all") || k.flags.has("selector");
+    if !select && names.is_empty() {
+        return Err(k.error("resource(s) were provided, but no name was specified"));
+    }
+    let mut targets = Vec::new();
+    for kind in kinds {
+        let all_namespaces = k.flags.bool("all-namespaces") && kind.info().namespaced;
+        let tns = if kind.info().namespaced && !all_namespaces {
+            ns.to_string()
+        } else {
+            String::new()
+        };
+        if !select {
+            targets.extend(names.iter().map(|n| (kind, tns.clone(), n.clone(), None)));
+            continue;
+        }
+        let mut req = ApiRequest::new(Verb::List, kind, &tns, "");
+        if let Some(l) = k.flags.get("selector") {
+            req.options.label_selector = Some(LabelSelector::parse(l).map_err(|e| k.error(&e))?);
+        }
+        match k.sys.api(req).await {
+            // With -A each object is deleted in its own namespace.
+            Ok(ApiResult::List { items, .. }) => targets.extend(
+                items
+                    .iter()
+                    .map(|o| (kind, o.namespace().to_string(), o.name().to_string(), None)),
+            ),
+            Ok(_) => {}
+            Err(s) => return Err(k.status_error(&s)),
+        }
+    }
+    // DeleteResult prints this on stdout, without the namespace `get` names.
+    if select && targets.is_empty() {
+        k.sys.out("No resources found\n");
+    }
+    Ok(targets)
+}
+
 /// `kubectl delete -f FILE` or `kubectl delete TYPE NAME…|--all|-l`.
 pub async fn delete(k: Kubectl) -> i32 {
     let prop = match propagation(&k) {
@@ -325,8 +372,7 @@ pub async fn delete(k: Kubectl) -> i32 {
         Some(Ok(g)) => Some(if g == 0 && !force { 1 } else { g }),
         Some(Err(_)) => return k.error("invalid argument for --grace-period"),
     };
-    // (kind, namespace, name, file)
-    let mut targets: Vec<(Kind, String, String, Option<String>)> = Vec::new();
+    let mut targets: Vec<Target> = Vec::new();
     let mut deferred = Files {
         manifests: Vec::new(),
         errors: Vec::new(),
@@ -366,53 +412,9 @@ pub async fn delete(k: Kubectl) -> i32 {
                 }
             }
         } else {
-            let kind = match resolve_kind(first) {
-                Ok(kd) => kd,
-                Err(e) => return k.error(&e),
-            };
-            let all_namespaces = k.flags.bool("all-namespaces") && kind.info().namespaced;
-            let tns = if kind.info().namespaced && !all_namespaces {
-                ns.clone()
-            } else {
-                String::new()
-            };
-            if k.flags.bool("all") || k.flags.has("selector") {
-                let mut req = ApiRequest::new(Verb::List, kind, &tns, "");
-                if let Some(l) = k.flags.get("selector") {
-                    match LabelSelector::parse(l) {
-                        Ok(s) => req.options.label_selector = Some(s),
-                        Err(e) => return k.error(&e),
-                    }
-                }
-                match k.sys.api(req).await {
-                    Ok(ApiResult::List { items, .. }) => {
-                        if items.is_empty() {
-                            k.sys.err(&crate::kubectl::printers::no_resources_message(
-                                if kind.info().namespaced && !all_namespaces {
-                                    Some(ns.as_str())
-                                } else {
-                                    None
-                                },
-                            ));
-                        }
-                        // With -A each object is deleted in its own namespace.
-                        targets.extend(items.iter().map(|o| {
-                            (kind, o.namespace().to_string(), o.name().to_string(), None)
-                        }));
-                    }
-                    Ok(_) => {}
-                    Err(s) => return k.status_error(&s),
-                }
-            } else if args.len() < 2 {
-                return k.error(&format!(
-                    "resource(s) were provided, but no name was specified"
-                ));
-            } else {
-                targets.extend(
-                    args[1..]
-                        .iter()
-                        .map(|n| (kind, tns.clone(), n.clone(), None)),
-                );
+            match by_type(&k, first, &args[1..], &ns).await {
+                Ok(t) => targets.extend(t),
+                Err(code) => return code,
             }
         }
     }

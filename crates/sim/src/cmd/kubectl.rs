@@ -181,6 +181,9 @@ const GET_FLAGS: &[Flag] = &[
     flag("chunk-size", None, true),
     flag("ignore-not-found", None, false),
     flag("show-kind", None, false),
+    flag("sort-by", None, true),
+    flag("filename", Some('f'), true),
+    flag("recursive", Some('R'), false),
 ];
 const WRITE_FLAGS: &[Flag] = &[
     flag("filename", Some('f'), true),

@@ -23,6 +23,7 @@ pub mod rollout;
 pub mod rollout_apps;
 pub mod run;
 pub mod sim;
+pub mod sort_by;
 pub mod ssh;
 pub mod top;
 pub mod typed_order;
