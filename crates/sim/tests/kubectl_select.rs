@@ -142,3 +142,41 @@ fn delete_several_types_all_and_by_label() {
         "error: resource(s) were provided, but no name was specified\n"
     );
 }
+
+#[test]
+fn label_scale_and_logs_take_a_selector() {
+    let mut t = cluster();
+    assert_eq!(
+        t.ok("kubectl label pods -l app=redis tier=db"),
+        "pod/redis-follower labeled\npod/redis-leader labeled\n"
+    );
+    assert_eq!(
+        names(&t.ok("kubectl get pods -l tier=db")),
+        ["redis-follower", "redis-leader"]
+    );
+    assert_eq!(
+        t.ok("kubectl annotate pods -l role=leader note=primary"),
+        "pod/redis-leader annotated\n"
+    );
+    assert_eq!(
+        t.err("kubectl label pods -l app=nope a=b"),
+        "error: no objects passed to label\n"
+    );
+    assert_eq!(
+        t.ok("kubectl scale deploy --all --replicas=2"),
+        "deployment.apps/nginx scaled\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get deploy nginx -o jsonpath={.spec.replicas}"),
+        "2"
+    );
+    // One log after the other, as kubectl prints them without --prefix.
+    t.ok("kubectl run a --image=busybox:1.28 --labels=job=echo --restart=Never -- echo from-a");
+    t.ok("kubectl run b --image=busybox:1.28 --labels=job=echo --restart=Never -- echo from-b");
+    t.settle(20);
+    assert_eq!(t.ok("kubectl logs -l job=echo"), "from-a\nfrom-b\n");
+    assert_eq!(
+        t.run("kubectl logs -l job=nope").stderr,
+        "No resources found in default namespace.\n"
+    );
+}

@@ -163,7 +163,7 @@ pub async fn expose(k: Kubectl) -> i32 {
     }
 }
 
-/// `kubectl scale TYPE NAME --replicas=N`.
+/// `kubectl scale TYPE NAME|-l SELECTOR|--all --replicas=N`.
 pub async fn scale(k: Kubectl) -> i32 {
     let Some(n) = k.flags.get("replicas") else {
         return k.error("required flag(s) \"replicas\" not set");
@@ -176,9 +176,21 @@ pub async fn scale(k: Kubectl) -> i32 {
             "The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
         );
     }
-    let (kind, name) = match target(&k) {
-        Ok(t) => t,
-        Err(e) => return k.error(&e),
+    let (kind, names) = match k.flags.args.first() {
+        Some(first) if crate::cmd::select::selects(&k) && !first.contains('/') => {
+            let kind = match resolve_kind(first) {
+                Ok(kind) => kind,
+                Err(e) => return k.error(&e),
+            };
+            match crate::cmd::select::names(&k, kind).await {
+                Ok(names) => (kind, names),
+                Err(code) => return code,
+            }
+        }
+        _ => match target(&k) {
+            Ok((kind, name)) => (kind, vec![name]),
+            Err(e) => return k.error(&e),
+        },
     };
     if !matches!(
         kind,
@@ -191,14 +203,17 @@ pub async fn scale(k: Kubectl) -> i32 {
         ));
     }
     let ns = k.namespace();
-    let req = ApiRequest::new(Verb::Patch, kind, &ns, &name)
-        .with_subresource(Subresource::Scale)
-        .with_body(Body::Scale(n));
-    match k.sys.api(req).await {
-        Ok(_) => {
-            k.sys.out(&format!("{} scaled\n", kind_name(kind, &name)));
-            0
-        }
-        Err(s) => k.status_error(&s),
+    if names.is_empty() {
+        return k.error("no objects passed to scale");
     }
+    for name in names {
+        let req = ApiRequest::new(Verb::Patch, kind, &ns, &name)
+            .with_subresource(Subresource::Scale)
+            .with_body(Body::Scale(n));
+        match k.sys.api(req).await {
+            Ok(_) => k.sys.out(&format!("{} scaled\n", kind_name(kind, &name))),
+            Err(s) => return k.status_error(&s),
+        }
+    }
+    0
 }

@@ -22,6 +22,7 @@ pub mod nodeos;
 pub mod rollout;
 pub mod rollout_apps;
 pub mod run;
+pub mod select;
 pub mod sim;
 pub mod sort_by;
 pub mod ssh;
