@@ -43,9 +43,25 @@ pub(crate) fn manifests(k: &Kubectl) -> Result<Files, i32> {
         manifests: Vec::new(),
         errors: Vec::new(),
     };
+    let mut paths = Vec::new();
     for f in files {
+        if k.sys.files.contains_key(&f) {
+            paths.push(f);
+            continue;
+        }
+        match directory(k, &f) {
+            Some(found) if found.is_empty() => {
+                return Err(k.error(&format!(
+                    "error reading [{f}]: recognized file extensions are [.json .yaml .yml]"
+                )))
+            }
+            Some(found) => paths.extend(found),
+            None => return Err(k.error(&format!("the path \"{f}\" does not exist"))),
+        }
+    }
+    for f in paths {
         let Some(text) = k.sys.files.get(&f) else {
-            return Err(k.error(&format!("the path \"{f}\" does not exist")));
+            continue;
         };
         let stream = parse_manifest_stream(text, &f);
         out.manifests.extend(
@@ -59,6 +75,34 @@ pub(crate) fn manifests(k: &Kubectl) -> Result<Files, i32> {
             .extend(stream.errors.iter().map(|e| e.to_string()));
     }
     Ok(out)
+}
+
+/// The manifests of directory `dir` (`.`, `dir`, `dir/`) in name order: its `.yaml`,
+/// `.yml` and `.json` files, and with `-R` those of its subdirectories. None when no
+/// file lives under it.
+fn directory(k: &Kubectl, dir: &str) -> Option<Vec<String>> {
+    let prefix = match dir.trim_end_matches('/') {
+        "." | "" => String::new(),
+        d => format!("{}/", d.trim_start_matches("./")),
+    };
+    let recursive = k.flags.bool("recursive");
+    let under: Vec<&String> = k
+        .sys
+        .files
+        .keys()
+        .filter(|f| f.starts_with(&prefix))
+        .collect();
+    if under.is_empty() {
+        return None;
+    }
+    Some(
+        under
+            .into_iter()
+            .filter(|f| recursive || !f[prefix.len()..].contains('/'))
+            .filter(|f| [".yaml", ".yml", ".json"].iter().any(|e| f.ends_with(e)))
+            .cloned()
+            .collect(),
+    )
 }
 
 /// The kind and namespace of a manifest, or kubectl's error.
@@ -92,7 +136,7 @@ fn file_error(k: &Kubectl, s: Status, verb: &str, file: &str) -> i32 {
     k.status_error(&s)
 }
 
-fn with_last_applied(v: &Value) -> Value {
+pub(crate) fn with_last_applied(v: &Value) -> Value {
     let mut applied = v.clone();
     // The annotation holds the configuration without itself.
     if let Some(a) = applied
@@ -278,6 +322,12 @@ async fn write_each(k: Kubectl, verb: Verb) -> i32 {
         } else {
             m.value.clone()
         };
+        if verb == Verb::Update && k.flags.bool("force") {
+            if let Err(c) = force_replace(&k, kind, &ns, &m.name, value, &file).await {
+                code = c;
+            }
+            continue;
+        }
         let name = if verb == Verb::Create {
             ""
         } else {
@@ -296,6 +346,51 @@ async fn write_each(k: Kubectl, verb: Verb) -> i32 {
         }
     }
     files.finish(&k, code)
+}
+
+/// `replace --force`: delete the object, wait until it is gone, create it again.
+async fn force_replace(
+    k: &Kubectl,
+    kind: Kind,
+    ns: &str,
+    name: &str,
+    value: Value,
+    file: &str,
+) -> Result<(), i32> {
+    match k
+        .sys
+        .api(ApiRequest::new(Verb::Delete, kind, ns, name))
+        .await
+    {
+        Ok(_) => {
+            let from = if ns.is_empty() {
+                String::new()
+            } else {
+                format!(" from {ns} namespace")
+            };
+            k.sys
+                .out(&format!("{} deleted{from}\n", kind_quoted(kind, name)));
+        }
+        Err(s) if s.is_not_found() => {}
+        Err(s) => return Err(file_error(k, s, "deleting", file)),
+    }
+    loop {
+        match k.sys.api(ApiRequest::new(Verb::Get, kind, ns, name)).await {
+            Err(s) if s.is_not_found() => break,
+            Err(s) if s.transport != crate::api::Transport::Server => {
+                return Err(k.status_error(&s))
+            }
+            _ => k.sys.sleep(500).await,
+        }
+    }
+    let req = ApiRequest::new(Verb::Create, kind, ns, "").with_body(Body::Raw(value));
+    match k.sys.api(req).await {
+        Ok(_) => {
+            k.sys.out(&format!("{} replaced\n", kind_name(kind, name)));
+            Ok(())
+        }
+        Err(s) => Err(file_error(k, s, "replacing", file)),
+    }
 }
 
 fn propagation(k: &Kubectl) -> Result<Option<Propagation>, String> {

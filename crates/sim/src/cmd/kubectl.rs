@@ -48,6 +48,7 @@ const SUBCOMMANDS: &[&str] = &[
     "create",
     "delete",
     "describe",
+    "diff",
     "drain",
     "edit",
     "exec",
@@ -155,6 +156,7 @@ pub fn task(
         "top" => Box::pin(crate::cmd::top::top(ctx)),
         "run" => Box::pin(crate::cmd::run::run(ctx)),
         "wait" => Box::pin(crate::cmd::wait::wait(ctx)),
+        "diff" => Box::pin(crate::cmd::diff::diff(ctx)),
         other => {
             let other = other.to_string();
             Box::pin(async move {
@@ -352,6 +354,13 @@ const RUN_FLAGS: &[Flag] = &[
     flag("image-pull-policy", None, true),
     flag("pod-running-timeout", None, true),
 ];
+const DIFF_FLAGS: &[Flag] = &[
+    flag("filename", Some('f'), true),
+    flag("recursive", Some('R'), false),
+    flag("server-side", None, false),
+    flag("field-manager", None, true),
+    flag("force-conflicts", None, false),
+];
 const WAIT_FLAGS: &[Flag] = &[
     flag("for", None, true),
     flag("timeout", None, true),
@@ -372,6 +381,7 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
     match sub {
         "get" => GET_FLAGS,
         "apply" | "replace" | "delete" => WRITE_FLAGS,
+        "diff" => DIFF_FLAGS,
         "create" => CREATE_FLAGS,
         "auth" => AUTH_FLAGS,
         "drain" => DRAIN_FLAGS,

@@ -8,6 +8,7 @@ pub mod create;
 pub mod create_job;
 pub mod create_more;
 pub mod crictl;
+pub mod diff;
 pub mod drain;
 pub mod edit;
 pub mod etcdctl;
@@ -28,6 +29,7 @@ pub mod sort_by;
 pub mod ssh;
 pub mod top;
 pub mod typed_order;
+pub mod unified;
 pub mod wait;
 
 use std::collections::BTreeMap;
