@@ -308,6 +308,8 @@ pub struct World {
     pub processes: BTreeMap<u32, Process>,
     /// The data plane: the seeded stream picking endpoints, conntrack/affinity, paths.
     pub net: crate::node::net::NetState,
+    /// The terminal's kubeconfig (`kubectl config set-context|use-context` change it).
+    kubeconfig: crate::cmd::kubeconfig::State,
     next_process: u32,
     delivered: u64,
     log_hash: u64,
@@ -345,6 +347,7 @@ impl World {
             nodes,
             processes: BTreeMap::new(),
             net: crate::node::net::NetState::new(seed),
+            kubeconfig: Default::default(),
             next_process: 1,
             delivered: 0,
             log_hash: 0xcbf2_9ce4_8422_2325,
@@ -984,6 +987,16 @@ impl World {
                 self.enqueue(0, Actor::ApiServer, from, Payload::KubeletApiResp(resp));
             }
         }
+    }
+
+    /// The terminal's kubeconfig.
+    pub fn kubeconfig(&self) -> &crate::cmd::kubeconfig::State {
+        &self.kubeconfig
+    }
+
+    /// The terminal's kubeconfig, to change.
+    pub fn kubeconfig_mut(&mut self) -> &mut crate::cmd::kubeconfig::State {
+        &mut self.kubeconfig
     }
 
     /// Starts a terminal process and returns its id.

@@ -2,6 +2,8 @@
 //! user `jane`), a context for each, and how `--user`, `--context`, `--token` and `--as`
 //! pick the identity a kubectl request carries.
 
+use std::collections::BTreeMap;
+
 use crate::cmd::flags::Parsed;
 
 /// The cluster's name in the kubeconfig.
@@ -36,6 +38,29 @@ pub const CONTEXTS: &[(&str, &str)] = &[
     ("jane@kubernetes", "jane"),
 ];
 
+/// What `kubectl config` changes in the kubeconfig: the current context and each
+/// context's namespace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    /// `current-context`, when `use-context` changed it.
+    pub current_context: Option<String>,
+    /// `contexts[].context.namespace`.
+    pub namespaces: BTreeMap<String, String>,
+}
+
+impl State {
+    /// The current context's name.
+    pub fn current(&self) -> &str {
+        self.current_context.as_deref().unwrap_or(CURRENT_CONTEXT)
+    }
+
+    /// The namespace of the context a command uses (`--context` or the current one).
+    pub fn namespace(&self, flags: &Parsed) -> Option<&str> {
+        let ctx = flags.get("context").unwrap_or(self.current());
+        self.namespaces.get(ctx).map(String::as_str)
+    }
+}
+
 /// Who a kubectl invocation authenticates as.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
@@ -49,7 +74,12 @@ pub struct Identity {
 
 /// Resolves the global flags to an identity, or kubectl's configuration error.
 pub fn identity(flags: &Parsed) -> Result<Identity, String> {
-    let context = flags.get("context").unwrap_or(CURRENT_CONTEXT);
+    identity_in(flags, &State::default())
+}
+
+/// [`identity`] with the terminal's kubeconfig.
+pub fn identity_in(flags: &Parsed, state: &State) -> Result<Identity, String> {
+    let context = flags.get("context").unwrap_or(state.current());
     let Some((_, ctx_user)) = CONTEXTS.iter().find(|(c, _)| *c == context) else {
         return Err(format!("error: context \"{context}\" does not exist"));
     };

@@ -40,10 +40,12 @@ pub type Task = Pin<Box<dyn Future<Output = i32>>>;
 const SUBCOMMANDS: &[&str] = &[
     "annotate",
     "api-resources",
+    "api-versions",
     "apply",
     "auth",
     "autoscale",
     "cluster-info",
+    "config",
     "cordon",
     "create",
     "delete",
@@ -83,7 +85,12 @@ pub fn task(
     args: &[String],
     files: Rc<BTreeMap<String, String>>,
 ) -> Result<(Rc<RefCell<Io>>, Task), Output> {
-    // The subcommand is the first word that is not a global flag or its value.
+    task_in(args, files, &crate::cmd::kubeconfig::State::default())
+}
+
+/// The subcommand of a kubectl command line: the first word that is not a global flag
+/// or its value, with its index.
+pub fn subcommand(args: &[String]) -> Option<(usize, &str)> {
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
         let takes_value = GLOBAL.iter().any(|f| {
@@ -93,9 +100,20 @@ pub fn task(
         });
         i += if takes_value { 2 } else { 1 };
     }
-    let Some(sub) = args.get(i) else {
+    args.get(i).map(|s| (i, s.as_str()))
+}
+
+/// [`task`] with the terminal's kubeconfig (its current context and namespaces).
+pub fn task_in(
+    args: &[String],
+    files: Rc<BTreeMap<String, String>>,
+    kubeconfig: &crate::cmd::kubeconfig::State,
+) -> Result<(Rc<RefCell<Io>>, Task), Output> {
+    // The subcommand is the first word that is not a global flag or its value.
+    let Some((i, _)) = subcommand(args) else {
         return Err(Output { exit_code: 0, stdout: "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n".into(), stderr: String::new() });
     };
+    let sub = &args[i];
     let rest: Vec<String> = args[..i]
         .iter()
         .chain(args[i + 1..].iter())
@@ -116,11 +134,17 @@ pub fn task(
     if sub == "create" && crate::cmd::create::owns_user_flag(&parsed.args) {
         for_identity.flags.remove("user");
     }
-    let id = crate::cmd::kubeconfig::identity(&for_identity).map_err(|e| fail(format!("{e}\n")))?;
+    let id = crate::cmd::kubeconfig::identity_in(&for_identity, kubeconfig)
+        .map_err(|e| fail(format!("{e}\n")))?;
+    let context_namespace = kubeconfig.namespace(&parsed).map(str::to_string);
     let groups: Vec<&str> = id.groups.iter().map(String::as_str).collect();
     let user = id.user.clone().unwrap_or_default();
     let (io, sys) = Process::sys(&user, &groups, id.impersonate.clone(), files);
-    let ctx = Kubectl { sys, flags: parsed };
+    let ctx = Kubectl {
+        sys,
+        flags: parsed,
+        context_namespace,
+    };
     let task: Task = match sub {
         "get" => Box::pin(crate::cmd::get::get(ctx)),
         "apply" => Box::pin(crate::cmd::apply::apply(ctx)),
@@ -408,12 +432,18 @@ pub struct Kubectl {
     pub sys: Sys,
     /// Flags and positional arguments.
     pub flags: Parsed,
+    /// The namespace the kubeconfig's context sets, if any.
+    pub context_namespace: Option<String>,
 }
 
 impl Kubectl {
-    /// The request namespace (`-n` or `default`).
+    /// The request namespace: `-n`, the context's namespace, or `default`.
     pub fn namespace(&self) -> String {
-        self.flags.get("namespace").unwrap_or("default").to_string()
+        self.flags
+            .get("namespace")
+            .or(self.context_namespace.as_deref())
+            .unwrap_or("default")
+            .to_string()
     }
 
     /// Prints an API error as kubectl does; returns the exit code 1.

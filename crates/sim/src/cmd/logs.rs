@@ -308,6 +308,7 @@ async fn by_selector(k: Kubectl) -> i32 {
         let one = Kubectl {
             sys: k.sys.clone(),
             flags,
+            context_namespace: k.context_namespace.clone(),
         };
         code = code.max(Box::pin(logs(one)).await);
     }

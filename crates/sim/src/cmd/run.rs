@@ -348,6 +348,7 @@ async fn attach(k: &Kubectl, o: &Options, ns: &str) -> Result<(i32, String), Str
     let logs = Kubectl {
         sys: k.sys.clone(),
         flags,
+        context_namespace: k.context_namespace.clone(),
     };
     crate::cmd::logs::logs(logs).await;
     if o.restart == "Always" {
