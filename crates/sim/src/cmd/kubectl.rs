@@ -181,6 +181,9 @@ pub fn task_in(
         "run" => Box::pin(crate::cmd::run::run(ctx)),
         "wait" => Box::pin(crate::cmd::wait::wait(ctx)),
         "diff" => Box::pin(crate::cmd::diff::diff(ctx)),
+        "api-resources" => Box::pin(crate::cmd::discovery::api_resources(ctx)),
+        "api-versions" => Box::pin(crate::cmd::discovery::api_versions(ctx)),
+        "cluster-info" => Box::pin(crate::cmd::discovery::cluster_info(ctx)),
         other => {
             let other = other.to_string();
             Box::pin(async move {
@@ -385,6 +388,15 @@ const DIFF_FLAGS: &[Flag] = &[
     flag("field-manager", None, true),
     flag("force-conflicts", None, false),
 ];
+const API_RESOURCES_FLAGS: &[Flag] = &[
+    flag("namespaced", None, true),
+    flag("api-group", None, true),
+    flag("output", Some('o'), true),
+    flag("no-headers", None, false),
+    flag("sort-by", None, true),
+    flag("verbs", None, true),
+    flag("cached", None, false),
+];
 const WAIT_FLAGS: &[Flag] = &[
     flag("for", None, true),
     flag("timeout", None, true),
@@ -406,6 +418,7 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
         "get" => GET_FLAGS,
         "apply" | "replace" | "delete" => WRITE_FLAGS,
         "diff" => DIFF_FLAGS,
+        "api-resources" => API_RESOURCES_FLAGS,
         "create" => CREATE_FLAGS,
         "auth" => AUTH_FLAGS,
         "drain" => DRAIN_FLAGS,

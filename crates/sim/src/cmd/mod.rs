@@ -10,6 +10,7 @@ pub mod create_job;
 pub mod create_more;
 pub mod crictl;
 pub mod diff;
+pub mod discovery;
 pub mod drain;
 pub mod edit;
 pub mod etcdctl;
