@@ -383,6 +383,7 @@ async fn related(k: &Kubectl, o: &Object) -> DescribeContext {
             ctx.pods = list(k, Kind::Pod, &ns).await
         }
         Kind::Node => ctx.pods = list(k, Kind::Pod, "").await,
+        Kind::PersistentVolumeClaim => ctx.pods = list(k, Kind::Pod, &ns).await,
         Kind::Service => ctx.endpoints = list(k, Kind::EndpointSlice, &ns).await,
         _ => {}
     }
