@@ -181,6 +181,7 @@ pub fn task_in(
         "run" => Box::pin(crate::cmd::run::run(ctx)),
         "wait" => Box::pin(crate::cmd::wait::wait(ctx)),
         "diff" => Box::pin(crate::cmd::diff::diff(ctx)),
+        "explain" => Box::pin(crate::cmd::explain::explain(ctx)),
         "api-resources" => Box::pin(crate::cmd::discovery::api_resources(ctx)),
         "api-versions" => Box::pin(crate::cmd::discovery::api_versions(ctx)),
         "cluster-info" => Box::pin(crate::cmd::discovery::cluster_info(ctx)),
@@ -397,6 +398,7 @@ const API_RESOURCES_FLAGS: &[Flag] = &[
     flag("verbs", None, true),
     flag("cached", None, false),
 ];
+const EXPLAIN_FLAGS: &[Flag] = &[flag("recursive", None, false)];
 const WAIT_FLAGS: &[Flag] = &[
     flag("for", None, true),
     flag("timeout", None, true),
@@ -419,6 +421,7 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
         "apply" | "replace" | "delete" => WRITE_FLAGS,
         "diff" => DIFF_FLAGS,
         "api-resources" => API_RESOURCES_FLAGS,
+        "explain" => EXPLAIN_FLAGS,
         "create" => CREATE_FLAGS,
         "auth" => AUTH_FLAGS,
         "drain" => DRAIN_FLAGS,

@@ -14,6 +14,7 @@ pub mod discovery;
 pub mod drain;
 pub mod edit;
 pub mod etcdctl;
+pub mod explain;
 pub mod expose;
 pub mod flags;
 pub mod generate;
