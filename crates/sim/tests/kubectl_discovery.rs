@@ -70,3 +70,28 @@ fn api_versions_and_cluster_info() {
     assert_eq!(t.err("kubectl api-resources"), refused);
     assert_eq!(t.err("kubectl api-versions"), refused);
 }
+
+#[test]
+fn unknown_and_unavailable_commands_say_so_and_change_nothing() {
+    let mut t = T::new();
+    assert_eq!(
+        t.err("kubectl foo"),
+        "error: unknown command \"foo\" for \"kubectl\"\nRun 'kubectl --help' for usage.\n"
+    );
+    assert_eq!(
+        t.err("kubectl port-forward svc/nginx 8080:80"),
+        "error: \"kubectl port-forward\" is not available in kubeloop yet\n"
+    );
+    assert_eq!(
+        t.err("kubectl cp -c x pod:/a ./b"),
+        "error: \"kubectl cp\" is not available in kubeloop yet\n"
+    );
+    assert_eq!(
+        t.err("kubectl get pods --foo"),
+        "error: unknown flag: --foo\nSee 'kubectl get --help' for usage.\n"
+    );
+    assert_eq!(
+        t.run("kubectl get pods").stderr,
+        "No resources found in default namespace.\n"
+    );
+}

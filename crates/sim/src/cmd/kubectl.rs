@@ -72,6 +72,23 @@ const SUBCOMMANDS: &[&str] = &[
     "wait",
 ];
 
+/// kubectl commands the simulator does not offer: they say so, instead of claiming
+/// kubectl has no such command.
+const UNAVAILABLE: &[&str] = &[
+    "alpha",
+    "attach",
+    "certificate",
+    "completion",
+    "cp",
+    "debug",
+    "events",
+    "kustomize",
+    "options",
+    "plugin",
+    "port-forward",
+    "proxy",
+];
+
 fn fail(stderr: String) -> Output {
     Output {
         exit_code: 1,
@@ -120,6 +137,11 @@ pub fn task_in(
         .cloned()
         .collect();
     let sub = sub.as_str();
+    if UNAVAILABLE.contains(&sub) {
+        return Err(fail(format!(
+            "error: \"kubectl {sub}\" is not available in kubeloop yet\n"
+        )));
+    }
     if !SUBCOMMANDS.contains(&sub) {
         let suggestion = SUBCOMMANDS.iter().find(|c| crate::cmd::sim::close(sub, c));
         let hint = suggestion.map_or(String::new(), |s| {
