@@ -95,3 +95,19 @@ fn unknown_and_unavailable_commands_say_so_and_change_nothing() {
         "No resources found in default namespace.\n"
     );
 }
+
+#[test]
+fn version_prints_client_and_server() {
+    let mut t = T::new();
+    assert_eq!(
+        t.ok("kubectl version"),
+        "Client Version: v1.35.0\nKustomize Version: v5.7.1\nServer Version: v1.35.0\n"
+    );
+    assert_eq!(
+        t.err("kubectl version -o xml"),
+        "error: --output must be 'yaml' or 'json'\n"
+    );
+    assert!(t
+        .err("kubectl version -o json")
+        .contains("not available in kubeloop"));
+}

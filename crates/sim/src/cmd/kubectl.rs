@@ -525,6 +525,15 @@ pub fn kind_quoted(kind: Kind, name: &str) -> String {
 }
 
 async fn version(k: Kubectl) -> i32 {
+    match k.flags.get("output") {
+        None | Some("") => {}
+        // The build facts (git commit, build date, Go version) of -o json|yaml are not
+        // something the simulator has.
+        Some("json" | "yaml") => {
+            return k.error("\"kubectl version -o json|yaml\" is not available in kubeloop yet")
+        }
+        Some(_) => return k.error("--output must be 'yaml' or 'json'"),
+    }
     k.sys.out(&format!(
         "Client Version: {v}\nKustomize Version: v5.7.1\n",
         v = crate::cluster::KUBERNETES_VERSION
