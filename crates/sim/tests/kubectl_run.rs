@@ -153,6 +153,7 @@ fn bad_run_flags_fail_as_kubectl_does_and_create_nothing() {
         ("kubectl run x --image=nginx --image-pull-policy=Sometimes", "error: invalid image pull policy: Sometimes\n"),
         ("kubectl run x --image=nginx -i --dry-run=client", "error: --dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)\n"),
         ("kubectl run x --image=nginx --dry-run=maybe", "error: Invalid dry-run value (maybe). Must be \"none\", \"server\", or \"client\".\n"),
+        ("kubectl run x --image=nginx -i --pod-running-timeout=soon", "error: invalid argument \"soon\" for \"--pod-running-timeout\" flag: time: invalid duration \"soon\"\n"),
         ("kubectl run x --image=nginx --expose-everything", "error: unknown flag: --expose-everything\nSee 'kubectl run --help' for usage.\n"),
     ] {
         assert_eq!(t.err(line), err, "{line}");
@@ -160,5 +161,22 @@ fn bad_run_flags_fail_as_kubectl_does_and_create_nothing() {
     assert_eq!(
         t.run("kubectl get pods").stderr,
         "No resources found in default namespace.\n"
+    );
+}
+
+#[test]
+fn run_i_gives_up_after_the_pod_running_timeout() {
+    let mut t = T::new();
+    // Without a scheduler the pod stays Pending.
+    t.ok("sim stop kube-scheduler");
+    let before = t.w.now();
+    let o = t.run("kubectl run -i --rm --restart=Never stuck --image=busybox --pod-running-timeout=20s -- true");
+    assert_eq!(o.exit_code, 1, "{o:?}");
+    assert_eq!(o.stdout, "pod \"stuck\" deleted from default namespace\n");
+    assert_eq!(o.stderr, "error: timed out waiting for the condition\n");
+    let took = t.w.now() - before;
+    assert!(
+        (20 * kubeloop_sim::time::SECOND..22 * kubeloop_sim::time::SECOND).contains(&took),
+        "{took}"
     );
 }

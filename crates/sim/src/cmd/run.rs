@@ -82,6 +82,8 @@ struct Options {
     quiet: bool,
     restart: String,
     pod: Value,
+    /// `--pod-running-timeout`.
+    timeout: Time,
 }
 
 /// Checks the flags in kubectl's order and builds the Pod (`BasicPod.Generate`).
@@ -126,6 +128,12 @@ fn options(k: &Kubectl) -> Result<Options, String> {
     if !matches!(pull, "" | "Always" | "IfNotPresent" | "Never") {
         return Err(format!("invalid image pull policy: {pull}"));
     }
+    let timeout = match f.get("pod-running-timeout") {
+        None => POD_RUNNING_TIMEOUT,
+        Some(t) => crate::time::parse_duration(t).map_err(|e| {
+            format!("invalid argument \"{t}\" for \"--pod-running-timeout\" flag: {e}")
+        })?,
+    };
     let name = f.args[0].clone();
     let pod = pod(f, &name, image, stdin, tty, pull, &restart)?;
     Ok(Options {
@@ -142,6 +150,7 @@ fn options(k: &Kubectl) -> Result<Options, String> {
             restart
         },
         pod,
+        timeout,
     })
 }
 
@@ -330,7 +339,7 @@ async fn wait_pod(
 /// The exit code and what to print after `--rm`'s deletion, or the error.
 async fn attach(k: &Kubectl, o: &Options, ns: &str) -> Result<(i32, String), String> {
     let terminal = |p: &Pod| matches!(phase(p), "Succeeded" | "Failed");
-    let pod = wait_pod(k, ns, &o.name, Some(POD_RUNNING_TIMEOUT), |p| {
+    let pod = wait_pod(k, ns, &o.name, Some(o.timeout), |p| {
         terminal(p) || (phase(p) == "Running" && ready(p))
     })
     .await?;
@@ -357,7 +366,7 @@ async fn attach(k: &Kubectl, o: &Options, ns: &str) -> Result<(i32, String), Str
     let want = o.restart.clone();
     // Without `--restart`, `-i` waits for success (kubectl's OnFailure) under the pod
     // running timeout, even though the pod itself restarts Always.
-    let pod = wait_pod(k, ns, &o.name, Some(POD_RUNNING_TIMEOUT), |p| {
+    let pod = wait_pod(k, ns, &o.name, Some(o.timeout), |p| {
         phase(p) == "Succeeded" || (want == "Never" && phase(p) == "Failed")
     })
     .await?;
