@@ -23,6 +23,10 @@ fn wait_for_a_condition_returns_once_it_holds() {
         .lines()
         .all(|l| l.starts_with("pod/nginx-") && l.ends_with(" condition met")));
     assert_eq!(
+        t.ok("kubectl wait --for=condition=Available -f nginx.yaml"),
+        "deployment.apps/nginx condition met\n"
+    );
+    assert_eq!(
         t.ok("kubectl wait --for=jsonpath={.status.readyReplicas}=3 deploy nginx"),
         "deployment.apps/nginx condition met\n"
     );

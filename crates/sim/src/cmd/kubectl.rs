@@ -422,6 +422,8 @@ const API_RESOURCES_FLAGS: &[Flag] = &[
 ];
 const EXPLAIN_FLAGS: &[Flag] = &[flag("recursive", None, false)];
 const WAIT_FLAGS: &[Flag] = &[
+    flag("filename", Some('f'), true),
+    flag("recursive", Some('R'), false),
     flag("for", None, true),
     flag("timeout", None, true),
     flag("selector", Some('l'), true),

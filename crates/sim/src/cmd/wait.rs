@@ -163,30 +163,51 @@ fn met(c: &Condition, o: &Object) -> Result<bool, String> {
 /// The objects the arguments name: `TYPE/NAME…`, `TYPE NAME…`, `TYPE -l SEL`, `TYPE --all`.
 async fn targets(k: &Kubectl, delete: bool) -> Result<Vec<Arc<Object>>, i32> {
     let args = &k.flags.args;
+    let mut named: Vec<(Kind, String, String)> = Vec::new();
+    if k.flags.has("filename") {
+        let files = crate::cmd::apply::manifests(k)?;
+        if files.finish(k, 0) != 0 {
+            return Err(1);
+        }
+        for (file, m) in &files.manifests {
+            let (kind, ns) = crate::cmd::apply::target(k, file, m).map_err(|e| k.error(&e))?;
+            named.push((kind, ns, m.name.clone()));
+        }
+        return get_named(k, named, delete).await;
+    }
     let Some(first) = args.first() else {
         return Err(k.error("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'"));
     };
-    let mut named: Vec<(Kind, String)> = Vec::new();
     if first.contains('/') {
         for a in args {
             let (t, n) = a.split_once('/').unwrap_or((a, ""));
-            named.push((resolve_kind(t).map_err(|e| k.error(&e))?, n.to_string()));
+            let kind = resolve_kind(t).map_err(|e| k.error(&e))?;
+            named.push((kind, ns_for(k, kind), n.to_string()));
         }
     } else {
         let kind = resolve_kind(first).map_err(|e| k.error(&e))?;
         if args.len() > 1 {
-            named.extend(args[1..].iter().map(|n| (kind, n.clone())));
+            named.extend(args[1..].iter().map(|n| (kind, ns_for(k, kind), n.clone())));
         } else if k.flags.has("selector") || k.flags.bool("all") {
             return list(k, kind).await;
         } else {
             return Err(k.error("resource(s) were provided, but no name was specified"));
         }
     }
+    get_named(k, named, delete).await
+}
+
+/// The named objects, as the resource builder gets them.
+async fn get_named(
+    k: &Kubectl,
+    named: Vec<(Kind, String, String)>,
+    delete: bool,
+) -> Result<Vec<Arc<Object>>, i32> {
     let mut out = Vec::new();
-    for (kind, name) in named {
+    for (kind, ns, name) in named {
         match k
             .sys
-            .api(ApiRequest::new(Verb::Get, kind, &ns_for(k, kind), &name))
+            .api(ApiRequest::new(Verb::Get, kind, &ns, &name))
             .await
         {
             Ok(ApiResult::Object(o)) => out.push(o),
