@@ -180,3 +180,14 @@ fn label_scale_and_logs_take_a_selector() {
         "No resources found in default namespace.\n"
     );
 }
+
+#[test]
+fn describe_from_a_file() {
+    let mut t = cluster();
+    let d = t.ok("kubectl describe -f nginx.yaml");
+    assert!(
+        d.starts_with("Name:                   nginx\nNamespace:              default\n"),
+        "{d}"
+    );
+    assert_eq!(d.matches("\nName:").count(), 0, "one object");
+}

@@ -303,9 +303,16 @@ async fn watch_loop(
 
 /// `kubectl describe TYPE [NAME]`.
 pub async fn describe(k: Kubectl) -> i32 {
-    let targets = match parse_targets(&k.flags.args) {
-        Ok(t) => t,
-        Err(e) => return k.error(&e.replace("get", "describe")),
+    let targets = if k.flags.has("filename") {
+        match file_targets(&k) {
+            Ok(t) => t,
+            Err(code) => return code,
+        }
+    } else {
+        match parse_targets(&k.flags.args) {
+            Ok(t) => t,
+            Err(e) => return k.error(&e.replace("get", "describe")),
+        }
     };
     warn_deprecated(&k, &targets);
     let ns = k.namespace();
@@ -315,10 +322,10 @@ pub async fn describe(k: Kubectl) -> i32 {
     let mut code = 0;
     let mut first = true;
     for t in targets {
-        let tns = if t.kind.info().namespaced {
-            ns.clone()
-        } else {
-            String::new()
+        let tns = match &t.namespace {
+            Some(n) => n.clone(),
+            None if t.kind.info().namespaced => ns.clone(),
+            None => String::new(),
         };
         let objs: Vec<Arc<Object>> = if t.names.is_empty() {
             // `-l` and `-A` select, as in `get`.
