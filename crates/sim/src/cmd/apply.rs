@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Propagation, Status, StatusReason, Verb};
+use crate::cmd::generate::DryRun;
 use crate::cmd::kubectl::{kind_name, kind_quoted, resolve_kind, Kubectl};
 use crate::manifest::{parse_manifest_stream, Manifest};
 use crate::object::Kind;
@@ -128,7 +129,7 @@ pub(crate) fn target(k: &Kubectl, _file: &str, m: &Manifest) -> Result<(Kind, St
 
 /// Wraps a server error with the file it came from, as kubectl does (Invalid errors keep
 /// their own format).
-fn file_error(k: &Kubectl, s: Status, verb: &str, file: &str) -> i32 {
+pub(crate) fn file_error(k: &Kubectl, s: Status, verb: &str, file: &str) -> i32 {
     let mut s = s;
     if s.transport == crate::api::Transport::Server && s.reason != StatusReason::Invalid {
         s.message = format!("error when {verb} \"{file}\": {}", s.message);
@@ -218,6 +219,10 @@ fn subset(a: &Value, b: &Value) -> bool {
 
 /// `kubectl apply -f`.
 pub async fn apply(k: Kubectl) -> i32 {
+    let dry = match crate::cmd::generate::dry_run(&k) {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
     let files = match manifests(&k) {
         Ok(m) => m,
         Err(c) => return c,
@@ -242,18 +247,23 @@ pub async fn apply(k: Kubectl) -> i32 {
             }
         }
         let modified = with_last_applied(&m.value);
+        let note = dry.suffix();
         match k
             .sys
             .api(ApiRequest::new(Verb::Get, kind, &ns, &m.name))
             .await
         {
+            Err(s) if s.is_not_found() && dry == DryRun::Client => k
+                .sys
+                .out(&format!("{} created{note}\n", kind_name(kind, &m.name))),
             Err(s) if s.is_not_found() => {
-                let req =
+                let mut req =
                     ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
+                req.options.dry_run = dry == DryRun::Server;
                 match k.sys.api(req).await {
                     Ok(_) => k
                         .sys
-                        .out(&format!("{} created\n", kind_name(kind, &m.name))),
+                        .out(&format!("{} created{note}\n", kind_name(kind, &m.name))),
                     Err(s) => code = file_error(&k, s, "creating", &file),
                 }
             }
@@ -269,15 +279,21 @@ pub async fn apply(k: Kubectl) -> i32 {
                 let patch = three_way(original.as_ref(), &modified, &current);
                 if patch.as_object().is_none_or(|p| p.is_empty()) {
                     k.sys
-                        .out(&format!("{} unchanged\n", kind_name(kind, &m.name)));
+                        .out(&format!("{} unchanged{note}\n", kind_name(kind, &m.name)));
                     continue;
                 }
-                let req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
+                if dry == DryRun::Client {
+                    k.sys
+                        .out(&format!("{} configured{note}\n", kind_name(kind, &m.name)));
+                    continue;
+                }
+                let mut req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
                     .with_body(Body::Patch(PatchType::Merge, patch));
+                req.options.dry_run = dry == DryRun::Server;
                 match k.sys.api(req).await {
                     Ok(_) => k
                         .sys
-                        .out(&format!("{} configured\n", kind_name(kind, &m.name))),
+                        .out(&format!("{} configured{note}\n", kind_name(kind, &m.name))),
                     Err(s) => code = file_error(&k, s, "patching", &file),
                 }
             }
@@ -299,6 +315,9 @@ pub async fn replace(k: Kubectl) -> i32 {
 
 /// Creates (POST) or replaces (PUT) every object of the files, as given.
 async fn write_each(k: Kubectl, verb: Verb) -> i32 {
+    if let Err(c) = crate::cmd::generate::dry_run(&k) {
+        return c;
+    }
     let files = match manifests(&k) {
         Ok(m) => m,
         Err(c) => return c,
@@ -323,7 +342,9 @@ async fn write_each(k: Kubectl, verb: Verb) -> i32 {
             m.value.clone()
         };
         if verb == Verb::Update && k.flags.bool("force") {
-            if let Err(c) = force_replace(&k, kind, &ns, &m.name, value, &file).await {
+            if let Err(c) =
+                crate::cmd::replace::force_replace(&k, kind, &ns, &m.name, value, &file).await
+            {
                 code = c;
             }
             continue;
@@ -333,64 +354,26 @@ async fn write_each(k: Kubectl, verb: Verb) -> i32 {
         } else {
             m.name.as_str()
         };
-        match k
-            .sys
-            .api(ApiRequest::new(verb, kind, &ns, name).with_body(Body::Raw(value)))
-            .await
-        {
+        let dry = crate::cmd::generate::dry_run(&k).unwrap_or(DryRun::None);
+        let note = dry.suffix();
+        if dry == DryRun::Client {
+            k.sys
+                .out(&format!("{} {done}{note}\n", kind_name(kind, &m.name)));
+            continue;
+        }
+        let mut req = ApiRequest::new(verb, kind, &ns, name).with_body(Body::Raw(value));
+        req.options.dry_run = dry == DryRun::Server;
+        match k.sys.api(req).await {
             Ok(ApiResult::Object(o)) => k
                 .sys
-                .out(&format!("{} {done}\n", kind_name(kind, o.name()))),
-            Ok(_) => k.sys.out(&format!("{} {done}\n", kind_name(kind, &m.name))),
+                .out(&format!("{} {done}{note}\n", kind_name(kind, o.name()))),
+            Ok(_) => k
+                .sys
+                .out(&format!("{} {done}{note}\n", kind_name(kind, &m.name))),
             Err(s) => code = file_error(&k, s, doing, &file),
         }
     }
     files.finish(&k, code)
-}
-
-/// `replace --force`: delete the object, wait until it is gone, create it again.
-async fn force_replace(
-    k: &Kubectl,
-    kind: Kind,
-    ns: &str,
-    name: &str,
-    value: Value,
-    file: &str,
-) -> Result<(), i32> {
-    match k
-        .sys
-        .api(ApiRequest::new(Verb::Delete, kind, ns, name))
-        .await
-    {
-        Ok(_) => {
-            let from = if ns.is_empty() {
-                String::new()
-            } else {
-                format!(" from {ns} namespace")
-            };
-            k.sys
-                .out(&format!("{} deleted{from}\n", kind_quoted(kind, name)));
-        }
-        Err(s) if s.is_not_found() => {}
-        Err(s) => return Err(file_error(k, s, "deleting", file)),
-    }
-    loop {
-        match k.sys.api(ApiRequest::new(Verb::Get, kind, ns, name)).await {
-            Err(s) if s.is_not_found() => break,
-            Err(s) if s.transport != crate::api::Transport::Server => {
-                return Err(k.status_error(&s))
-            }
-            _ => k.sys.sleep(500).await,
-        }
-    }
-    let req = ApiRequest::new(Verb::Create, kind, ns, "").with_body(Body::Raw(value));
-    match k.sys.api(req).await {
-        Ok(_) => {
-            k.sys.out(&format!("{} replaced\n", kind_name(kind, name)));
-            Ok(())
-        }
-        Err(s) => Err(file_error(k, s, "replacing", file)),
-    }
 }
 
 fn propagation(k: &Kubectl) -> Result<Option<Propagation>, String> {
@@ -518,11 +501,21 @@ pub async fn delete(k: Kubectl) -> i32 {
     }
     let mut code = 0;
     let mut deleted = Vec::new();
+    let dry = match crate::cmd::generate::dry_run(&k) {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
     for (kind, ns, name, file) in targets {
         let mut req = ApiRequest::new(Verb::Delete, kind, &ns, &name);
         req.options.propagation = prop;
         req.options.grace_period_seconds = grace;
-        match k.sys.api(req).await {
+        req.options.dry_run = dry == DryRun::Server;
+        // A client dry run only looks the object up, as kubectl's builder does.
+        if dry == DryRun::Client {
+            req.verb = Verb::Get;
+        }
+        let result = k.sys.api(req).await;
+        match result {
             Ok(result) => {
                 let uid = match &result {
                     ApiResult::Object(o) | ApiResult::Success(o) => o.meta().uid.clone(),
@@ -538,9 +531,14 @@ pub async fn delete(k: Kubectl) -> i32 {
                 } else {
                     format!(" from {ns} namespace")
                 };
-                k.sys
-                    .out(&format!("{} {verb}{from}\n", kind_quoted(kind, &name)));
-                deleted.push((kind, ns, name, uid));
+                let dry_note = dry.suffix();
+                k.sys.out(&format!(
+                    "{} {verb}{dry_note}{from}\n",
+                    kind_quoted(kind, &name)
+                ));
+                if dry == DryRun::None {
+                    deleted.push((kind, ns, name, uid));
+                }
             }
             Err(s) if s.is_not_found() && k.flags.bool("ignore-not-found") => {}
             Err(s) => {

@@ -77,6 +77,10 @@ fn container_ports(spec: Option<&k8s_openapi::api::core::v1::PodSpec>) -> Vec<(i
 
 /// `kubectl expose TYPE NAME --port=… [--target-port] [--type] [--name]`.
 pub async fn expose(k: Kubectl) -> i32 {
+    let emit = match crate::cmd::generate::options(&k) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
     let (kind, name) = match target(&k) {
         Ok(t) => t,
         Err(e) => return k.error(&e),
@@ -147,19 +151,17 @@ pub async fn expose(k: Kubectl) -> i32 {
         }),
         status: None,
     };
-    match k
-        .sys
-        .api(
-            ApiRequest::new(Verb::Create, Kind::Service, &ns, "")
-                .with_body(Body::Object(svc.into())),
-        )
-        .await
+    // The generator's object: the namespace only with -n (generate::typed adds it).
+    let mut value = serde_json::to_value(&svc).unwrap_or_default();
+    if let Some(m) = value
+        .get_mut("metadata")
+        .and_then(serde_json::Value::as_object_mut)
     {
-        Ok(_) => {
-            k.sys.out(&format!("service/{svc_name} exposed\n"));
-            0
-        }
-        Err(s) => k.status_error(&s),
+        m.remove("namespace");
+    }
+    match crate::cmd::generate::send_as(&k, &emit, Kind::Service, value, "exposed").await {
+        Ok(_) => 0,
+        Err(code) => code,
     }
 }
 

@@ -32,18 +32,32 @@ pub struct Emit {
     pub format: Option<OutputFormat>,
 }
 
+/// Reads `--dry-run`, or prints kubectl's error and returns its exit code.
+pub fn dry_run(k: &Kubectl) -> Result<DryRun, i32> {
+    match k.flags.get("dry-run") {
+        None | Some("none") => Ok(DryRun::None),
+        Some("client") => Ok(DryRun::Client),
+        Some("server") => Ok(DryRun::Server),
+        Some(other) => Err(k.error(&format!(
+            "Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+        ))),
+    }
+}
+
+impl DryRun {
+    /// What kubectl appends to a success line.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
+        }
+    }
+}
+
 /// Reads `--dry-run` and `-o`, or prints kubectl's error and returns its exit code.
 pub fn options(k: &Kubectl) -> Result<Emit, i32> {
-    let dry = match k.flags.get("dry-run") {
-        None | Some("none") => DryRun::None,
-        Some("client") => DryRun::Client,
-        Some("server") => DryRun::Server,
-        Some(other) => {
-            return Err(k.error(&format!(
-                "Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-            )))
-        }
-    };
+    let dry = dry_run(k)?;
     let format = match k.flags.get("output") {
         None => None,
         Some(o) => match OutputFormat::parse(o) {
@@ -123,6 +137,17 @@ pub async fn send(
     kind: Kind,
     value: Value,
 ) -> Result<Option<Arc<Object>>, i32> {
+    send_as(k, emit, kind, value, "created").await
+}
+
+/// [`send`] with another verb in the success line (`service/x exposed`).
+pub async fn send_as(
+    k: &Kubectl,
+    emit: &Emit,
+    kind: Kind,
+    value: Value,
+    verb: &str,
+) -> Result<Option<Arc<Object>>, i32> {
     let value = typed(k, kind, value);
     let name = value
         .pointer("/metadata/name")
@@ -130,7 +155,7 @@ pub async fn send(
         .unwrap_or_default()
         .to_string();
     if emit.dry == DryRun::Client {
-        print_value(k, emit, kind, &name, &value)?;
+        print_value(k, emit, kind, &name, &value, verb)?;
         return Ok(None);
     }
     let ns = if kind.info().namespaced {
@@ -156,7 +181,7 @@ pub async fn send(
     };
     match &emit.format {
         None => k.sys.out(&format!(
-            "{} created{}\n",
+            "{} {verb}{}\n",
             kind_name(kind, &name),
             if emit.dry == DryRun::Server {
                 " (server dry run)"
@@ -174,9 +199,16 @@ pub async fn send(
 }
 
 /// Prints a client-side object: the success line, its name, or the object itself.
-fn print_value(k: &Kubectl, emit: &Emit, kind: Kind, name: &str, value: &Value) -> Result<(), i32> {
+fn print_value(
+    k: &Kubectl,
+    emit: &Emit,
+    kind: Kind,
+    name: &str,
+    value: &Value,
+    verb: &str,
+) -> Result<(), i32> {
     let text = match &emit.format {
-        None => format!("{} created (dry run)\n", kind_name(kind, name)),
+        None => format!("{} {verb} (dry run)\n", kind_name(kind, name)),
         Some(OutputFormat::Name) => format!("{}\n", kind_name(kind, name)),
         Some(OutputFormat::Yaml) => to_yaml(value),
         Some(OutputFormat::Json) => crate::cmd::typed_order::to_json(value),

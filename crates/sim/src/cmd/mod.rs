@@ -23,6 +23,7 @@ pub mod kubeconfig;
 pub mod kubectl;
 pub mod logs;
 pub mod nodeos;
+pub mod replace;
 pub mod rollout;
 pub mod rollout_apps;
 pub mod run;
