@@ -237,3 +237,29 @@ fn server_dry_run_is_validated_but_not_stored() {
     let e = t.err("kubectl create deployment Bad --image=nginx --dry-run=server");
     assert!(e.starts_with("The Deployment \"Bad\" is invalid"), "{e}");
 }
+
+#[test]
+fn configmap_from_a_directory_keys_each_file() {
+    // The docs' "Create ConfigMaps from directories" (configure-pod-configmap).
+    let mut t = T::new();
+    t.file(
+        "configure-pod-container/configmap/game.properties",
+        "enemies=aliens\nlives=3\n",
+    );
+    t.file(
+        "configure-pod-container/configmap/ui.properties",
+        "color.good=purple\n",
+    );
+    assert_eq!(
+        t.ok("kubectl create configmap game-config --from-file=configure-pod-container/configmap/"),
+        "configmap/game-config created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get configmap game-config -o jsonpath={.data}"),
+        "{\"game.properties\":\"enemies=aliens\\nlives=3\\n\",\"ui.properties\":\"color.good=purple\\n\"}"
+    );
+    assert_eq!(
+        t.err("kubectl create configmap x --from-file=nothing/"),
+        "error: error reading nothing/: no such file or directory\n"
+    );
+}

@@ -210,10 +210,24 @@ fn configmap(k: &Kubectl, args: &[String], secret: bool) -> Result<(Kind, Value)
             Some((key, p)) => (key.to_string(), p.to_string()),
             None => (f.rsplit('/').next().unwrap_or(&f).to_string(), f.clone()),
         };
-        let Some(text) = k.sys.files.get(&path) else {
+        if let Some(text) = k.sys.files.get(&path) {
+            data.insert(key, text.clone());
+            continue;
+        }
+        // A directory: each file directly in it, keyed by its name.
+        let prefix = format!("{}/", path.trim_end_matches('/'));
+        let entries: Vec<(&String, &String)> = k
+            .sys
+            .files
+            .iter()
+            .filter(|(n, _)| n.starts_with(&prefix) && !n[prefix.len()..].contains('/'))
+            .collect();
+        if entries.is_empty() || f.contains('=') {
             return Err(k.error(&format!("error reading {path}: no such file or directory")));
-        };
-        data.insert(key, text.clone());
+        }
+        for (n, text) in entries {
+            data.insert(n[prefix.len()..].to_string(), text.clone());
+        }
     }
     let mut v = json!({"metadata": {"name": name}});
     if secret {
