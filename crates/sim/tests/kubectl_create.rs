@@ -263,3 +263,17 @@ fn configmap_from_a_directory_keys_each_file() {
         "error: error reading nothing/: no such file or directory\n"
     );
 }
+
+#[test]
+fn configmap_from_an_env_file() {
+    let mut t = T::new();
+    t.file(
+        "game-env-file.properties",
+        "enemies=aliens\nlives=3\n# a comment\n\nallowed=\"true\"\n",
+    );
+    t.ok("kubectl create configmap game-config-env-file --from-env-file=game-env-file.properties");
+    assert_eq!(
+        t.ok("kubectl get configmap game-config-env-file -o jsonpath={.data}"),
+        "{\"allowed\":\"\\\"true\\\"\",\"enemies\":\"aliens\",\"lives\":\"3\"}"
+    );
+}

@@ -205,6 +205,29 @@ fn configmap(k: &Kubectl, args: &[String], secret: bool) -> Result<(Kind, Value)
             )));
         }
     }
+    for f in k.flags.all("from-env-file") {
+        let Some(text) = k.sys.files.get(&f) else {
+            return Err(k.error(&format!("error reading {f}: no such file or directory")));
+        };
+        // Docker env-file syntax: KEY=VALUE lines; blank lines and # comments skipped.
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            match line.split_once('=') {
+                Some((key, val)) if !key.is_empty() => {
+                    data.insert(key.to_string(), val.to_string());
+                }
+                _ => {
+                    return Err(k.error(&format!(
+                        "\"{line}\" is not a valid key name: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (line {} of {f})",
+                        i + 1
+                    )))
+                }
+            }
+        }
+    }
     for f in k.flags.all("from-file") {
         let (key, path) = match f.split_once('=') {
             Some((key, p)) => (key.to_string(), p.to_string()),

@@ -323,6 +323,7 @@ const CREATE_FLAGS: &[Flag] = &[
     flag("port", None, true),
     flag("from-literal", None, true),
     flag("from-file", None, true),
+    flag("from-env-file", None, true),
     flag("type", None, true),
     flag("tcp", None, true),
     flag("node-port", None, true),
