@@ -47,6 +47,8 @@ pub struct World {
     processes: BTreeMap<u32, Process>,
     /// The data plane: the seeded stream picking endpoints, conntrack/affinity, paths.
     net: crate::node::net::NetState,
+    /// The terminal's kubeconfig (`kubectl config set-context|use-context` change it).
+    kubeconfig: crate::kubeconfig_state::State,
     next_process: u32,
     delivered: u64,
     log_hash: u64,
@@ -82,6 +84,7 @@ impl World {
             nodes,
             processes: BTreeMap::new(),
             net: crate::node::net::NetState::new(seed),
+            kubeconfig: Default::default(),
             next_process: 1,
             delivered: 0,
             log_hash: 0xcbf2_9ce4_8422_2325,
@@ -654,6 +657,16 @@ impl World {
         self.start(Actor::Kubelet(i as u32));
         self.start(Actor::KubeProxy(i as u32));
         i as u32
+    }
+
+    /// The terminal's kubeconfig.
+    pub fn kubeconfig(&self) -> &crate::kubeconfig_state::State {
+        &self.kubeconfig
+    }
+
+    /// The terminal's kubeconfig, to change.
+    pub fn kubeconfig_mut(&mut self) -> &mut crate::kubeconfig_state::State {
+        &mut self.kubeconfig
     }
 
     /// Starts a terminal process and returns its id.

@@ -460,11 +460,24 @@ impl ApiServer {
                 .cloned(),
         };
         r.spans.push(span("admission", now));
+        let dry_current = current.clone().filter(|_| r.req.options.dry_run);
         let computed = write::compute(self, &r, current, now);
         r.spans.push(span("validation", now));
         match computed {
             Err(s) => self.respond(ctx, r, Err(s)),
             Ok(WriteOp::Respond(result)) => self.respond(ctx, r, Ok(result)),
+            // `dryRun=All`: admitted, defaulted and validated, never stored.
+            Ok(WriteOp::Create { obj, .. })
+            | Ok(WriteOp::Update {
+                obj,
+                status_only: false,
+                ..
+            }) if r.req.options.dry_run => self.respond(ctx, r, Ok(ApiResult::Object(obj))),
+            Ok(WriteOp::Delete { .. }) if dry_current.is_some() => {
+                if let Some(obj) = dry_current {
+                    self.respond(ctx, r, Ok(ApiResult::Object(obj)))
+                }
+            }
             Ok(mut op) => {
                 let (key, expect, txn) = op.txn();
                 r.spans.push(Span {

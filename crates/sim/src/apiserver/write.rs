@@ -324,7 +324,9 @@ fn create(s: &mut ApiServer, req: &ApiRequest, now: Time) -> Result<WriteOp, Sta
     admission_chain::validate_create(s, &obj, now)?;
     let key = obj.key().etcd_key();
     let obj = Arc::new(obj);
-    admission_chain::charge_quota(s, &obj, now);
+    if !req.options.dry_run {
+        admission_chain::charge_quota(s, &obj, now);
+    }
     Ok(WriteOp::Create { key, obj })
 }
 

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Propagation, Status, StatusReason, Verb};
+use crate::cmd::generate::DryRun;
 use crate::cmd::kubectl::{kind_name, kind_quoted, resolve_kind, Kubectl};
 use crate::manifest::{parse_manifest_stream, Manifest};
 use crate::object::Kind;
@@ -14,14 +15,14 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 
 /// The manifests of every `-f` that kubectl could read, and the errors it reports after
 /// acting on them (unserved kinds, a syntax error that stopped reading a file).
-struct Files {
-    manifests: Vec<(String, Manifest)>,
-    errors: Vec<String>,
+pub(crate) struct Files {
+    pub(crate) manifests: Vec<(String, Manifest)>,
+    pub(crate) errors: Vec<String>,
 }
 
 impl Files {
     /// Prints the deferred errors; returns the exit code so far.
-    fn finish(&self, k: &Kubectl, code: i32) -> i32 {
+    pub(crate) fn finish(&self, k: &Kubectl, code: i32) -> i32 {
         for e in &self.errors {
             k.sys.err(&format!("{e}\n"));
         }
@@ -34,7 +35,7 @@ impl Files {
 }
 
 /// Reads and parses the manifests of every `-f`.
-fn manifests(k: &Kubectl) -> Result<Files, i32> {
+pub(crate) fn manifests(k: &Kubectl) -> Result<Files, i32> {
     let files = k.flags.all("filename");
     if files.is_empty() {
         return Err(k.error("must specify one of -f and -k"));
@@ -43,9 +44,25 @@ fn manifests(k: &Kubectl) -> Result<Files, i32> {
         manifests: Vec::new(),
         errors: Vec::new(),
     };
+    let mut paths = Vec::new();
     for f in files {
+        if k.sys.files.contains_key(&f) {
+            paths.push(f);
+            continue;
+        }
+        match directory(k, &f) {
+            Some(found) if found.is_empty() => {
+                return Err(k.error(&format!(
+                    "error reading [{f}]: recognized file extensions are [.json .yaml .yml]"
+                )))
+            }
+            Some(found) => paths.extend(found),
+            None => return Err(k.error(&format!("the path \"{f}\" does not exist"))),
+        }
+    }
+    for f in paths {
         let Some(text) = k.sys.files.get(&f) else {
-            return Err(k.error(&format!("the path \"{f}\" does not exist")));
+            continue;
         };
         let stream = parse_manifest_stream(text, &f);
         out.manifests.extend(
@@ -61,8 +78,36 @@ fn manifests(k: &Kubectl) -> Result<Files, i32> {
     Ok(out)
 }
 
+/// The manifests of directory `dir` (`.`, `dir`, `dir/`) in name order: its `.yaml`,
+/// `.yml` and `.json` files, and with `-R` those of its subdirectories. None when no
+/// file lives under it.
+fn directory(k: &Kubectl, dir: &str) -> Option<Vec<String>> {
+    let prefix = match dir.trim_end_matches('/') {
+        "." | "" => String::new(),
+        d => format!("{}/", d.trim_start_matches("./")),
+    };
+    let recursive = k.flags.bool("recursive");
+    let under: Vec<&String> = k
+        .sys
+        .files
+        .keys()
+        .filter(|f| f.starts_with(&prefix))
+        .collect();
+    if under.is_empty() {
+        return None;
+    }
+    Some(
+        under
+            .into_iter()
+            .filter(|f| recursive || !f[prefix.len()..].contains('/'))
+            .filter(|f| [".yaml", ".yml", ".json"].iter().any(|e| f.ends_with(e)))
+            .cloned()
+            .collect(),
+    )
+}
+
 /// The kind and namespace of a manifest, or kubectl's error.
-fn target(k: &Kubectl, _file: &str, m: &Manifest) -> Result<(Kind, String), String> {
+pub(crate) fn target(k: &Kubectl, _file: &str, m: &Manifest) -> Result<(Kind, String), String> {
     let Some(kind) = m.kind else {
         return Err(format!(
             "no matches for kind \"{}\" in version \"{}\"",
@@ -84,7 +129,7 @@ fn target(k: &Kubectl, _file: &str, m: &Manifest) -> Result<(Kind, String), Stri
 
 /// Wraps a server error with the file it came from, as kubectl does (Invalid errors keep
 /// their own format).
-fn file_error(k: &Kubectl, s: Status, verb: &str, file: &str) -> i32 {
+pub(crate) fn file_error(k: &Kubectl, s: Status, verb: &str, file: &str) -> i32 {
     let mut s = s;
     if s.transport == crate::api::Transport::Server && s.reason != StatusReason::Invalid {
         s.message = format!("error when {verb} \"{file}\": {}", s.message);
@@ -92,7 +137,7 @@ fn file_error(k: &Kubectl, s: Status, verb: &str, file: &str) -> i32 {
     k.status_error(&s)
 }
 
-fn with_last_applied(v: &Value) -> Value {
+pub(crate) fn with_last_applied(v: &Value) -> Value {
     let mut applied = v.clone();
     // The annotation holds the configuration without itself.
     if let Some(a) = applied
@@ -174,6 +219,10 @@ fn subset(a: &Value, b: &Value) -> bool {
 
 /// `kubectl apply -f`.
 pub async fn apply(k: Kubectl) -> i32 {
+    let dry = match crate::cmd::generate::dry_run(&k) {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
     let files = match manifests(&k) {
         Ok(m) => m,
         Err(c) => return c,
@@ -198,18 +247,23 @@ pub async fn apply(k: Kubectl) -> i32 {
             }
         }
         let modified = with_last_applied(&m.value);
+        let note = dry.suffix();
         match k
             .sys
             .api(ApiRequest::new(Verb::Get, kind, &ns, &m.name))
             .await
         {
+            Err(s) if s.is_not_found() && dry == DryRun::Client => k
+                .sys
+                .out(&format!("{} created{note}\n", kind_name(kind, &m.name))),
             Err(s) if s.is_not_found() => {
-                let req =
+                let mut req =
                     ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
+                req.options.dry_run = dry == DryRun::Server;
                 match k.sys.api(req).await {
                     Ok(_) => k
                         .sys
-                        .out(&format!("{} created\n", kind_name(kind, &m.name))),
+                        .out(&format!("{} created{note}\n", kind_name(kind, &m.name))),
                     Err(s) => code = file_error(&k, s, "creating", &file),
                 }
             }
@@ -225,15 +279,21 @@ pub async fn apply(k: Kubectl) -> i32 {
                 let patch = three_way(original.as_ref(), &modified, &current);
                 if patch.as_object().is_none_or(|p| p.is_empty()) {
                     k.sys
-                        .out(&format!("{} unchanged\n", kind_name(kind, &m.name)));
+                        .out(&format!("{} unchanged{note}\n", kind_name(kind, &m.name)));
                     continue;
                 }
-                let req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
+                if dry == DryRun::Client {
+                    k.sys
+                        .out(&format!("{} configured{note}\n", kind_name(kind, &m.name)));
+                    continue;
+                }
+                let mut req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
                     .with_body(Body::Patch(PatchType::Merge, patch));
+                req.options.dry_run = dry == DryRun::Server;
                 match k.sys.api(req).await {
                     Ok(_) => k
                         .sys
-                        .out(&format!("{} configured\n", kind_name(kind, &m.name))),
+                        .out(&format!("{} configured{note}\n", kind_name(kind, &m.name))),
                     Err(s) => code = file_error(&k, s, "patching", &file),
                 }
             }
@@ -255,6 +315,9 @@ pub async fn replace(k: Kubectl) -> i32 {
 
 /// Creates (POST) or replaces (PUT) every object of the files, as given.
 async fn write_each(k: Kubectl, verb: Verb) -> i32 {
+    if let Err(c) = crate::cmd::generate::dry_run(&k) {
+        return c;
+    }
     let files = match manifests(&k) {
         Ok(m) => m,
         Err(c) => return c,
@@ -278,20 +341,35 @@ async fn write_each(k: Kubectl, verb: Verb) -> i32 {
         } else {
             m.value.clone()
         };
+        if verb == Verb::Update && k.flags.bool("force") {
+            if let Err(c) =
+                crate::cmd::replace::force_replace(&k, kind, &ns, &m.name, value, &file).await
+            {
+                code = c;
+            }
+            continue;
+        }
         let name = if verb == Verb::Create {
             ""
         } else {
             m.name.as_str()
         };
-        match k
-            .sys
-            .api(ApiRequest::new(verb, kind, &ns, name).with_body(Body::Raw(value)))
-            .await
-        {
+        let dry = crate::cmd::generate::dry_run(&k).unwrap_or(DryRun::None);
+        let note = dry.suffix();
+        if dry == DryRun::Client {
+            k.sys
+                .out(&format!("{} {done}{note}\n", kind_name(kind, &m.name)));
+            continue;
+        }
+        let mut req = ApiRequest::new(verb, kind, &ns, name).with_body(Body::Raw(value));
+        req.options.dry_run = dry == DryRun::Server;
+        match k.sys.api(req).await {
             Ok(ApiResult::Object(o)) => k
                 .sys
-                .out(&format!("{} {done}\n", kind_name(kind, o.name()))),
-            Ok(_) => k.sys.out(&format!("{} {done}\n", kind_name(kind, &m.name))),
+                .out(&format!("{} {done}{note}\n", kind_name(kind, o.name()))),
+            Ok(_) => k
+                .sys
+                .out(&format!("{} {done}{note}\n", kind_name(kind, &m.name))),
             Err(s) => code = file_error(&k, s, doing, &file),
         }
     }
@@ -310,6 +388,53 @@ fn propagation(k: &Kubectl) -> Result<Option<Propagation>, String> {
     }
 }
 
+/// (kind, namespace, name, file) of an object to delete.
+type Target = (Kind, String, String, Option<String>);
+
+/// `TYPE[,TYPE…] NAME…|--all|-l SELECTOR`: what to delete, each kind in turn.
+async fn by_type(k: &Kubectl, types: &str, names: &[String], ns: &str) -> Result<Vec<Target>, i32> {
+    let mut kinds = Vec::new();
+    for t in types.split(',').filter(|t| !t.is_empty()) {
+        kinds.push(resolve_kind(t).map_err(|e| k.error(&e))?);
+    }
+    let select = k.flags.bool("all") || k.flags.has("selector");
+    if !select && names.is_empty() {
+        return Err(k.error("resource(s) were provided, but no name was specified"));
+    }
+    let mut targets = Vec::new();
+    for kind in kinds {
+        let all_namespaces = k.flags.bool("all-namespaces") && kind.info().namespaced;
+        let tns = if kind.info().namespaced && !all_namespaces {
+            ns.to_string()
+        } else {
+            String::new()
+        };
+        if !select {
+            targets.extend(names.iter().map(|n| (kind, tns.clone(), n.clone(), None)));
+            continue;
+        }
+        let mut req = ApiRequest::new(Verb::List, kind, &tns, "");
+        if let Some(l) = k.flags.get("selector") {
+            req.options.label_selector = Some(LabelSelector::parse(l).map_err(|e| k.error(&e))?);
+        }
+        match k.sys.api(req).await {
+            // With -A each object is deleted in its own namespace.
+            Ok(ApiResult::List { items, .. }) => targets.extend(
+                items
+                    .iter()
+                    .map(|o| (kind, o.namespace().to_string(), o.name().to_string(), None)),
+            ),
+            Ok(_) => {}
+            Err(s) => return Err(k.status_error(&s)),
+        }
+    }
+    // DeleteResult prints this on stdout, without the namespace `get` names.
+    if select && targets.is_empty() {
+        k.sys.out("No resources found\n");
+    }
+    Ok(targets)
+}
+
 /// `kubectl delete -f FILE` or `kubectl delete TYPE NAME…|--all|-l`.
 pub async fn delete(k: Kubectl) -> i32 {
     let prop = match propagation(&k) {
@@ -325,8 +450,7 @@ pub async fn delete(k: Kubectl) -> i32 {
         Some(Ok(g)) => Some(if g == 0 && !force { 1 } else { g }),
         Some(Err(_)) => return k.error("invalid argument for --grace-period"),
     };
-    // (kind, namespace, name, file)
-    let mut targets: Vec<(Kind, String, String, Option<String>)> = Vec::new();
+    let mut targets: Vec<Target> = Vec::new();
     let mut deferred = Files {
         manifests: Vec::new(),
         errors: Vec::new(),
@@ -366,53 +490,9 @@ pub async fn delete(k: Kubectl) -> i32 {
                 }
             }
         } else {
-            let kind = match resolve_kind(first) {
-                Ok(kd) => kd,
-                Err(e) => return k.error(&e),
-            };
-            let all_namespaces = k.flags.bool("all-namespaces") && kind.info().namespaced;
-            let tns = if kind.info().namespaced && !all_namespaces {
-                ns.clone()
-            } else {
-                String::new()
-            };
-            if k.flags.bool("all") || k.flags.has("selector") {
-                let mut req = ApiRequest::new(Verb::List, kind, &tns, "");
-                if let Some(l) = k.flags.get("selector") {
-                    match LabelSelector::parse(l) {
-                        Ok(s) => req.options.label_selector = Some(s),
-                        Err(e) => return k.error(&e),
-                    }
-                }
-                match k.sys.api(req).await {
-                    Ok(ApiResult::List { items, .. }) => {
-                        if items.is_empty() {
-                            k.sys.err(&crate::kubectl::printers::no_resources_message(
-                                if kind.info().namespaced && !all_namespaces {
-                                    Some(ns.as_str())
-                                } else {
-                                    None
-                                },
-                            ));
-                        }
-                        // With -A each object is deleted in its own namespace.
-                        targets.extend(items.iter().map(|o| {
-                            (kind, o.namespace().to_string(), o.name().to_string(), None)
-                        }));
-                    }
-                    Ok(_) => {}
-                    Err(s) => return k.status_error(&s),
-                }
-            } else if args.len() < 2 {
-                return k.error(&format!(
-                    "resource(s) were provided, but no name was specified"
-                ));
-            } else {
-                targets.extend(
-                    args[1..]
-                        .iter()
-                        .map(|n| (kind, tns.clone(), n.clone(), None)),
-                );
+            match by_type(&k, first, &args[1..], &ns).await {
+                Ok(t) => targets.extend(t),
+                Err(code) => return code,
             }
         }
     }
@@ -421,11 +501,21 @@ pub async fn delete(k: Kubectl) -> i32 {
     }
     let mut code = 0;
     let mut deleted = Vec::new();
+    let dry = match crate::cmd::generate::dry_run(&k) {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
     for (kind, ns, name, file) in targets {
         let mut req = ApiRequest::new(Verb::Delete, kind, &ns, &name);
         req.options.propagation = prop;
         req.options.grace_period_seconds = grace;
-        match k.sys.api(req).await {
+        req.options.dry_run = dry == DryRun::Server;
+        // A client dry run only looks the object up, as kubectl's builder does.
+        if dry == DryRun::Client {
+            req.verb = Verb::Get;
+        }
+        let result = k.sys.api(req).await;
+        match result {
             Ok(result) => {
                 let uid = match &result {
                     ApiResult::Object(o) | ApiResult::Success(o) => o.meta().uid.clone(),
@@ -441,9 +531,14 @@ pub async fn delete(k: Kubectl) -> i32 {
                 } else {
                     format!(" from {ns} namespace")
                 };
-                k.sys
-                    .out(&format!("{} {verb}{from}\n", kind_quoted(kind, &name)));
-                deleted.push((kind, ns, name, uid));
+                let dry_note = dry.suffix();
+                k.sys.out(&format!(
+                    "{} {verb}{dry_note}{from}\n",
+                    kind_quoted(kind, &name)
+                ));
+                if dry == DryRun::None {
+                    deleted.push((kind, ns, name, uid));
+                }
             }
             Err(s) if s.is_not_found() && k.flags.bool("ignore-not-found") => {}
             Err(s) => {

@@ -4,15 +4,12 @@
 //! output.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
-use crate::api::{ApiRequest, ApiResult, Body, Verb};
-use crate::cmd::kubectl::{kind_name, Kubectl};
-use crate::kubectl::output::{print_objects, OutputFormat};
-use crate::object::{Kind, Object};
+use crate::cmd::kubectl::Kubectl;
+use crate::object::Kind;
 
 /// The generators `kubectl create` has, with their aliases.
 pub const GENERATORS: &[&str] = &[
@@ -34,6 +31,14 @@ pub const GENERATORS: &[&str] = &[
     "priorityclass",
     "pc",
     "job",
+    "cronjob",
+    "cj",
+    "quota",
+    "resourcequota",
+    "poddisruptionbudget",
+    "pdb",
+    "ingress",
+    "ing",
 ];
 
 /// Verbs `kubectl create role` accepts without a warning (`validResourceVerbs`).
@@ -74,13 +79,7 @@ fn comma_list(k: &Kubectl, flag: &str) -> Vec<String> {
 }
 
 fn one_name(k: &Kubectl, sub: &str, args: &[String]) -> Result<String, i32> {
-    if args.len() != 1 {
-        return Err(k.error(&format!(
-            "exactly one NAME is required, got {}\nSee 'kubectl create {sub} -h' for help and examples",
-            args.len()
-        )));
-    }
-    Ok(args[0].clone())
+    crate::cmd::create_more::name_before_dash(k, sub, args)
 }
 
 fn required(k: &Kubectl, flag: &str) -> Result<String, i32> {
@@ -95,9 +94,13 @@ pub async fn create(k: Kubectl) -> i32 {
     let sub = k.flags.args[0].clone();
     let rest: Vec<String> = k.flags.args[1..].to_vec();
     let ns = k.namespace();
+    let emit = match crate::cmd::generate::options(&k) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
     let built = match sub.as_str() {
         "namespace" | "ns" => one_name(&k, "namespace", &rest)
-            .map(|n| (Kind::Namespace, json!({"metadata": {"name": n}}))),
+            .map(|n| (Kind::Namespace, json!({"metadata": {"name": n}, "spec": {}}))),
         "serviceaccount" | "sa" => one_name(&k, "serviceaccount", &rest)
             .map(|n| (Kind::ServiceAccount, json!({"metadata": {"name": n}}))),
         "configmap" | "cm" => configmap(&k, &rest, false),
@@ -114,6 +117,12 @@ pub async fn create(k: Kubectl) -> i32 {
         "rolebinding" | "clusterrolebinding" => binding(&k, &sub, &rest, &ns),
         "priorityclass" | "pc" => priority_class(&k, &rest),
         "job" => crate::cmd::create_job::job(&k, &rest).await,
+        "cronjob" | "cj" => crate::cmd::create_more::cronjob(&k, &rest),
+        "quota" | "resourcequota" => crate::cmd::create_more::quota(&k, &rest),
+        "poddisruptionbudget" | "pdb" => crate::cmd::create_more::pdb(&k, &rest),
+        "ingress" | "ing" => Err(k.error(
+            "\"kubectl create ingress\" is not available in kubeloop: its apiserver serves no networking.k8s.io Ingress",
+        )),
         _ => Err(k.error(&format!("unknown resource type \"{sub}\" for create"))),
     };
     let (kind, mut value) = match built {
@@ -130,74 +139,10 @@ pub async fn create(k: Kubectl) -> i32 {
     for w in warnings {
         k.sys.err(&w);
     }
-    let info = kind.info();
-    if let Some(m) = value.as_object_mut() {
-        m.insert("apiVersion".into(), json!(info.api_version()));
-        m.insert("kind".into(), json!(info.kind));
+    match crate::cmd::generate::send(&k, &emit, kind, value).await {
+        Ok(_) => 0,
+        Err(code) => code,
     }
-    let format = match k.flags.get("output") {
-        None => None,
-        Some(o) => match OutputFormat::parse(o) {
-            Ok(f) => Some(f),
-            Err(e) => return k.error(&e),
-        },
-    };
-    let tns = if info.namespaced {
-        ns.clone()
-    } else {
-        String::new()
-    };
-    let name = value
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let dry = k.flags.get("dry-run");
-    let obj: Arc<Object> = match dry {
-        Some("client") => {
-            if info.namespaced {
-                value["metadata"]["namespace"] = json!(tns);
-            }
-            match crate::apiserver::write::decode_value(kind, &value) {
-                Ok(o) => Arc::new(o),
-                Err(s) => return k.status_error(&s),
-            }
-        }
-        Some("none") | None => {
-            let req = ApiRequest::new(Verb::Create, kind, &tns, "").with_body(Body::Raw(value));
-            match k.sys.api(req).await {
-                Ok(ApiResult::Object(o)) => o,
-                Ok(_) => return 1,
-                // `create priorityclass` wraps the server's error (CheckErr then prints
-                // it as a plain error, not as "Error from server").
-                Err(s) if kind == Kind::PriorityClass => {
-                    return k.error(&format!("failed to create priorityclass: {}", s.message))
-                }
-                Err(s) => return k.status_error(&s),
-            }
-        }
-        Some(other) => {
-            return k.error(&format!(
-                "Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
-            ))
-        }
-    };
-    let suffix = if dry == Some("client") {
-        " (dry run)"
-    } else {
-        ""
-    };
-    match format {
-        Some(f) if f != OutputFormat::Name => match print_objects(&[obj], &f, true, false) {
-            Ok(s) => k.sys.out(&s),
-            Err(e) => return k.error(&e),
-        },
-        Some(_) => k.sys.out(&format!("{}\n", kind_name(kind, &name))),
-        None => k
-            .sys
-            .out(&format!("{} created{suffix}\n", kind_name(kind, &name))),
-    }
-    0
 }
 
 /// `kubectl create priorityclass NAME --value=VALUE [--global-default]
@@ -260,15 +205,52 @@ fn configmap(k: &Kubectl, args: &[String], secret: bool) -> Result<(Kind, Value)
             )));
         }
     }
+    for f in k.flags.all("from-env-file") {
+        let Some(text) = k.sys.files.get(&f) else {
+            return Err(k.error(&format!("error reading {f}: no such file or directory")));
+        };
+        // Docker env-file syntax: KEY=VALUE lines; blank lines and # comments skipped.
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            match line.split_once('=') {
+                Some((key, val)) if !key.is_empty() => {
+                    data.insert(key.to_string(), val.to_string());
+                }
+                _ => {
+                    return Err(k.error(&format!(
+                        "\"{line}\" is not a valid key name: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (line {} of {f})",
+                        i + 1
+                    )))
+                }
+            }
+        }
+    }
     for f in k.flags.all("from-file") {
         let (key, path) = match f.split_once('=') {
             Some((key, p)) => (key.to_string(), p.to_string()),
             None => (f.rsplit('/').next().unwrap_or(&f).to_string(), f.clone()),
         };
-        let Some(text) = k.sys.files.get(&path) else {
+        if let Some(text) = k.sys.files.get(&path) {
+            data.insert(key, text.clone());
+            continue;
+        }
+        // A directory: each file directly in it, keyed by its name.
+        let prefix = format!("{}/", path.trim_end_matches('/'));
+        let entries: Vec<(&String, &String)> = k
+            .sys
+            .files
+            .iter()
+            .filter(|(n, _)| n.starts_with(&prefix) && !n[prefix.len()..].contains('/'))
+            .collect();
+        if entries.is_empty() || f.contains('=') {
             return Err(k.error(&format!("error reading {path}: no such file or directory")));
-        };
-        data.insert(key, text.clone());
+        }
+        for (n, text) in entries {
+            data.insert(n[prefix.len()..].to_string(), text.clone());
+        }
     }
     let mut v = json!({"metadata": {"name": name}});
     if secret {
@@ -314,6 +296,10 @@ fn deployment(k: &Kubectl, args: &[String]) -> Result<(Kind, Value), i32> {
         })?,
     };
     let port: Option<i64> = k.flags.get("port").and_then(|p| p.parse().ok());
+    let command: Vec<String> = args[1..].to_vec();
+    if images.len() > 1 && !command.is_empty() {
+        return Err(k.error("cannot specify multiple --image options and command"));
+    }
     let mut seen: Vec<String> = Vec::new();
     let containers: Vec<Value> = images
         .iter()
@@ -324,8 +310,13 @@ fn deployment(k: &Kubectl, args: &[String]) -> Result<(Kind, Value), i32> {
             }
             seen.push(n.clone());
             let mut c = json!({"name": n, "image": img, "resources": {}});
-            if let (Some(p), 1) = (port, images.len()) {
-                c["ports"] = json!([{"containerPort": p}]);
+            if seen.len() == 1 {
+                if !command.is_empty() {
+                    c["command"] = json!(command);
+                }
+                if let Some(p) = port {
+                    c["ports"] = json!([{"containerPort": p}]);
+                }
             }
             c
         })

@@ -9,11 +9,7 @@ use crate::object::{Kind, Object};
 
 /// The Job to create, as kubectl builds it.
 pub async fn job(k: &Kubectl, args: &[String]) -> Result<(Kind, Value), i32> {
-    let Some(name) = args.first().cloned() else {
-        return Err(k.error(
-            "exactly one NAME is required, got 0\nSee 'kubectl create job -h' for help and examples",
-        ));
-    };
+    let name = crate::cmd::create_more::name_before_dash(k, "job", args)?;
     let image = k.flags.get("image").map(str::to_string);
     let from = k.flags.get("from").map(str::to_string);
     match (image, from) {

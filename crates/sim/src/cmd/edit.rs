@@ -141,10 +141,32 @@ pub async fn set(k: Kubectl) -> i32 {
 
 /// `kubectl label|annotate TYPE NAME k=v… k-`.
 pub async fn label(k: Kubectl, annotate: bool) -> i32 {
-    let (ts, rest) = match targets(&k.flags.args) {
+    let selected = match k.flags.args.first() {
+        Some(first) if crate::cmd::select::selects(&k) && !first.contains('/') => {
+            let kind = match resolve_kind(first) {
+                Ok(kind) => kind,
+                Err(e) => return k.error(&e),
+            };
+            match crate::cmd::select::names(&k, kind).await {
+                Ok(names) => Some((
+                    names.into_iter().map(|n| (kind, n)).collect::<Vec<_>>(),
+                    k.flags.args[1..].to_vec(),
+                )),
+                Err(code) => return code,
+            }
+        }
+        _ => None,
+    };
+    let (ts, rest) = match selected.map_or_else(|| targets(&k.flags.args), Ok) {
         Ok(t) => t,
         Err(e) => return k.error(&e),
     };
+    if ts.is_empty() {
+        return k.error(&format!(
+            "no objects passed to {}",
+            if annotate { "annotate" } else { "label" }
+        ));
+    }
     let field = if annotate { "annotations" } else { "labels" };
     let overwrite = k.flags.bool("overwrite");
     for (kind, name) in ts {

@@ -77,6 +77,10 @@ fn container_ports(spec: Option<&k8s_openapi::api::core::v1::PodSpec>) -> Vec<(i
 
 /// `kubectl expose TYPE NAME --port=… [--target-port] [--type] [--name]`.
 pub async fn expose(k: Kubectl) -> i32 {
+    let emit = match crate::cmd::generate::options(&k) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
     let (kind, name) = match target(&k) {
         Ok(t) => t,
         Err(e) => return k.error(&e),
@@ -147,23 +151,21 @@ pub async fn expose(k: Kubectl) -> i32 {
         }),
         status: None,
     };
-    match k
-        .sys
-        .api(
-            ApiRequest::new(Verb::Create, Kind::Service, &ns, "")
-                .with_body(Body::Object(svc.into())),
-        )
-        .await
+    // The generator's object: the namespace only with -n (generate::typed adds it).
+    let mut value = serde_json::to_value(&svc).unwrap_or_default();
+    if let Some(m) = value
+        .get_mut("metadata")
+        .and_then(serde_json::Value::as_object_mut)
     {
-        Ok(_) => {
-            k.sys.out(&format!("service/{svc_name} exposed\n"));
-            0
-        }
-        Err(s) => k.status_error(&s),
+        m.remove("namespace");
+    }
+    match crate::cmd::generate::send_as(&k, &emit, Kind::Service, value, "exposed").await {
+        Ok(_) => 0,
+        Err(code) => code,
     }
 }
 
-/// `kubectl scale TYPE NAME --replicas=N`.
+/// `kubectl scale TYPE NAME|-l SELECTOR|--all --replicas=N`.
 pub async fn scale(k: Kubectl) -> i32 {
     let Some(n) = k.flags.get("replicas") else {
         return k.error("required flag(s) \"replicas\" not set");
@@ -176,9 +178,21 @@ pub async fn scale(k: Kubectl) -> i32 {
             "The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
         );
     }
-    let (kind, name) = match target(&k) {
-        Ok(t) => t,
-        Err(e) => return k.error(&e),
+    let (kind, names) = match k.flags.args.first() {
+        Some(first) if crate::cmd::select::selects(&k) && !first.contains('/') => {
+            let kind = match resolve_kind(first) {
+                Ok(kind) => kind,
+                Err(e) => return k.error(&e),
+            };
+            match crate::cmd::select::names(&k, kind).await {
+                Ok(names) => (kind, names),
+                Err(code) => return code,
+            }
+        }
+        _ => match target(&k) {
+            Ok((kind, name)) => (kind, vec![name]),
+            Err(e) => return k.error(&e),
+        },
     };
     if !matches!(
         kind,
@@ -191,14 +205,17 @@ pub async fn scale(k: Kubectl) -> i32 {
         ));
     }
     let ns = k.namespace();
-    let req = ApiRequest::new(Verb::Patch, kind, &ns, &name)
-        .with_subresource(Subresource::Scale)
-        .with_body(Body::Scale(n));
-    match k.sys.api(req).await {
-        Ok(_) => {
-            k.sys.out(&format!("{} scaled\n", kind_name(kind, &name)));
-            0
-        }
-        Err(s) => k.status_error(&s),
+    if names.is_empty() {
+        return k.error("no objects passed to scale");
     }
+    for name in names {
+        let req = ApiRequest::new(Verb::Patch, kind, &ns, &name)
+            .with_subresource(Subresource::Scale)
+            .with_body(Body::Scale(n));
+        match k.sys.api(req).await {
+            Ok(_) => k.sys.out(&format!("{} scaled\n", kind_name(kind, &name))),
+            Err(s) => return k.status_error(&s),
+        }
+    }
+    0
 }

@@ -26,6 +26,9 @@ pub struct Parsed {
     pub args: Vec<String>,
     /// Flag values (booleans hold "true"/"false"), repeated flags keep every value.
     pub flags: BTreeMap<String, Vec<String>>,
+    /// How many positional arguments came before `--` (cobra's `ArgsLenAtDash`), if
+    /// there was one.
+    pub dash: Option<usize>,
 }
 
 impl Parsed {
@@ -47,6 +50,12 @@ impl Parsed {
         matches!(self.get(name), Some("true") | Some(""))
     }
 
+    /// The positional arguments before `--` and those after it.
+    pub fn split_at_dash(&self) -> (&[String], &[String]) {
+        let at = self.dash.unwrap_or(self.args.len()).min(self.args.len());
+        self.args.split_at(at)
+    }
+
     /// Whether the flag was given at all.
     pub fn has(&self, name: &str) -> bool {
         self.flags.contains_key(name)
@@ -61,6 +70,7 @@ pub fn parse(args: &[String], spec: &[Flag], cmd: &str) -> Result<Parsed, String
     while i < args.len() {
         let a = &args[i];
         if a == "--" {
+            p.dash = Some(p.args.len());
             p.args.extend(args[i + 1..].iter().cloned());
             break;
         }

@@ -27,6 +27,8 @@ const ALL: &[Kind] = &[
 struct Request {
     kind: Kind,
     names: Vec<String>,
+    /// The namespace a manifest names (`-f`), instead of `-n`.
+    namespace: Option<String>,
 }
 
 fn parse_targets(args: &[String]) -> Result<Vec<Request>, String> {
@@ -43,6 +45,7 @@ fn parse_targets(args: &[String]) -> Result<Vec<Request>, String> {
                 None => out.push(Request {
                     kind,
                     names: vec![n.to_string()],
+                    namespace: None,
                 }),
             }
         }
@@ -68,6 +71,7 @@ fn parse_targets(args: &[String]) -> Result<Vec<Request>, String> {
         .map(|kind| Request {
             kind,
             names: names.clone(),
+            namespace: None,
         })
         .collect())
 }
@@ -102,9 +106,16 @@ pub async fn get(k: Kubectl) -> i32 {
         Ok(f) => f,
         Err(e) => return k.error(&e),
     };
-    let targets = match parse_targets(&k.flags.args) {
-        Ok(t) => t,
-        Err(e) => return k.error(&e),
+    let targets = if k.flags.has("filename") {
+        match file_targets(&k) {
+            Ok(t) => t,
+            Err(code) => return code,
+        }
+    } else {
+        match parse_targets(&k.flags.args) {
+            Ok(t) => t,
+            Err(e) => return k.error(&e),
+        }
     };
     let all_ns = k.flags.bool("all-namespaces");
     let opts = PrintOptions {
@@ -116,7 +127,8 @@ pub async fn get(k: Kubectl) -> i32 {
             .flags
             .args
             .first()
-            .is_some_and(|a| a.contains(',') || a == "all"),
+            .is_some_and(|a| a.contains(',') || a == "all")
+            || targets.len() > 1,
         label_columns: k
             .flags
             .all("label-columns")
@@ -125,48 +137,16 @@ pub async fn get(k: Kubectl) -> i32 {
             .collect(),
     };
     warn_deprecated(&k, &targets);
-    let mut code = 0;
-    let mut groups: Vec<(Kind, Vec<Arc<Object>>)> = Vec::new();
-    let mut list_rv = 0;
-    for t in &targets {
-        let mut objs = Vec::new();
-        if t.names.is_empty() {
-            let req = match list_request(&k, t.kind, all_ns) {
-                Ok(r) => r,
-                Err(e) => return k.error(&e),
-            };
-            match k.sys.api(req).await {
-                Ok(ApiResult::List {
-                    items,
-                    resource_version,
-                }) => {
-                    objs = items;
-                    list_rv = resource_version;
-                }
-                Ok(_) => {}
-                Err(s) => return k.status_error(&s),
-            }
-        } else {
-            for n in &t.names {
-                let ns = if t.kind.info().namespaced {
-                    k.namespace()
-                } else {
-                    String::new()
-                };
-                match k.sys.api(ApiRequest::new(Verb::Get, t.kind, &ns, n)).await {
-                    Ok(ApiResult::Object(o)) => objs.push(o),
-                    Ok(_) => {}
-                    Err(s) if s.is_not_found() && k.flags.bool("ignore-not-found") => {}
-                    Err(s) => {
-                        if s.transport != crate::api::Transport::Server {
-                            return k.status_error(&s);
-                        }
-                        code = k.status_error(&s);
-                    }
-                }
+    let (mut groups, list_rv, code) = match fetch(&k, &targets, all_ns).await {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    if let Some(expr) = k.flags.get("sort-by") {
+        for (_, objs) in groups.iter_mut() {
+            if let Err(e) = crate::cmd::sort_by::sort_objects(objs, expr) {
+                return k.error(&e);
             }
         }
-        groups.push((t.kind, objs));
     }
     let single = targets.len() == 1 && targets[0].names.len() == 1;
     let total: usize = groups.iter().map(|(_, o)| o.len()).sum();
@@ -211,6 +191,81 @@ pub async fn get(k: Kubectl) -> i32 {
     code
 }
 
+type Groups = Vec<(Kind, Vec<Arc<Object>>)>;
+
+/// Lists or gets every target: the groups to print, the list's resourceVersion (for
+/// `-w`) and the exit code so far.
+async fn fetch(k: &Kubectl, targets: &[Request], all_ns: bool) -> Result<(Groups, u64, i32), i32> {
+    let mut code = 0;
+    let mut groups: Vec<(Kind, Vec<Arc<Object>>)> = Vec::new();
+    let mut list_rv = 0;
+    for t in targets {
+        let mut objs = Vec::new();
+        if t.names.is_empty() {
+            let req = match list_request(k, t.kind, all_ns) {
+                Ok(r) => r,
+                Err(e) => return Err(k.error(&e)),
+            };
+            match k.sys.api(req).await {
+                Ok(ApiResult::List {
+                    items,
+                    resource_version,
+                }) => {
+                    objs = items;
+                    list_rv = resource_version;
+                }
+                Ok(_) => {}
+                Err(s) => return Err(k.status_error(&s)),
+            }
+        } else {
+            for n in &t.names {
+                let ns = match &t.namespace {
+                    Some(ns) => ns.clone(),
+                    None if t.kind.info().namespaced => k.namespace(),
+                    None => String::new(),
+                };
+                match k.sys.api(ApiRequest::new(Verb::Get, t.kind, &ns, n)).await {
+                    Ok(ApiResult::Object(o)) => objs.push(o),
+                    Ok(_) => {}
+                    Err(s) if s.is_not_found() && k.flags.bool("ignore-not-found") => {}
+                    Err(s) => {
+                        if s.transport != crate::api::Transport::Server {
+                            return Err(k.status_error(&s));
+                        }
+                        code = k.status_error(&s);
+                    }
+                }
+            }
+        }
+        groups.push((t.kind, objs));
+    }
+    Ok((groups, list_rv, code))
+}
+
+/// `get -f FILE`: the objects the manifests name, grouped by kind in file order.
+fn file_targets(k: &Kubectl) -> Result<Vec<Request>, i32> {
+    let files = crate::cmd::apply::manifests(k)?;
+    if files.finish(k, 0) != 0 {
+        return Err(1);
+    }
+    let mut out: Vec<Request> = Vec::new();
+    for (file, m) in &files.manifests {
+        let (kind, ns) = crate::cmd::apply::target(k, file, m).map_err(|e| k.error(&e))?;
+        match out
+            .iter_mut()
+            .find(|r| r.kind == kind && r.namespace.as_deref() == Some(ns.as_str()))
+        {
+            Some(r) => r.names.push(m.name.clone()),
+            None => out.push(Request {
+                kind,
+                names: vec![m.name.clone()],
+                namespace: Some(ns),
+            }),
+        }
+    }
+    Ok(out)
+}
+
 async fn watch_loop(
     k: &Kubectl,
     kind: Kind,
@@ -248,26 +303,37 @@ async fn watch_loop(
 
 /// `kubectl describe TYPE [NAME]`.
 pub async fn describe(k: Kubectl) -> i32 {
-    let targets = match parse_targets(&k.flags.args) {
-        Ok(t) => t,
-        Err(e) => return k.error(&e.replace("get", "describe")),
+    let targets = if k.flags.has("filename") {
+        match file_targets(&k) {
+            Ok(t) => t,
+            Err(code) => return code,
+        }
+    } else {
+        match parse_targets(&k.flags.args) {
+            Ok(t) => t,
+            Err(e) => return k.error(&e.replace("get", "describe")),
+        }
     };
     warn_deprecated(&k, &targets);
     let ns = k.namespace();
+    let all_ns = k.flags.bool("all-namespaces");
+    let listing = targets.iter().all(|t| t.names.is_empty());
+    let namespaced = targets.iter().any(|t| t.kind.info().namespaced);
     let mut code = 0;
     let mut first = true;
     for t in targets {
-        let tns = if t.kind.info().namespaced {
-            ns.clone()
-        } else {
-            String::new()
+        let tns = match &t.namespace {
+            Some(n) => n.clone(),
+            None if t.kind.info().namespaced => ns.clone(),
+            None => String::new(),
         };
         let objs: Vec<Arc<Object>> = if t.names.is_empty() {
-            match k
-                .sys
-                .api(ApiRequest::new(Verb::List, t.kind, &tns, ""))
-                .await
-            {
+            // `-l` and `-A` select, as in `get`.
+            let req = match list_request(&k, t.kind, all_ns) {
+                Ok(r) => r,
+                Err(e) => return k.error(&e),
+            };
+            match k.sys.api(req).await {
                 Ok(ApiResult::List { items, .. }) => items,
                 Ok(_) => Vec::new(),
                 Err(s) => return k.status_error(&s),
@@ -291,6 +357,13 @@ pub async fn describe(k: Kubectl) -> i32 {
             first = false;
             k.sys.out(&describe_object(&o, &ctx, k.sys.now()));
         }
+    }
+    if first && listing {
+        k.sys.err(&no_resources_message(if namespaced && !all_ns {
+            Some(ns.as_str())
+        } else {
+            None
+        }));
     }
     code
 }
@@ -317,6 +390,7 @@ async fn related(k: &Kubectl, o: &Object) -> DescribeContext {
             ctx.pods = list(k, Kind::Pod, &ns).await
         }
         Kind::Node => ctx.pods = list(k, Kind::Pod, "").await,
+        Kind::PersistentVolumeClaim => ctx.pods = list(k, Kind::Pod, &ns).await,
         Kind::Service => ctx.endpoints = list(k, Kind::EndpointSlice, &ns).await,
         _ => {}
     }

@@ -6,8 +6,7 @@ use crate::cmd::flags::Parsed;
 
 /// The cluster's name in the kubeconfig.
 pub const CLUSTER: &str = "kubernetes";
-/// The context kubectl uses unless `--context` says otherwise.
-pub const CURRENT_CONTEXT: &str = "kubernetes-admin@kubernetes";
+pub use crate::kubeconfig_state::CURRENT_CONTEXT;
 
 /// A kubeconfig `users` entry: the client certificate's CN and O (user and groups).
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +35,16 @@ pub const CONTEXTS: &[(&str, &str)] = &[
     ("jane@kubernetes", "jane"),
 ];
 
+pub use crate::kubeconfig_state::State;
+
+impl State {
+    /// The namespace of the context a command uses (`--context` or the current one).
+    pub fn namespace(&self, flags: &Parsed) -> Option<&str> {
+        let ctx = flags.get("context").unwrap_or(self.current());
+        self.namespaces.get(ctx).map(String::as_str)
+    }
+}
+
 /// Who a kubectl invocation authenticates as.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
@@ -49,7 +58,12 @@ pub struct Identity {
 
 /// Resolves the global flags to an identity, or kubectl's configuration error.
 pub fn identity(flags: &Parsed) -> Result<Identity, String> {
-    let context = flags.get("context").unwrap_or(CURRENT_CONTEXT);
+    identity_in(flags, &State::default())
+}
+
+/// [`identity`] with the terminal's kubeconfig.
+pub fn identity_in(flags: &Parsed, state: &State) -> Result<Identity, String> {
+    let context = flags.get("context").unwrap_or(state.current());
     let Some((_, ctx_user)) = CONTEXTS.iter().find(|(c, _)| *c == context) else {
         return Err(format!("error: context \"{context}\" does not exist"));
     };

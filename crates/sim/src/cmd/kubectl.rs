@@ -40,14 +40,17 @@ pub type Task = Pin<Box<dyn Future<Output = i32>>>;
 const SUBCOMMANDS: &[&str] = &[
     "annotate",
     "api-resources",
+    "api-versions",
     "apply",
     "auth",
     "autoscale",
     "cluster-info",
+    "config",
     "cordon",
     "create",
     "delete",
     "describe",
+    "diff",
     "drain",
     "edit",
     "exec",
@@ -69,6 +72,23 @@ const SUBCOMMANDS: &[&str] = &[
     "wait",
 ];
 
+/// kubectl commands the simulator does not offer: they say so, instead of claiming
+/// kubectl has no such command.
+const UNAVAILABLE: &[&str] = &[
+    "alpha",
+    "attach",
+    "certificate",
+    "completion",
+    "cp",
+    "debug",
+    "events",
+    "kustomize",
+    "options",
+    "plugin",
+    "port-forward",
+    "proxy",
+];
+
 fn fail(stderr: String) -> Output {
     Output {
         exit_code: 1,
@@ -82,7 +102,12 @@ pub fn task(
     args: &[String],
     files: Rc<BTreeMap<String, String>>,
 ) -> Result<(Rc<RefCell<Io>>, Task), Output> {
-    // The subcommand is the first word that is not a global flag or its value.
+    task_in(args, files, &crate::cmd::kubeconfig::State::default())
+}
+
+/// The subcommand of a kubectl command line: the first word that is not a global flag
+/// or its value, with its index.
+pub fn subcommand(args: &[String]) -> Option<(usize, &str)> {
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
         let takes_value = GLOBAL.iter().any(|f| {
@@ -92,15 +117,31 @@ pub fn task(
         });
         i += if takes_value { 2 } else { 1 };
     }
-    let Some(sub) = args.get(i) else {
+    args.get(i).map(|s| (i, s.as_str()))
+}
+
+/// [`task`] with the terminal's kubeconfig (its current context and namespaces).
+pub fn task_in(
+    args: &[String],
+    files: Rc<BTreeMap<String, String>>,
+    kubeconfig: &crate::cmd::kubeconfig::State,
+) -> Result<(Rc<RefCell<Io>>, Task), Output> {
+    // The subcommand is the first word that is not a global flag or its value.
+    let Some((i, _)) = subcommand(args) else {
         return Err(Output { exit_code: 0, stdout: "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n".into(), stderr: String::new() });
     };
+    let sub = &args[i];
     let rest: Vec<String> = args[..i]
         .iter()
         .chain(args[i + 1..].iter())
         .cloned()
         .collect();
     let sub = sub.as_str();
+    if UNAVAILABLE.contains(&sub) {
+        return Err(fail(format!(
+            "error: \"kubectl {sub}\" is not available in kubeloop yet\n"
+        )));
+    }
     if !SUBCOMMANDS.contains(&sub) {
         let suggestion = SUBCOMMANDS.iter().find(|c| crate::cmd::sim::close(sub, c));
         let hint = suggestion.map_or(String::new(), |s| {
@@ -115,11 +156,17 @@ pub fn task(
     if sub == "create" && crate::cmd::create::owns_user_flag(&parsed.args) {
         for_identity.flags.remove("user");
     }
-    let id = crate::cmd::kubeconfig::identity(&for_identity).map_err(|e| fail(format!("{e}\n")))?;
+    let id = crate::cmd::kubeconfig::identity_in(&for_identity, kubeconfig)
+        .map_err(|e| fail(format!("{e}\n")))?;
+    let context_namespace = kubeconfig.namespace(&parsed).map(str::to_string);
     let groups: Vec<&str> = id.groups.iter().map(String::as_str).collect();
     let user = id.user.clone().unwrap_or_default();
     let (io, sys) = Process::sys(&user, &groups, id.impersonate.clone(), files);
-    let ctx = Kubectl { sys, flags: parsed };
+    let ctx = Kubectl {
+        sys,
+        flags: parsed,
+        context_namespace,
+    };
     let task: Task = match sub {
         "get" => Box::pin(crate::cmd::get::get(ctx)),
         "apply" => Box::pin(crate::cmd::apply::apply(ctx)),
@@ -153,6 +200,13 @@ pub fn task(
         "logs" => Box::pin(crate::cmd::logs::logs(ctx)),
         "exec" => Box::pin(crate::cmd::logs::exec(ctx)),
         "top" => Box::pin(crate::cmd::top::top(ctx)),
+        "run" => Box::pin(crate::cmd::run::run(ctx)),
+        "wait" => Box::pin(crate::cmd::wait::wait(ctx)),
+        "diff" => Box::pin(crate::cmd::diff::diff(ctx)),
+        "explain" => Box::pin(crate::cmd::explain::explain(ctx)),
+        "api-resources" => Box::pin(crate::cmd::discovery::api_resources(ctx)),
+        "api-versions" => Box::pin(crate::cmd::discovery::api_versions(ctx)),
+        "cluster-info" => Box::pin(crate::cmd::discovery::cluster_info(ctx)),
         other => {
             let other = other.to_string();
             Box::pin(async move {
@@ -179,6 +233,9 @@ const GET_FLAGS: &[Flag] = &[
     flag("chunk-size", None, true),
     flag("ignore-not-found", None, false),
     flag("show-kind", None, false),
+    flag("sort-by", None, true),
+    flag("filename", Some('f'), true),
+    flag("recursive", Some('R'), false),
 ];
 const WRITE_FLAGS: &[Flag] = &[
     flag("filename", Some('f'), true),
@@ -266,6 +323,7 @@ const CREATE_FLAGS: &[Flag] = &[
     flag("port", None, true),
     flag("from-literal", None, true),
     flag("from-file", None, true),
+    flag("from-env-file", None, true),
     flag("type", None, true),
     flag("tcp", None, true),
     flag("node-port", None, true),
@@ -283,6 +341,13 @@ const CREATE_FLAGS: &[Flag] = &[
     flag("description", None, true),
     flag("preemption-policy", None, true),
     flag("from", None, true),
+    flag("schedule", None, true),
+    flag("restart", None, true),
+    flag("hard", None, true),
+    flag("scopes", None, true),
+    flag("selector", None, true),
+    flag("min-available", None, true),
+    flag("max-unavailable", None, true),
 ];
 const AUTH_FLAGS: &[Flag] = &[
     flag("all-namespaces", Some('A'), false),
@@ -322,6 +387,51 @@ const EXEC_FLAGS: &[Flag] = &[
     flag("tty", Some('t'), false),
     flag("quiet", Some('q'), false),
 ];
+const RUN_FLAGS: &[Flag] = &[
+    flag("image", None, true),
+    flag("restart", None, true),
+    flag("labels", Some('l'), true),
+    flag("env", None, true),
+    flag("port", None, true),
+    flag("command", None, false),
+    flag("stdin", Some('i'), false),
+    flag("tty", Some('t'), false),
+    flag("attach", None, false),
+    flag("rm", None, false),
+    flag("quiet", Some('q'), false),
+    flag("dry-run", None, true),
+    flag("output", Some('o'), true),
+    flag("annotations", None, true),
+    flag("image-pull-policy", None, true),
+    flag("pod-running-timeout", None, true),
+];
+const DIFF_FLAGS: &[Flag] = &[
+    flag("filename", Some('f'), true),
+    flag("recursive", Some('R'), false),
+    flag("server-side", None, false),
+    flag("field-manager", None, true),
+    flag("force-conflicts", None, false),
+];
+const API_RESOURCES_FLAGS: &[Flag] = &[
+    flag("namespaced", None, true),
+    flag("api-group", None, true),
+    flag("output", Some('o'), true),
+    flag("no-headers", None, false),
+    flag("sort-by", None, true),
+    flag("verbs", None, true),
+    flag("cached", None, false),
+];
+const EXPLAIN_FLAGS: &[Flag] = &[flag("recursive", None, false)];
+const WAIT_FLAGS: &[Flag] = &[
+    flag("filename", Some('f'), true),
+    flag("recursive", Some('R'), false),
+    flag("for", None, true),
+    flag("timeout", None, true),
+    flag("selector", Some('l'), true),
+    flag("all", None, false),
+    flag("all-namespaces", Some('A'), false),
+    flag("output", Some('o'), true),
+];
 const TOP_FLAGS: &[Flag] = &[
     flag("all-namespaces", Some('A'), false),
     flag("containers", None, false),
@@ -334,6 +444,9 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
     match sub {
         "get" => GET_FLAGS,
         "apply" | "replace" | "delete" => WRITE_FLAGS,
+        "diff" => DIFF_FLAGS,
+        "api-resources" => API_RESOURCES_FLAGS,
+        "explain" => EXPLAIN_FLAGS,
         "create" => CREATE_FLAGS,
         "auth" => AUTH_FLAGS,
         "drain" => DRAIN_FLAGS,
@@ -348,6 +461,8 @@ fn sub_flags(sub: &str) -> &'static [Flag] {
         "logs" => LOGS_FLAGS,
         "exec" => EXEC_FLAGS,
         "top" => TOP_FLAGS,
+        "run" => RUN_FLAGS,
+        "wait" => WAIT_FLAGS,
         _ => &[],
     }
 }
@@ -358,12 +473,18 @@ pub struct Kubectl {
     pub sys: Sys,
     /// Flags and positional arguments.
     pub flags: Parsed,
+    /// The namespace the kubeconfig's context sets, if any.
+    pub context_namespace: Option<String>,
 }
 
 impl Kubectl {
-    /// The request namespace (`-n` or `default`).
+    /// The request namespace: `-n`, the context's namespace, or `default`.
     pub fn namespace(&self) -> String {
-        self.flags.get("namespace").unwrap_or("default").to_string()
+        self.flags
+            .get("namespace")
+            .or(self.context_namespace.as_deref())
+            .unwrap_or("default")
+            .to_string()
     }
 
     /// Prints an API error as kubectl does; returns the exit code 1.
@@ -407,6 +528,15 @@ pub fn kind_quoted(kind: Kind, name: &str) -> String {
 }
 
 async fn version(k: Kubectl) -> i32 {
+    match k.flags.get("output") {
+        None | Some("") => {}
+        // The build facts (git commit, build date, Go version) of -o json|yaml are not
+        // something the simulator has.
+        Some("json" | "yaml") => {
+            return k.error("\"kubectl version -o json|yaml\" is not available in kubeloop yet")
+        }
+        Some(_) => return k.error("--output must be 'yaml' or 'json'"),
+    }
     k.sys.out(&format!(
         "Client Version: {v}\nKustomize Version: v5.7.1\n",
         v = crate::cluster::KUBERNETES_VERSION

@@ -171,6 +171,9 @@ fn status_of<'a>(pod: &'a Pod, c: &str) -> Option<&'a ContainerStatus> {
 
 /// `kubectl logs`.
 pub async fn logs(k: Kubectl) -> i32 {
+    if k.flags.args.is_empty() && k.flags.has("selector") {
+        return by_selector(k).await;
+    }
     let Some(arg) = k.flags.args.first().cloned() else {
         return k.error("expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command\nSee 'kubectl logs -h' for help and examples");
     };
@@ -278,6 +281,38 @@ pub async fn logs(k: Kubectl) -> i32 {
         }
     }
     0
+}
+
+/// `kubectl logs -l SELECTOR`: each selected pod's log in turn (kubectl's
+/// `--max-log-requests` of 5 applies when following).
+async fn by_selector(k: Kubectl) -> i32 {
+    let pods = match crate::cmd::select::names(&k, Kind::Pod).await {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    if pods.is_empty() {
+        k.sys
+            .err(&crate::kubectl::printers::no_resources_message(Some(
+                &k.namespace(),
+            )));
+        return 0;
+    }
+    if k.flags.bool("follow") && pods.len() > 5 {
+        return k.error(&format!("you are attempting to follow {} log streams, but maximum allowed concurrency is 5, use --max-log-requests to increase the limit", pods.len()));
+    }
+    let mut code = 0;
+    for p in pods {
+        let mut flags = k.flags.clone();
+        flags.flags.remove("selector");
+        flags.args = vec![p];
+        let one = Kubectl {
+            sys: k.sys.clone(),
+            flags,
+            context_namespace: k.context_namespace.clone(),
+        };
+        code = code.max(Box::pin(logs(one)).await);
+    }
+    code
 }
 
 /// `kubectl exec POD [-c C] -- COMMAND [ARGS…]`.

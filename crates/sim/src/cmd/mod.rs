@@ -4,24 +4,37 @@
 pub mod apply;
 pub mod auth;
 pub mod autoscale;
+pub mod config;
 pub mod create;
 pub mod create_job;
+pub mod create_more;
 pub mod crictl;
+pub mod diff;
+pub mod discovery;
 pub mod drain;
 pub mod edit;
 pub mod etcdctl;
+pub mod explain;
 pub mod expose;
 pub mod flags;
+pub mod generate;
 pub mod get;
 pub mod kubeconfig;
 pub mod kubectl;
 pub mod logs;
 pub mod nodeos;
+pub mod replace;
 pub mod rollout;
 pub mod rollout_apps;
+pub mod run;
+pub mod select;
 pub mod sim;
+pub mod sort_by;
 pub mod ssh;
 pub mod top;
+pub mod typed_order;
+pub mod unified;
+pub mod wait;
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -120,12 +133,19 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
     };
     let args = &words[1..];
     match cmd.as_str() {
-        "kubectl" | "k" => match kubectl::task(args, Rc::new(files.clone())) {
-            Ok((io, task)) => {
-                Started::Running(world.spawn(Process::new(line, io, task, world.now())))
+        "kubectl" | "k" => {
+            // `kubectl config` reads and changes the terminal's kubeconfig only.
+            if let Some((i, "config")) = kubectl::subcommand(args) {
+                let rest: Vec<String> = args[..i].iter().chain(&args[i + 1..]).cloned().collect();
+                return Started::Done(config::run(world.kubeconfig_mut(), &rest));
             }
-            Err(out) => Started::Done(out),
-        },
+            match kubectl::task_in(args, Rc::new(files.clone()), world.kubeconfig()) {
+                Ok((io, task)) => {
+                    Started::Running(world.spawn(Process::new(line, io, task, world.now())))
+                }
+                Err(out) => Started::Done(out),
+            }
+        }
         "etcdctl" => match etcdctl::task(args) {
             Ok((io, task)) => {
                 Started::Running(world.spawn(Process::new(line, io, task, world.now())))

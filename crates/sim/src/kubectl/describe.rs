@@ -4,6 +4,7 @@
 mod apps;
 mod autoscaling;
 mod batch;
+mod core;
 mod pod;
 mod policy;
 mod workloads;
@@ -48,6 +49,11 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::CronJob(c) => batch::describe_cron_job(&mut w, c),
         Object::StatefulSet(s) => apps::describe_stateful_set(&mut w, s, related),
         Object::DaemonSet(d) => apps::describe_daemon_set(&mut w, d, related),
+        Object::ConfigMap(c) => core::describe_config_map(&mut w, c),
+        Object::Secret(s) => core::describe_secret(&mut w, s),
+        Object::ResourceQuota(q) => core::describe_resource_quota(&mut w, q),
+        Object::LimitRange(l) => core::describe_limit_range(&mut w, l),
+        Object::PersistentVolumeClaim(c) => core::describe_pvc(&mut w, c, &related.pods),
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));
@@ -61,7 +67,13 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
             annotations_multiline(&mut w, "Annotations", m.annotations.as_ref());
         }
     }
-    describe_events(&mut w, obj, &related.events, now);
+    // Upstream's describers for these print no events.
+    if !matches!(
+        obj,
+        Object::Secret(_) | Object::ResourceQuota(_) | Object::LimitRange(_)
+    ) {
+        describe_events(&mut w, obj, &related.events, now);
+    }
     w.finish()
 }
 

@@ -84,6 +84,18 @@ impl JsonPath {
         Ok(out)
     }
 
+    /// The values each top-level `{…}` selects (Go's `FindResults`), text skipped.
+    pub fn find_results(&self, data: &Value) -> Result<Vec<Vec<Value>>, String> {
+        let mut out = Vec::new();
+        for node in &self.nodes {
+            match node {
+                Node::Path(steps) | Node::Range(steps, _) => out.push(eval(steps, data)?),
+                Node::Text(_) => {}
+            }
+        }
+        Ok(out)
+    }
+
     fn run(
         &self,
         nodes: &[Node],

@@ -171,7 +171,31 @@ pub fn kind_prefix(kind: Kind) -> String {
 /// (so keys are sorted bytewise and `<`, `>`, `&` are escaped as Go does).
 pub fn to_json(v: &Value) -> String {
     let mut out = String::new();
-    write_json(&mut out, v, 0, true);
+    write_json(&mut out, v, 0, true, &Sorted);
+    out.push('\n');
+    out
+}
+
+/// The order a JSON printer writes an object's keys in.
+pub trait KeyOrder {
+    /// Sorts `keys`, the keys of an object found under the key `parent` (`""` at the
+    /// top; elements of an array are under the array's key).
+    fn sort(&self, parent: &str, keys: &mut Vec<&String>);
+}
+
+/// Bytewise sorted keys, as Go marshals maps.
+struct Sorted;
+
+impl KeyOrder for Sorted {
+    fn sort(&self, _parent: &str, keys: &mut Vec<&String>) {
+        keys.sort();
+    }
+}
+
+/// [`to_json`] with keys in `order` (typed Go structs marshal in field order).
+pub fn to_json_ordered(v: &Value, order: &dyn KeyOrder) -> String {
+    let mut out = String::new();
+    write_json_at(&mut out, v, 0, true, order, "");
     out.push('\n');
     out
 }
@@ -179,11 +203,22 @@ pub fn to_json(v: &Value) -> String {
 /// Compact Go-style JSON (`json.Marshal`), used by jsonpath for maps and lists.
 pub fn to_json_compact(v: &Value) -> String {
     let mut out = String::new();
-    write_json(&mut out, v, 0, false);
+    write_json(&mut out, v, 0, false, &Sorted);
     out
 }
 
-fn write_json(out: &mut String, v: &Value, depth: usize, indent: bool) {
+fn write_json(out: &mut String, v: &Value, depth: usize, indent: bool, order: &dyn KeyOrder) {
+    write_json_at(out, v, depth, indent, order, "")
+}
+
+fn write_json_at(
+    out: &mut String,
+    v: &Value,
+    depth: usize,
+    indent: bool,
+    order: &dyn KeyOrder,
+    parent: &str,
+) {
     let newline = |out: &mut String, depth: usize| {
         if indent {
             out.push('\n');
@@ -205,7 +240,7 @@ fn write_json(out: &mut String, v: &Value, depth: usize, indent: bool) {
                     out.push(',');
                 }
                 newline(out, depth + 1);
-                write_json(out, item, depth + 1, indent);
+                write_json_at(out, item, depth + 1, indent, order, parent);
             }
             newline(out, depth);
             out.push(']');
@@ -213,7 +248,7 @@ fn write_json(out: &mut String, v: &Value, depth: usize, indent: bool) {
         Value::Object(map) if map.is_empty() => out.push_str("{}"),
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
+            order.sort(parent, &mut keys);
             out.push('{');
             for (i, k) in keys.into_iter().enumerate() {
                 if i > 0 {
@@ -225,7 +260,7 @@ fn write_json(out: &mut String, v: &Value, depth: usize, indent: bool) {
                 if indent {
                     out.push(' ');
                 }
-                write_json(out, &map[k.as_str()], depth + 1, indent);
+                write_json_at(out, &map[k.as_str()], depth + 1, indent, order, k);
             }
             newline(out, depth);
             out.push('}');
