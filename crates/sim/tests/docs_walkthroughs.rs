@@ -235,3 +235,127 @@ fn nginx_serves_what_an_init_container_wrote_and_reports_its_tags_version() {
     let logs = t.ok("kubectl logs init-demo");
     assert!(logs.contains("nginx/1.14.2"), "{logs}");
 }
+
+// "Deploying PHP Guestbook application with Redis" (application/guestbook/*.yaml).
+const GUESTBOOK: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: redis-leader
+  labels: {app: redis, role: leader, tier: backend}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: redis}
+  template:
+    metadata:
+      labels: {app: redis, role: leader, tier: backend}
+    spec:
+      containers:
+      - name: leader
+        image: docker.io/redis:6.0.5
+        ports:
+        - containerPort: 6379
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: redis-leader
+  labels: {app: redis, role: leader, tier: backend}
+spec:
+  ports:
+  - port: 6379
+    targetPort: 6379
+  selector: {app: redis, role: leader, tier: backend}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: redis-follower
+  labels: {app: redis, role: follower, tier: backend}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: redis}
+  template:
+    metadata:
+      labels: {app: redis, role: follower, tier: backend}
+    spec:
+      containers:
+      - name: follower
+        image: us-docker.pkg.dev/google-samples/containers/gke/gb-redis-follower:v2
+        ports:
+        - containerPort: 6379
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: redis-follower
+  labels: {app: redis, role: follower, tier: backend}
+spec:
+  ports:
+  - port: 6379
+  selector: {app: redis, role: follower, tier: backend}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: frontend
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: guestbook, tier: frontend}
+  template:
+    metadata:
+      labels: {app: guestbook, tier: frontend}
+    spec:
+      containers:
+      - name: php-redis
+        image: us-docker.pkg.dev/google-samples/containers/gke/gb-frontend:v5
+        env:
+        - name: GET_HOSTS_FROM
+          value: dns
+        ports:
+        - containerPort: 80
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: frontend
+  labels: {app: guestbook, tier: frontend}
+spec:
+  ports:
+  - port: 80
+  selector: {app: guestbook, tier: frontend}
+";
+
+#[test]
+fn the_guestbook_stores_messages_through_the_leader_and_reads_them_from_a_follower() {
+    let mut t = T::new(&[("guestbook.yaml", GUESTBOOK)]);
+    t.ok("kubectl apply -f guestbook.yaml");
+    t.wait(90);
+    let ip = t.ok("kubectl get svc frontend -o jsonpath={.spec.clusterIP}");
+    let node = t.w.observe().nodes()[0].config.name.clone();
+    let set = t.run(&format!(
+        "ssh {node} curl -s 'http://{ip}/guestbook.php?cmd=set&key=messages&value=,hello%20world'"
+    ));
+    assert_eq!(set.stdout, "{\"message\": \"Updated\"}", "{set:?}");
+    let get = t.run(&format!(
+        "ssh {node} curl -s 'http://{ip}/guestbook.php?cmd=get&key=messages'"
+    ));
+    assert_eq!(get.stdout, "{\"data\": \",hello world\"}", "{get:?}");
+    // The leader's log names the release its tag asks for.
+    let logs = t.ok("kubectl logs -l role=leader");
+    assert!(logs.contains("Redis version=6.0.5"), "{logs}");
+}
+
+#[test]
+fn image_programs_report_the_version_their_tag_names() {
+    let mut t = T::new(&[]);
+    t.ok("kubectl run web --image=nginx:1.14.2");
+    t.ok("kubectl run cache --image=redis:6.0.5");
+    t.wait(30);
+    let v = t.run("kubectl exec web -- nginx -v");
+    assert_eq!(v.stderr, "nginx version: nginx/1.14.2\n");
+    let v = t.ok("kubectl exec cache -- redis-server --version");
+    assert!(v.starts_with("redis-server v=6.0.5 "), "{v}");
+}

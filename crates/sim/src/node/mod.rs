@@ -25,6 +25,7 @@ pub mod pi;
 pub mod podstatus;
 pub mod podworker;
 pub mod prober;
+pub mod redis;
 pub mod runtime;
 pub mod script;
 pub mod server;

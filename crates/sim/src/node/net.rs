@@ -223,6 +223,18 @@ fn input<'a>(
     }
 }
 
+/// Where a connection from `src` to `dst:port` is delivered (a program's own connection,
+/// not recorded as a traffic path).
+pub(crate) fn route(
+    net: &mut Network,
+    src: &Source,
+    dst: Ipv4Addr,
+    port: u16,
+    proto: Protocol,
+) -> Outcome {
+    walk(net, src, dst, port, proto).1
+}
+
 /// Where a packet from `src` to `dst:port` ends up after the source node's rules.
 fn walk(
     net: &mut Network,
@@ -568,6 +580,24 @@ pub fn get(
         port: i32::from(final_port),
         now,
     };
+    if server == crate::node::behavior::Server::Guestbook
+        && path.starts_with("/guestbook.php")
+        && !c.unready(now)
+    {
+        let from = Source {
+            node: idx,
+            ip: final_ip,
+            pod: Some((sb.namespace.clone(), sb.name.clone())),
+            agent: "Predis".into(),
+        };
+        let query = path.split_once('?').map_or("", |(_, q)| q);
+        let (status, body) = crate::node::redis::guestbook(net, &from, query);
+        let f = Fetch::Answered {
+            response: Response { status, body },
+            pod: Some(pod.clone()),
+        };
+        return record(net, src, url, dns, hops, &where_, Some(pod), f);
+    }
     let os = &net.hosts[idx as usize].os;
     let response = http::respond_from(server, &c, &req, |root, p| {
         crate::node::container_fs::served(os, &c, &sb, root, p)

@@ -188,6 +188,12 @@ fn program(
             curl::wget(m.net(), &src, args)
         }
         "nslookup" if busybox(c) => nslookup(m, &src, args),
+        "redis-server" | "redis-cli" if args.iter().any(|a| a == "--version" || a == "-v") => {
+            RunResult::out(format!(
+                "{name} v={} sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=a1b2c3d4e5f60718\n",
+                crate::node::logs::redis_version(&parse(&c.image).tag)
+            ))
+        }
         "redis-cli" if parse(&c.image).repo == "redis" => RunResult::out("PONG\n"),
         "ps" => RunResult::out(
             std::iter::once("PID   USER     TIME  COMMAND\n".to_string())
@@ -200,6 +206,13 @@ fn program(
                     )
                 }))
                 .collect::<String>(),
+        ),
+        "nginx" if has(c, name) && args.iter().any(|a| a == "-v" || a == "-V") => RunResult::err(
+            0,
+            format!(
+                "nginx version: nginx/{}\n",
+                crate::node::logs::nginx_version(&parse(&c.image).tag)
+            ),
         ),
         "mysql" | "psql" | "nginx" | "apachectl" if has(c, name) => RunResult::default(),
         _ => return None,
