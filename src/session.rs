@@ -387,6 +387,18 @@ impl Session {
         }
     }
 
+    /// Tab in the terminal: the line completed; several candidates are listed in the
+    /// scrollback under the line as typed, as bash does.
+    pub fn complete(&mut self, line: &str) -> String {
+        let c = cmd::complete::complete(&self.world, line, &self.scenario.spec.files);
+        if !c.candidates.is_empty() {
+            self.terminal.prompt(line, self.world.now(), false);
+            self.terminal.info(&c.candidates.join("  "));
+            self.revision += 1;
+        }
+        c.line
+    }
+
     /// A command from a button (Apply, a failure switch): recorded, and started at once
     /// beside whatever the terminal is running.
     pub fn run_button(&mut self, line: &str) {

@@ -85,6 +85,20 @@ pub fn Console() -> impl IntoView {
                     ui.update(|s| s.interrupt());
                 }
             }
+            // Tab completes what is typed (an empty line lets Tab move the focus on).
+            "Tab" if !ev.shift_key() && !input.get_untracked().is_empty() => {
+                ev.prevent_default();
+                let current = input.get_untracked();
+                let completed = ui.update(|s| s.complete(&current));
+                if let Some(line) = completed {
+                    input.set(line);
+                }
+            }
+            "Escape" => {
+                if let Some(f) = field.get_untracked() {
+                    let _ = f.blur();
+                }
+            }
             "l" | "L" if ev.ctrl_key() => {
                 ev.prevent_default();
                 ui.update(|s| s.submit("clear"));

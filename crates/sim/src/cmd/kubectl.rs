@@ -37,7 +37,8 @@ pub const GLOBAL: &[Flag] = &[
 /// A boxed command task.
 pub type Task = Pin<Box<dyn Future<Output = i32>>>;
 
-const SUBCOMMANDS: &[&str] = &[
+/// Every kubectl command kubeloop runs.
+pub const SUBCOMMANDS: &[&str] = &[
     "annotate",
     "api-resources",
     "api-versions",
@@ -128,7 +129,11 @@ pub fn task_in(
 ) -> Result<(Rc<RefCell<Io>>, Task), Output> {
     // The subcommand is the first word that is not a global flag or its value.
     let Some((i, _)) = subcommand(args) else {
-        return Err(Output { exit_code: 0, stdout: "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n".into(), stderr: String::new() });
+        return Err(Output {
+            exit_code: 0,
+            stdout: crate::cmd::help::kubectl(),
+            stderr: String::new(),
+        });
     };
     let sub = &args[i];
     let rest: Vec<String> = args[..i]
@@ -148,6 +153,13 @@ pub fn task_in(
             format!("\n\nDid you mean this?\n\t{s}\n")
         });
         return Err(fail(format!("error: unknown command \"{sub}\" for \"kubectl\"{hint}\nRun 'kubectl --help' for usage.\n")));
+    }
+    if rest.iter().any(|a| a == "--help" || a == "-h") {
+        return Err(Output {
+            exit_code: 0,
+            stdout: crate::cmd::help::command(sub, sub_flags(sub)),
+            stderr: String::new(),
+        });
     }
     let spec: Vec<Flag> = GLOBAL.iter().chain(sub_flags(sub)).copied().collect();
     let parsed = flags::parse(&rest, &spec, &format!("kubectl {sub}")).map_err(fail)?;
@@ -440,7 +452,8 @@ const TOP_FLAGS: &[Flag] = &[
     flag("no-headers", None, false),
 ];
 
-fn sub_flags(sub: &str) -> &'static [Flag] {
+/// The flags of a kubectl command (besides the global ones).
+pub fn sub_flags(sub: &str) -> &'static [Flag] {
     match sub {
         "get" => GET_FLAGS,
         "apply" | "replace" | "delete" => WRITE_FLAGS,

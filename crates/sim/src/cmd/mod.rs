@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod auth;
 pub mod autoscale;
+pub mod complete;
 pub mod config;
 pub mod create;
 pub mod create_job;
@@ -19,6 +20,7 @@ pub mod expose;
 pub mod flags;
 pub mod generate;
 pub mod get;
+pub mod help;
 pub mod kubeconfig;
 pub mod kubectl;
 pub mod logs;
