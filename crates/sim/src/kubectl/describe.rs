@@ -5,6 +5,7 @@ mod apps;
 mod autoscaling;
 mod batch;
 mod core;
+mod node_pods;
 mod pod;
 mod policy;
 mod workloads;

@@ -473,7 +473,7 @@ fn format_endpoint_slices(ctx: &DescribeContext, s: &Service, port_name: &str) -
 
 /// A subset of the node describer: identity, taints, conditions, addresses, capacity,
 /// system info, pod CIDRs and the node's non-terminated pods.
-pub(super) fn describe_node(w: &mut Writer, n: &Node, ctx: &DescribeContext, _now: Time) {
+pub(super) fn describe_node(w: &mut Writer, n: &Node, ctx: &DescribeContext, now: Time) {
     let m = &n.metadata;
     let spec = n.spec.clone().unwrap_or_default();
     let st = n.status.clone().unwrap_or_default();
@@ -605,8 +605,5 @@ pub(super) fn describe_node(w: &mut Writer, n: &Node, ctx: &DescribeContext, _no
     pods.sort_by(|a, b| {
         (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name))
     });
-    w.line(
-        0,
-        &format!("Non-terminated Pods:\t({} in total)", pods.len()),
-    );
+    super::node_pods::write(w, &pods, super::node_pods::allocatable(n), now);
 }
