@@ -270,12 +270,7 @@ pub async fn apply(k: Kubectl) -> i32 {
             Err(s) => return file_error(&k, s, "retrieving current configuration of", &file),
             Ok(ApiResult::Object(live)) => {
                 let current = live.to_value();
-                let original: Option<Value> = live
-                    .meta()
-                    .annotations
-                    .as_ref()
-                    .and_then(|a| a.get(LAST_APPLIED))
-                    .and_then(|s| serde_json::from_str(s).ok());
+                let original = last_applied(&live);
                 let patch = three_way(original.as_ref(), &modified, &current);
                 if patch.as_object().is_none_or(|p| p.is_empty()) {
                     k.sys
@@ -594,4 +589,13 @@ mod tests {
             json!({"spec": {"replicas": 5}})
         );
     }
+}
+
+/// The configuration `kubectl apply` last applied to an object (its annotation), parsed.
+pub(crate) fn last_applied(live: &crate::object::Object) -> Option<Value> {
+    live.meta()
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(LAST_APPLIED))
+        .and_then(|s| serde_json::from_str(s).ok())
 }

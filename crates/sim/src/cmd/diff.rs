@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Verb};
-use crate::cmd::apply::{manifests, target, three_way, with_last_applied, LAST_APPLIED};
+use crate::cmd::apply::{manifests, target, three_way, with_last_applied};
 use crate::cmd::kubectl::Kubectl;
 use crate::cmd::unified::hunks;
 use crate::kubectl::output::object_value;
@@ -51,12 +51,7 @@ async fn merged(
     let mut req = match live {
         None => ApiRequest::new(Verb::Create, kind, ns, "").with_body(Body::Raw(modified)),
         Some(live) => {
-            let original: Option<Value> = live
-                .meta()
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(LAST_APPLIED))
-                .and_then(|s| serde_json::from_str(s).ok());
+            let original = crate::cmd::apply::last_applied(&live);
             let patch = three_way(original.as_ref(), &modified, &live.to_value());
             if patch.as_object().is_none_or(|p| p.is_empty()) {
                 return Ok(live.clone());

@@ -9,19 +9,6 @@ use crate::kubectl::tabwriter::{align, TabConfig};
 use crate::object::{Kind, Object};
 use crate::selector::LabelSelector;
 
-/// Kinds in `kubectl get all` (the `all` category).
-const CATEGORY_ALL: &[Kind] = &[
-    Kind::Pod,
-    Kind::Service,
-    Kind::DaemonSet,
-    Kind::Deployment,
-    Kind::ReplicaSet,
-    Kind::StatefulSet,
-    Kind::HorizontalPodAutoscaler,
-    Kind::CronJob,
-    Kind::Job,
-];
-
 /// Every group/version the apiserver serves (autoscaling/v1 besides each kind's own).
 fn group_versions() -> Vec<String> {
     let mut gv: Vec<String> = Kind::ALL.iter().map(|k| k.info().api_version()).collect();
@@ -116,7 +103,7 @@ pub async fn api_resources(k: Kubectl) -> i32 {
             i.kind
         ));
         if wide {
-            let cat = if CATEGORY_ALL.contains(&kd) {
+            let cat = if crate::cmd::get::ALL.contains(&kd) {
                 "all"
             } else {
                 ""

@@ -10,8 +10,8 @@ use crate::kubectl::printers::{no_resources_message, print_table, print_tables, 
 use crate::object::{Kind, Object};
 use crate::selector::{FieldSelector, LabelSelector};
 
-/// What `kubectl get all` expands to.
-const ALL: &[Kind] = &[
+/// What `kubectl get all` expands to (the `all` category).
+pub(crate) const ALL: &[Kind] = &[
     Kind::Pod,
     Kind::Service,
     Kind::DaemonSet,
