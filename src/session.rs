@@ -387,6 +387,14 @@ impl Session {
         }
     }
 
+    /// The prompt of the shell the terminal has open in a container (`kubectl exec -it`),
+    /// if any.
+    pub fn shell_prompt(&self) -> Option<String> {
+        self.world
+            .shell_session()
+            .map(|s| s.prompt.trim_end().to_string())
+    }
+
     /// Tab in the terminal: the line completed; several candidates are listed in the
     /// scrollback under the line as typed, as bash does.
     pub fn complete(&mut self, line: &str) -> String {

@@ -131,7 +131,15 @@ pub fn Console() -> impl IntoView {
                 </For>
             </div>
             <div class="term-input">
-                <span class="ps1" aria-hidden="true">"$"</span>
+                <span class="ps1" aria-hidden="true">
+                    {move || {
+                        ui.rev.track();
+                        ui.session
+                            .try_with_value(|s| s.shell_prompt())
+                            .flatten()
+                            .unwrap_or_else(|| "$".to_string())
+                    }}
+                </span>
                 <input
                     data-testid="terminal-input"
                     node_ref=field

@@ -1,6 +1,7 @@
-//! What `kubectl config` changes in the terminal's kubeconfig and keeps between commands:
-//! the current context and each context's namespace. The world holds it for the terminal;
-//! `cmd::kubeconfig` reads it to pick a command's identity and namespace.
+//! What the terminal keeps between commands: what `kubectl config` changed in its
+//! kubeconfig (the current context, each context's namespace; `cmd::kubeconfig` reads it
+//! to pick a command's identity and namespace), and the interactive shell a
+//! `kubectl exec -it POD -- sh` opened. The world holds it for the terminal.
 
 use std::collections::BTreeMap;
 
@@ -21,4 +22,16 @@ impl State {
     pub fn current(&self) -> &str {
         self.current_context.as_deref().unwrap_or(CURRENT_CONTEXT)
     }
+}
+
+/// An interactive shell in a container (`kubectl exec -it POD -- sh`): the lines typed go
+/// to it until `exit`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShellSession {
+    /// The session's id (the container keeps the shell's state under it).
+    pub id: u64,
+    /// The `kubectl exec` arguments naming the pod and container (`-n ns -c c pod`).
+    pub target: Vec<String>,
+    /// The shell's prompt (`/ # ` for busybox's ash, `root@POD:/# ` for bash).
+    pub prompt: String,
 }

@@ -49,6 +49,8 @@ pub struct World {
     net: crate::node::net::NetState,
     /// The terminal's kubeconfig (`kubectl config set-context|use-context` change it).
     kubeconfig: crate::kubeconfig_state::State,
+    /// The terminal's interactive shell in a container, while one is open.
+    shell: Option<crate::kubeconfig_state::ShellSession>,
     next_process: u32,
     delivered: u64,
     log_hash: u64,
@@ -85,6 +87,7 @@ impl World {
             processes: BTreeMap::new(),
             net: crate::node::net::NetState::new(seed),
             kubeconfig: Default::default(),
+            shell: None,
             next_process: 1,
             delivered: 0,
             log_hash: 0xcbf2_9ce4_8422_2325,
@@ -662,6 +665,16 @@ impl World {
     /// The terminal's kubeconfig.
     pub fn kubeconfig(&self) -> &crate::kubeconfig_state::State {
         &self.kubeconfig
+    }
+
+    /// The interactive shell the terminal has open in a container, if any.
+    pub fn shell_session(&self) -> Option<&crate::kubeconfig_state::ShellSession> {
+        self.shell.as_ref()
+    }
+
+    /// Opens (Some) or closes (None) the terminal's interactive shell.
+    pub fn set_shell_session(&mut self, s: Option<crate::kubeconfig_state::ShellSession>) {
+        self.shell = s;
     }
 
     /// The terminal's kubeconfig, to change.

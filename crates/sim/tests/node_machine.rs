@@ -294,3 +294,34 @@ fn sleep_in_exec_takes_virtual_time() {
     assert_eq!(o.stdout, "done\n");
     assert!(w.now() >= before + 5 * SECOND, "{} -> {}", before, w.now());
 }
+
+#[test]
+fn an_interactive_shell_keeps_its_state_between_lines_until_exit() {
+    let (mut w, files) = started();
+    let o = run(&mut w, &files, "kubectl exec -it reader -- sh");
+    assert_eq!((o.exit_code, o.stdout.as_str()), (0, ""));
+    assert_eq!(w.shell_session().map(|s| s.prompt.as_str()), Some("/ # "));
+    assert_eq!(run(&mut w, &files, "cd /etc/config").exit_code, 0);
+    run(&mut w, &files, "GREETING=\"hi  there\"");
+    let o = run(&mut w, &files, "echo \"$GREETING\" from $(pwd); ls");
+    assert_eq!(
+        o.stdout,
+        "hi  there from /etc/config\ngame.properties\nui.properties\n"
+    );
+    let o = run(&mut w, &files, "cat nope");
+    assert_eq!(o.exit_code, 1);
+    assert!(
+        o.stderr
+            .starts_with("cat: can't open 'nope': No such file or directory\n"),
+        "{o:?}"
+    );
+    run(&mut w, &files, "exit");
+    assert!(w.shell_session().is_none());
+    // Back in the terminal: kubectl again.
+    let o = run(
+        &mut w,
+        &files,
+        "kubectl get pod reader -o jsonpath={.metadata.name}",
+    );
+    assert_eq!(o.stdout, "reader");
+}

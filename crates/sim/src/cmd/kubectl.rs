@@ -395,6 +395,8 @@ const LOGS_FLAGS: &[Flag] = &[
 ];
 const EXEC_FLAGS: &[Flag] = &[
     flag("container", Some('c'), true),
+    // The terminal's interactive shell session (`exec -it POD -- sh`), one line at a time.
+    flag("kubeloop-session", None, true),
     flag("stdin", Some('i'), false),
     flag("tty", Some('t'), false),
     flag("quiet", Some('q'), false),

@@ -354,11 +354,17 @@ pub async fn exec(k: Kubectl) -> i32 {
         .and_then(|s| s.host_ip.clone())
         .unwrap_or_default();
     let tty = k.flags.bool("tty");
+    let session = k
+        .flags
+        .get("kubeloop-session")
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     let call = KubeletCall::Exec {
         namespace: ns,
         pod: name,
         container: c,
         command,
+        session,
     };
     match k.sys.kubelet(&node, call).await {
         Ok(KubeletReply::Exec(r)) => {

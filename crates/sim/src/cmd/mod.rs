@@ -21,6 +21,7 @@ pub mod flags;
 pub mod generate;
 pub mod get;
 pub mod help;
+pub mod interactive;
 pub mod kubeconfig;
 pub mod kubectl;
 pub mod logs;
@@ -126,6 +127,9 @@ fn done(code: i32, stdout: impl Into<String>, stderr: impl Into<String>) -> Star
 
 /// Starts a command line in the world's terminal, with `files` as the working directory.
 pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) -> Started {
+    if let Some(s) = world.shell_session().cloned() {
+        return interactive::line(world, &s, line, files);
+    }
     let words = match tokenize(line) {
         Ok(w) => w,
         Err(e) => return done(2, "", format!("bash: {e}\n")),
@@ -137,6 +141,9 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
     match cmd.as_str() {
         "kubectl" | "k" => {
             // `kubectl config` reads and changes the terminal's kubeconfig only.
+            if let Some(o) = interactive::open(world, args) {
+                return Started::Done(o);
+            }
             if let Some((i, "config")) = kubectl::subcommand(args) {
                 let rest: Vec<String> = args[..i].iter().chain(&args[i + 1..]).cloned().collect();
                 return Started::Done(config::run(world.kubeconfig_mut(), &rest));

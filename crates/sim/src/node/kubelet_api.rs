@@ -40,6 +40,9 @@ pub enum KubeletCall {
         container: String,
         /// Command.
         command: Vec<String>,
+        /// An interactive shell session (`kubectl exec -it POD -- sh`): the shell's state
+        /// (variables, directory) is kept between lines; 0 for a one-shot command.
+        session: u64,
     },
     /// `GET /stats/summary` (metrics-server's source).
     Stats,

@@ -85,6 +85,7 @@ pub fn serve(m: &mut Machine, call: KubeletCall) -> Result<KubeletReply, String>
             pod,
             container,
             command,
+            session,
         } => {
             let cs = find(m, &namespace, &pod, &container);
             match cs
@@ -95,6 +96,7 @@ pub fn serve(m: &mut Machine, call: KubeletCall) -> Result<KubeletReply, String>
                 None => Err(format!(
                     "unable to upgrade connection: container not found (\"{container}\")"
                 )),
+                Some(c) if session != 0 => Ok(shell::exec_line(m, &c, &command.join(" "), session)),
                 Some(c) => Ok(shell::exec(m, &c, &command)),
             }
         }

@@ -153,6 +153,33 @@ fn has(c: &Container, bin: &str) -> bool {
     }
 }
 
+/// One line typed into an interactive shell (`kubectl exec -it POD -- sh`): the session's
+/// shell keeps its variables and directory from line to line until it runs `exit`.
+pub fn exec_line(m: &mut Machine, c: &Container, line: &str, session: u64) -> KubeletReply {
+    if !has(c, "sh") {
+        return oci_missing(c, "sh");
+    }
+    let Some(mut host) = ContainerHost::new(m, &c.id) else {
+        return KubeletReply::ExecFailed("container not found".into());
+    };
+    let mut shell = host
+        .m
+        .runtime_mut()
+        .exec_sessions
+        .remove(&session)
+        .unwrap_or_else(|| host.shell(vec!["sh".into()]));
+    let (stdout, stderr, code, elapsed) = shell.run_to_end(line, &mut host);
+    if shell.resume() {
+        host.m.runtime_mut().exec_sessions.insert(session, shell);
+    }
+    KubeletReply::Exec(RunResult {
+        stdout,
+        stderr,
+        code,
+        elapsed,
+    })
+}
+
 /// busybox, and images built on alpine's busybox applets.
 fn busybox(c: &Container) -> bool {
     matches!(

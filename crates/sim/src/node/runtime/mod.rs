@@ -85,6 +85,8 @@ pub struct Runtime {
     pub shells: BTreeMap<String, crate::node::sh::Shell>,
     /// Their wake-up timers (token → container id).
     pub script_timers: BTreeMap<u64, String>,
+    /// Interactive `kubectl exec -it … -- sh` shells, by session.
+    pub exec_sessions: BTreeMap<u64, crate::node::sh::Shell>,
 }
 
 impl Runtime {
@@ -124,6 +126,7 @@ impl Runtime {
             load_timers: BTreeMap::new(),
             shells: BTreeMap::new(),
             script_timers: BTreeMap::new(),
+            exec_sessions: BTreeMap::new(),
         };
         r.store(&images::parse(PAUSE_IMAGE), 320_000);
         // kind's node image ships the images of its kube-proxy and kindnet DaemonSets.
@@ -152,6 +155,7 @@ impl Runtime {
         self.load_timers.clear();
         self.shells.clear();
         self.script_timers.clear();
+        self.exec_sessions.clear();
     }
 
     /// CPUs of the machine.

@@ -57,6 +57,8 @@ pub struct Shell {
     pub(super) written: Vec<(bool, String)>,
     /// GNU coreutils' messages (debian-based images) rather than busybox's.
     pub(super) gnu: bool,
+    /// `exit` was run (rather than the input running out).
+    exit_called: bool,
     /// The order `env` prints the inherited environment in.
     pub(super) order: Vec<String>,
 }
@@ -75,6 +77,7 @@ impl Shell {
             stderr: String::new(),
             written: Vec::new(),
             gnu: false,
+            exit_called: false,
             order: Vec::new(),
         }
     }
@@ -195,6 +198,17 @@ impl Shell {
     pub(super) fn exit(&mut self, code: i32) {
         self.stack.clear();
         self.exited = Some(code);
+        self.exit_called = true;
+    }
+
+    /// An interactive shell after a line ran out: ready for the next line unless the line
+    /// ran `exit`. Returns whether the shell is still there.
+    pub fn resume(&mut self) -> bool {
+        if self.exit_called {
+            return false;
+        }
+        self.exited = None;
+        true
     }
 
     pub(super) fn cwd(&self) -> String {
