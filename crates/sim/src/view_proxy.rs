@@ -100,6 +100,11 @@ pub fn rules_key(world: &World, node: &str) -> Option<(Time, ProxyMode)> {
     host.rules.as_ref().map(|r| (r.synced_at, r.mode))
 }
 
+/// The worker nodes' names, in order.
+pub fn node_names(world: &World) -> Vec<String> {
+    world.nodes.iter().map(|h| h.config.name.clone()).collect()
+}
+
 /// The newest request walked through the data plane (`curl`, `wget`, a load loop).
 pub fn last_path(world: &World) -> Option<&TrafficPath> {
     world.net.paths.back()

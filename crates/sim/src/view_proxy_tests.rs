@@ -7,10 +7,15 @@ use crate::time::SECOND;
 
 const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.27\n        ports:\n        - containerPort: 80\n";
 
+const CLIENT: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: client\nspec:\n  containers:\n  - name: curl\n    image: curlimages/curl:8.16.0\n    command: [\"sleep\", \"infinity\"]\n";
+
 fn run(w: &mut World, line: &str) -> crate::process::Output {
-    let files = [("web.yaml".to_string(), WEB.to_string())]
-        .into_iter()
-        .collect();
+    let files = [
+        ("web.yaml".to_string(), WEB.to_string()),
+        ("client.yaml".to_string(), CLIENT.to_string()),
+    ]
+    .into_iter()
+    .collect();
     crate::cmd::run(w, line, &files, 60 * SECOND)
 }
 
@@ -251,4 +256,24 @@ fn should_classify_outcomes_from_the_recorded_words() {
     assert_eq!(ep.title, "10.244.2.3:80");
     assert_eq!(ep.node.as_deref(), Some("node-2"));
     assert_eq!(v.steps.last().unwrap().title, "default/web-7c5d-x");
+}
+
+/// Issue 8 ("Why"): after `kubectl expose` and a `curl` from a client pod, the flow's
+/// stage 7 still asked for a Service: it followed the newest pod, the client, which no
+/// Service selects. It follows the Service's pods.
+#[test]
+fn the_flow_follows_the_services_pods_not_the_client_that_curls_them() {
+    let mut w = exposed();
+    let out = run(&mut w, "kubectl apply -f client.yaml");
+    assert_eq!(out.exit_code, 0, "{out:?}");
+    w.run_for(20 * SECOND);
+    let out = run(&mut w, "kubectl exec client -- curl -s web");
+    assert!(out.stdout.contains("Welcome to nginx"), "{out:?}");
+    let pod = crate::view::newest_user_pod(&w).expect("a pod to follow");
+    assert!(pod.starts_with("default/web-"), "{pod}");
+    let (ns, name) = pod.split_once('/').unwrap();
+    let flow = crate::view::pod_flow(&w, ns, name).unwrap();
+    assert_eq!(flow.service.as_deref(), Some("web"));
+    assert!(flow.stages[6].at.is_some(), "stage 7 lit: {:?}", flow.stages[6]);
+    assert_eq!(last_path(&w).map(|p| p.from.as_str()), Some("default/client"));
 }
