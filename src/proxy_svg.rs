@@ -12,9 +12,9 @@ use crate::highlight::escape;
 pub const LANE_WIDTH: f64 = 640.0;
 /// Hops per row of the lane.
 pub const PER_ROW: usize = 4;
-const HOP_W: f64 = 146.0;
+const HOP_W: f64 = 142.0;
 const HOP_H: f64 = 46.0;
-const GAP_X: f64 = 18.0;
+const GAP_X: f64 = 16.0;
 const GAP_Y: f64 = 16.0;
 const PAD: f64 = 6.0;
 /// How long the packet stays on one hop (ms of animation).
@@ -87,9 +87,11 @@ pub fn graph(g: &GraphLayout) -> String {
     out
 }
 
-/// Where hop `i` of the lane goes (top-left corner).
+/// Where hop `i` of the lane goes (top-left corner): rows run left to right, then right
+/// to left (a snake), so each link is short and none crosses the lane.
 pub fn hop_at(i: usize) -> (f64, f64) {
     let (row, col) = (i / PER_ROW, i % PER_ROW);
+    let col = if row % 2 == 1 { PER_ROW - 1 - col } else { col };
     (
         PAD + col as f64 * (HOP_W + GAP_X),
         PAD + row as f64 * (HOP_H + GAP_Y),
@@ -220,8 +222,10 @@ mod tests {
     #[wasm_bindgen_test(unsupported = test)]
     fn should_lay_hops_in_rows_and_animate_one_after_another() {
         assert_eq!(hop_at(0), (PAD, PAD));
-        assert_eq!(hop_at(PER_ROW).0, PAD);
+        // The second row starts under the end of the first and runs back.
+        assert_eq!(hop_at(PER_ROW).0, hop_at(PER_ROW - 1).0);
         assert!(hop_at(PER_ROW).1 > hop_at(0).1);
+        assert_eq!(hop_at(2 * PER_ROW - 1).0, PAD);
         assert!(hop_at(PER_ROW - 1).0 + HOP_W <= LANE_WIDTH);
         assert!(lane_height(5) > lane_height(4));
         let p = path("10.244.2.3:80 (default/web-1) on node-2");

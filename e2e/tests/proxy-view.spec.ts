@@ -12,8 +12,18 @@ const sizes = [
   { name: '390x844', width: 390, height: 844 },
 ];
 
-async function shoot(page: Page, testInfo: TestInfo, name: string) {
-  await page.getByTestId('proxy-view').scrollIntoViewIfNeeded();
+/** Waits until the packet has walked every hop (the panel's own animations are done). */
+async function walked(page: Page) {
+  await page.waitForFunction(() =>
+    document.getAnimations().every((a) => {
+      const t = (a.effect as KeyframeEffect | null)?.target;
+      return !(t instanceof Element && t.closest('.proxy')) || a.playState !== 'running';
+    }),
+  );
+}
+
+async function shoot(page: Page, testInfo: TestInfo, name: string, part = 'proxy-view') {
+  await page.getByTestId(part).scrollIntoViewIfNeeded();
   const shot = testInfo.outputPath(`${name}.png`);
   await page.screenshot({ path: shot });
   await testInfo.attach(name, { path: shot, contentType: 'image/png' });
@@ -74,6 +84,8 @@ test('kube-proxy rules and a curl path are drawn live', async ({ page }, testInf
   await expect(lit.filter({ hasText: '-j DNAT --to-destination' })).toHaveCount(1);
   const chosen = await graph.locator('[data-kind=sep][data-mark=taken]').getAttribute('data-chain');
   await expect(lit.filter({ hasText: `-A ${chosen} ` }).first()).toBeVisible();
+  // The text box scrolled itself to the first matched rule.
+  await expect.poll(() => proxy.getByTestId('iptables-save').evaluate((e) => e.scrollTop)).toBeGreaterThan(0);
 
   // Keyboard: the node picker and the rules text are reachable.
   await proxy.getByTestId('proxy-node').focus();
@@ -84,8 +96,13 @@ test('kube-proxy rules and a curl path are drawn live', async ({ page }, testInf
     for (const size of sizes) {
       await page.setViewportSize({ width: size.width, height: size.height });
       await proxy.getByTestId('packet-replay').click();
-      await page.waitForTimeout(400);
+      if (lang === 'en' && size.width === 1440) {
+        await page.waitForTimeout(1200);
+        await shoot(page, testInfo, 'proxy-view-moving-1440x900-en');
+      }
+      await walked(page);
       await shoot(page, testInfo, `proxy-view-${size.name}-${lang}`);
+      await shoot(page, testInfo, `proxy-view-rules-${size.name}-${lang}`, 'iptables-save');
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
     }
     if (lang === 'en') {
@@ -107,6 +124,7 @@ test('kube-proxy rules and a curl path are drawn live', async ({ page }, testInf
   await expect(packet).toHaveAttribute('data-outcome', 'rejected', { timeout: CLUSTER_TIMEOUT });
   await expect(proxy.locator('[data-testid=hop][data-kind=failure]')).toContainText('REJECT');
   await expect(proxy.getByTestId('iptables-save').locator('[data-mark=taken]').filter({ hasText: 'has no endpoints' })).toHaveCount(1);
+  await walked(page);
   await shoot(page, testInfo, 'proxy-view-reject-1440x900-en');
   expect(cluster.errors).toEqual([]);
 });

@@ -68,16 +68,19 @@ fn path_key(p: Option<&kubeloop_sim::node::net::TrafficPath>) -> String {
         .unwrap_or_default()
 }
 
-/// Scrolls the first matched line into the middle of the text box (not the page).
-fn reveal_match(pre: &web_sys::HtmlElement) {
+/// Scrolls the first matched line to the upper third of the text box (not the page; the
+/// box is `position: relative`, so lines' offsets are from its top). False if none is.
+fn reveal_match(pre: &web_sys::HtmlElement) -> bool {
     use wasm_bindgen::JsCast;
     let Some(first) = pre.query_selector(".save-line.taken").ok().flatten() else {
-        return;
+        return false;
     };
-    if let Ok(line) = first.dyn_into::<web_sys::HtmlElement>() {
-        let top = line.offset_top() - pre.client_height() / 3;
-        pre.set_scroll_top(top.max(0));
-    }
+    let Ok(line) = first.dyn_into::<web_sys::HtmlElement>() else {
+        return false;
+    };
+    let top = line.offset_top() - pre.client_height() / 3;
+    pre.set_scroll_top(top.max(0));
+    true
 }
 
 /// The proxy panel.
@@ -131,11 +134,24 @@ pub fn ProxyPanel() -> impl IntoView {
         shown.with(|s| s.view.as_ref().map(|v| save_markup(&v.save, lang)))
     });
     let pre = NodeRef::<html::Pre>::new();
+    let reveal_key = Memo::new(move |_| {
+        shown.with(|s| {
+            let path = s.view.as_ref().and_then(|v| v.path.as_ref()).map(|p| p.key());
+            (s.node.clone(), path, s.view.is_some())
+        })
+    });
+    // Once per request (and node): the text may arrive after the key, so each new text
+    // tries again until a matched line was shown.
+    let revealed = StoredValue::new(String::new());
     Effect::new(move |_| {
+        let key = format!("{:?}", reveal_key.get());
         save.track();
         request_animation_frame(move || {
-            if let Some(el) = pre.get_untracked() {
-                reveal_match(&el);
+            if revealed.try_get_value().is_none_or(|r| r == key) {
+                return;
+            }
+            if pre.get_untracked().is_some_and(|el| reveal_match(&el)) {
+                revealed.set_value(key);
             }
         });
     });
@@ -154,7 +170,9 @@ pub fn ProxyPanel() -> impl IntoView {
             Some((mode, super::header::clock_text(v.synced_at)))
         })
     };
-    let packet = move || {
+    // A Memo of plain values: kube-proxy's periodic resyncs rebuild the view, but while
+    // the request is the same its lane is not redrawn (that would restart the walk).
+    let packet = Memo::new(move |_| {
         let lang = ui.lang.get();
         shown.with(|s| {
             let v = s.view.as_ref()?;
@@ -171,7 +189,7 @@ pub fn ProxyPanel() -> impl IntoView {
                 elsewhere,
             ))
         })
-    };
+    });
     view! {
         <section class="proxy" data-testid="proxy-view" aria-labelledby="proxy-title">
             <div class="proxy-head">
@@ -195,7 +213,7 @@ pub fn ProxyPanel() -> impl IntoView {
                     <span class="proxy-synced mono">{format!("{} {at}", ui.t(Key::ProxySynced))}</span>
                 })}
             </div>
-            {move || match packet() {
+            {move || match packet.get() {
                 None => view! { <p class="proxy-note" data-testid="packet-none">{move || ui.t(Key::ProxyNoPacket)}</p> }.into_any(),
                 Some((outcome, line, detail, elsewhere)) => view! {
                     <div class="proxy-packet" data-testid="packet-path" data-outcome=outcome>
@@ -209,10 +227,10 @@ pub fn ProxyPanel() -> impl IntoView {
                         <p class="proxy-note mono">{detail}</p>
                         {elsewhere.map(|e| view! { <p class="proxy-note">{e}</p> })}
                         {move || lane.get().map(|(svg, h)| view! {
-                            <svg class="proxy-lane" data-testid="packet-lane" role="img"
+                            <div class="proxy-scroll"><svg class="proxy-lane" data-testid="packet-lane" role="img"
                                 aria-label=move || ui.t(Key::ProxyLastPacket)
                                 viewBox=format!("0 0 {} {h:.0}", proxy_svg::LANE_WIDTH)
-                                preserveAspectRatio="xMinYMin meet" inner_html=svg></svg>
+                                preserveAspectRatio="xMinYMin meet" inner_html=svg></svg></div>
                         })}
                     </div>
                 }.into_any(),
@@ -223,10 +241,10 @@ pub fn ProxyPanel() -> impl IntoView {
                     <div class="proxy-body">
                         <figure class="proxy-graph-box">
                             <figcaption class="proxy-note">{move || if head().is_some_and(|h| h.0 == "ipvs") { ui.t(Key::ProxyGraphIpvs) } else { ui.t(Key::ProxyGraph) }}</figcaption>
-                            <svg class="proxy-graph" data-testid="rule-graph" role="img"
+                            <div class="proxy-scroll"><svg class="proxy-graph" data-testid="rule-graph" role="img"
                                 aria-label=move || ui.t(Key::ProxyShown).replace("{node}", &node())
                                 viewBox=format!("0 0 {} {h:.0}", pv::GRAPH_WIDTH)
-                                preserveAspectRatio="xMinYMin meet" inner_html=svg></svg>
+                                preserveAspectRatio="xMinYMin meet" inner_html=svg></svg></div>
                         </figure>
                         <figure class="proxy-save-box">
                             <figcaption class="proxy-note">
