@@ -10,6 +10,7 @@ pub mod geometry;
 pub mod highlight;
 pub mod i18n;
 pub mod inspect;
+pub mod proxy_svg;
 pub mod session;
 pub mod startup;
 pub mod svg;

@@ -8,6 +8,7 @@ mod flow;
 pub mod frames;
 mod header;
 mod inspector;
+mod proxy;
 mod switches;
 
 use kubeloop_sim::scenario::Scenario;

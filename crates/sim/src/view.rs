@@ -824,6 +824,11 @@ fn has_path(value: &serde_json::Value, path: &str) -> bool {
 mod flow;
 pub use flow::{deployment_to_expose, newest_user_pod, pod_flow, PodFlow};
 
+/// The proxy view: a node's kube-proxy rules as a graph, its `iptables-save` text and
+/// the last request's path.
+#[path = "view_proxy.rs"]
+pub mod proxy;
+
 #[cfg(test)]
 #[path = "view_tests.rs"]
 mod tests;

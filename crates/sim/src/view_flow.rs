@@ -260,20 +260,41 @@ pub fn pod_flow(world: &World, ns: &str, name: &str) -> Option<PodFlow> {
 }
 
 /// The pod the flow follows when none is selected: the newest pod outside the cluster's
-/// own namespaces (by etcd creation revision).
+/// own namespaces (by etcd creation revision) that a Service selects, else the newest one.
+/// A client pod started to `curl` the Service is newer than the Service's pods, but the
+/// flow's last stage is about the Service's endpoints: it keeps following those.
 pub fn newest_user_pod(world: &World) -> Option<String> {
-    let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
-    world
-        .observe()
-        .etcd()
-        .store
-        .range_prefix(&prefix)
-        .filter(|kv| {
-            let ns = kv.value.namespace();
-            !(ns.starts_with("kube-") || ns == "local-path-storage")
+    let selectors: Vec<(String, BTreeMap<String, String>)> = super::stored(world, Kind::Service)
+        .iter()
+        .filter_map(|o| match &**o {
+            Object::Service(s) => {
+                let sel = s.spec.as_ref()?.selector.clone()?;
+                (!sel.is_empty()).then(|| (o.namespace().to_string(), sel))
+            }
+            _ => None,
         })
-        .max_by_key(|kv| kv.create_revision)
-        .map(|kv| format!("{}/{}", kv.value.namespace(), kv.value.name()))
+        .collect();
+    let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
+    let mut newest: Option<(u64, String)> = None;
+    let mut newest_selected: Option<(u64, String)> = None;
+    for kv in world.observe().etcd().store.range_prefix(&prefix) {
+        let ns = kv.value.namespace();
+        if ns.starts_with("kube-") || ns == "local-path-storage" {
+            continue;
+        }
+        let id = (kv.create_revision, format!("{ns}/{}", kv.value.name()));
+        let labels = kv.value.meta().labels.clone().unwrap_or_default();
+        let selected = selectors
+            .iter()
+            .any(|(sns, sel)| sns == ns && sel.iter().all(|(k, v)| labels.get(k) == Some(v)));
+        if selected && newest_selected.as_ref().is_none_or(|n| id.0 > n.0) {
+            newest_selected = Some(id.clone());
+        }
+        if newest.as_ref().is_none_or(|n| id.0 > n.0) {
+            newest = Some(id);
+        }
+    }
+    newest_selected.or(newest).map(|(_, p)| p)
 }
 
 /// The Deployment a `kubectl expose` hint should name: the followed pod's, else the first

@@ -18,6 +18,7 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 
 use crate::time::Time;
 
+pub mod graph;
 pub mod hash;
 pub mod iptables;
 pub mod ipvs;
