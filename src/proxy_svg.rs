@@ -64,7 +64,14 @@ pub fn graph(g: &GraphLayout) -> String {
             out,
             r#"<g class="rg-box {kind} {m}" data-testid="rule-box" data-kind="{kind}" data-mark="{m}" data-chain="{}"><title>{}</title>"#,
             escape(b.lines.first().map_or("", String::as_str)),
-            escape(if b.rule.is_empty() { b.lines.join(" ") } else { b.rule.clone() }.as_str())
+            escape(
+                if b.rule.is_empty() {
+                    b.lines.join(" ")
+                } else {
+                    b.rule.clone()
+                }
+                .as_str()
+            )
         );
         let _ = write!(
             out,
@@ -146,7 +153,10 @@ pub fn lane(p: &PathView, motion: bool) -> String {
         let _ = write!(
             out,
             r#"<line class="lane-link" x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" style="animation-delay:{:.0}ms"/>"#,
-            a.0, a.1, b.0, b.1,
+            a.0,
+            a.1,
+            b.0,
+            b.1,
             i as f64 * HOP_MS
         );
     }
@@ -212,7 +222,11 @@ mod tests {
             from: "default/client".into(),
             node: "node-1".into(),
             url: "http://web/".into(),
-            dns: Some(("web.default.svc.cluster.local".into(), "10.96.0.50".into(), "kube-system/coredns-1".into())),
+            dns: Some((
+                "web.default.svc.cluster.local".into(),
+                "10.96.0.50".into(),
+                "kube-system/coredns-1".into(),
+            )),
             hops: Vec::new(),
             outcome: outcome.into(),
             endpoint: None,
@@ -233,7 +247,10 @@ mod tests {
         assert_eq!(svg.matches(r#"data-testid="hop""#).count(), p.steps.len());
         assert!(svg.contains("animation-delay:550ms"));
         assert!(svg.contains("<circle class=\"packet\""));
-        assert!(!lane(&p, false).contains("packet"), "no dot for reduced motion");
+        assert!(
+            !lane(&p, false).contains("packet"),
+            "no dot for reduced motion"
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]
@@ -241,7 +258,10 @@ mod tests {
         let p = path("rejected: no ready endpoints");
         assert_eq!(p.outcome, PathOutcome::Rejected);
         let svg = lane(&p, false);
-        assert!(svg.contains(r#"class="hop failure taken last rejected""#), "{svg}");
+        assert!(
+            svg.contains(r#"class="hop failure taken last rejected""#),
+            "{svg}"
+        );
         assert!(svg.contains("✕ REJECT"));
     }
 

@@ -379,6 +379,18 @@ impl Session {
                     .collect();
                 self.terminal.info(&h.join("\n"));
             }
+            l if l.ends_with('&') && !l.ends_with("&&") => {
+                // `CMD &`: runs in the background beside the next commands, as in bash
+                // (`kubectl port-forward … &`, then `curl localhost:…`).
+                // Not recorded as a scenario step: a step runs to its end before the next.
+                let l = l.trim_end_matches('&').trim_end().to_string();
+                self.start(&l, false, false);
+                let n = self.jobs.iter().filter(|j| !j.foreground).count();
+                if let Some(j) = self.jobs.last().filter(|j| !j.foreground) {
+                    self.terminal.info(&format!("[{n}] {}", j.id));
+                }
+                self.pump();
+            }
             _ => {
                 self.record(line);
                 self.queue.push_back((line.to_string(), false));

@@ -428,3 +428,50 @@ fn profile_scaling_hundred_nodes() {
         started.elapsed().as_secs_f64() * 1000.0
     );
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn a_background_port_forward_lets_curl_reach_the_pods() {
+    let mut s = Session::new(default_scenario());
+    s.run_button("kubectl apply -f nginx-deploy.yaml");
+    s.advance(20 * SECOND);
+    s.submit("kubectl expose deployment nginx --port=80");
+    s.advance(2 * SECOND);
+    s.submit("kubectl port-forward svc/nginx 8080:80 &");
+    s.advance(2 * SECOND);
+    assert!(
+        text(&s).contains("Forwarding from 127.0.0.1:8080 -> 80"),
+        "{}",
+        text(&s)
+    );
+    s.submit("curl -s localhost:8080");
+    s.advance(2 * SECOND);
+    assert!(text(&s).contains("Welcome to nginx!"), "{}", text(&s));
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn tab_completes_and_an_interactive_shell_changes_the_prompt() {
+    let mut s = Session::new(default_scenario());
+    assert_eq!(
+        s.complete("kubectl get deploym"),
+        "kubectl get deployments "
+    );
+    s.run_button("kubectl apply -f nginx-deploy.yaml");
+    s.advance(20 * SECOND);
+    let pod = s
+        .view()
+        .nodes
+        .iter()
+        .flat_map(|n| &n.pods)
+        .find(|p| p.namespace == "default")
+        .map(|p| p.name.clone())
+        .expect("a pod");
+    s.submit(&format!("kubectl exec -it {pod} -- bash"));
+    s.advance(SECOND);
+    assert_eq!(s.shell_prompt(), Some(format!("root@{pod}:/#")));
+    s.submit("cd /usr/share/nginx/html; ls");
+    s.advance(SECOND);
+    assert!(text(&s).contains("50x.html\nindex.html"), "{}", text(&s));
+    s.submit("exit");
+    s.advance(SECOND);
+    assert_eq!(s.shell_prompt(), None);
+}

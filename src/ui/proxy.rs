@@ -64,8 +64,17 @@ fn save_markup(rows: &[SaveRow], lang: Lang) -> String {
 
 /// Tells one recorded request from the next.
 fn path_key(p: Option<&kubeloop_sim::node::net::TrafficPath>) -> String {
-    p.map(|p| format!("{}|{}|{}|{}|{}", p.at, p.from, p.url, p.hops.len(), p.outcome))
-        .unwrap_or_default()
+    p.map(|p| {
+        format!(
+            "{}|{}|{}|{}|{}",
+            p.at,
+            p.from,
+            p.url,
+            p.hops.len(),
+            p.outcome
+        )
+    })
+    .unwrap_or_default()
 }
 
 /// Scrolls the first matched line to the upper third of the text box (not the page; the
@@ -112,14 +121,23 @@ pub fn ProxyPanel() -> impl IntoView {
                     return old;
                 }
                 let view = pv::snapshot(w, &node).map(|snap| Arc::new(pv::proxy_view(&snap, path)));
-                let fresh = Shown { key, nodes, node, view };
+                let fresh = Shown {
+                    key,
+                    nodes,
+                    node,
+                    view,
+                };
                 cache.set_value(fresh.clone());
                 fresh
             })
             .unwrap_or_default()
     });
     let graph = Memo::new(move |_| {
-        shown.with(|s| s.view.as_ref().map(|v| (proxy_svg::graph(&v.graph), v.graph.height)))
+        shown.with(|s| {
+            s.view
+                .as_ref()
+                .map(|v| (proxy_svg::graph(&v.graph), v.graph.height))
+        })
     });
     let lane = Memo::new(move |_| {
         let n = replay.get();
@@ -136,7 +154,11 @@ pub fn ProxyPanel() -> impl IntoView {
     let pre = NodeRef::<html::Pre>::new();
     let reveal_key = Memo::new(move |_| {
         shown.with(|s| {
-            let path = s.view.as_ref().and_then(|v| v.path.as_ref()).map(|p| p.key());
+            let path = s
+                .view
+                .as_ref()
+                .and_then(|v| v.path.as_ref())
+                .map(|p| p.key());
             (s.node.clone(), path, s.view.is_some())
         })
     });
@@ -157,7 +179,9 @@ pub fn ProxyPanel() -> impl IntoView {
     });
     let node = move || shown.with(|s| s.node.clone());
     let on_pick = move |ev: leptos::ev::Event| {
-        let now = ui.session.try_with_value(|s| path_key(pv::last_path(s.world())));
+        let now = ui
+            .session
+            .try_with_value(|s| path_key(pv::last_path(s.world())));
         picked.set(Some((event_target_value(&ev), now.unwrap_or_default())));
     };
     let head = move || {
@@ -179,7 +203,11 @@ pub fn ProxyPanel() -> impl IntoView {
             let p = v.path.as_ref()?;
             let words = t(lang, outcome_key(p.outcome));
             let elsewhere = (!v.path_here).then(|| {
-                let first = p.steps.iter().find_map(|st| st.node.clone()).unwrap_or_default();
+                let first = p
+                    .steps
+                    .iter()
+                    .find_map(|st| st.node.clone())
+                    .unwrap_or_default();
                 t(lang, Key::ProxyElsewhere).replace("{node}", &first)
             });
             Some((

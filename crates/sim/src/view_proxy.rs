@@ -79,7 +79,11 @@ impl ProxySnapshot {
 
 /// kube-proxy's last rules on `node`, or `None` before its first sync.
 pub fn snapshot(world: &World, node: &str) -> Option<ProxySnapshot> {
-    let host = world.observe().nodes().iter().find(|h| h.config.name == node)?;
+    let host = world
+        .observe()
+        .nodes()
+        .iter()
+        .find(|h| h.config.name == node)?;
     let rules = host.rules.clone()?;
     Some(ProxySnapshot {
         node: node.to_string(),
@@ -96,13 +100,22 @@ pub fn snapshot(world: &World, node: &str) -> Option<ProxySnapshot> {
 /// When kube-proxy on `node` last wrote its rules, and in which mode: a view built from
 /// [`snapshot`] stays valid while this and [`last_path`] do not move.
 pub fn rules_key(world: &World, node: &str) -> Option<(Time, ProxyMode)> {
-    let host = world.observe().nodes().iter().find(|h| h.config.name == node)?;
+    let host = world
+        .observe()
+        .nodes()
+        .iter()
+        .find(|h| h.config.name == node)?;
     host.rules.as_ref().map(|r| (r.synced_at, r.mode))
 }
 
 /// The worker nodes' names, in order.
 pub fn node_names(world: &World) -> Vec<String> {
-    world.observe().nodes().iter().map(|h| h.config.name.clone()).collect()
+    world
+        .observe()
+        .nodes()
+        .iter()
+        .map(|h| h.config.name.clone())
+        .collect()
 }
 
 /// The newest request walked through the data plane (`curl`, `wget`, a load loop).

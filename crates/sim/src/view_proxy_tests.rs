@@ -274,6 +274,13 @@ fn the_flow_follows_the_services_pods_not_the_client_that_curls_them() {
     let (ns, name) = pod.split_once('/').unwrap();
     let flow = crate::view::pod_flow(&w, ns, name).unwrap();
     assert_eq!(flow.service.as_deref(), Some("web"));
-    assert!(flow.stages[6].at.is_some(), "stage 7 lit: {:?}", flow.stages[6]);
-    assert_eq!(last_path(&w).map(|p| p.from.as_str()), Some("default/client"));
+    assert!(
+        flow.stages[6].at.is_some(),
+        "stage 7 lit: {:?}",
+        flow.stages[6]
+    );
+    assert_eq!(
+        last_path(&w).map(|p| p.from.as_str()),
+        Some("default/client")
+    );
 }

@@ -35,6 +35,7 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
         ("logs", "Print the logs for a container in a pod"),
         ("exec", "Execute a command in a container"),
         ("auth", "Inspect authorization"),
+        ("port-forward", "Forward one or more local ports to a pod"),
     ]),
     ("Advanced Commands", &[
         ("diff", "Diff the live version against a would-be applied version"),

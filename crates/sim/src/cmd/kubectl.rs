@@ -61,6 +61,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "label",
     "logs",
     "patch",
+    "port-forward",
     "replace",
     "rollout",
     "run",
@@ -86,7 +87,6 @@ const UNAVAILABLE: &[&str] = &[
     "kustomize",
     "options",
     "plugin",
-    "port-forward",
     "proxy",
 ];
 
@@ -214,6 +214,7 @@ pub fn task_in(
         "top" => Box::pin(crate::cmd::top::top(ctx)),
         "run" => Box::pin(crate::cmd::run::run(ctx)),
         "wait" => Box::pin(crate::cmd::wait::wait(ctx)),
+        "port-forward" => Box::pin(crate::cmd::port_forward::port_forward(ctx)),
         "diff" => Box::pin(crate::cmd::diff::diff(ctx)),
         "explain" => Box::pin(crate::cmd::explain::explain(ctx)),
         "api-resources" => Box::pin(crate::cmd::discovery::api_resources(ctx)),
@@ -393,6 +394,10 @@ const LOGS_FLAGS: &[Flag] = &[
     flag("selector", Some('l'), true),
     flag("prefix", None, false),
 ];
+const PORT_FORWARD_FLAGS: &[Flag] = &[
+    flag("address", None, true),
+    flag("pod-running-timeout", None, true),
+];
 const EXEC_FLAGS: &[Flag] = &[
     flag("container", Some('c'), true),
     // The terminal's interactive shell session (`exec -it POD -- sh`), one line at a time.
@@ -478,6 +483,7 @@ pub fn sub_flags(sub: &str) -> &'static [Flag] {
         "top" => TOP_FLAGS,
         "run" => RUN_FLAGS,
         "wait" => WAIT_FLAGS,
+        "port-forward" => PORT_FORWARD_FLAGS,
         _ => &[],
     }
 }

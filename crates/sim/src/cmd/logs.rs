@@ -29,7 +29,7 @@ fn transport(k: &Kubectl, e: &str, what: String) -> i32 {
 }
 
 /// Resolves `POD`, `pod/POD`, `deploy/NAME` (first pod of its selector) to a pod.
-async fn target_pod(k: &Kubectl, arg: &str) -> Result<Pod, i32> {
+pub(crate) async fn target_pod(k: &Kubectl, arg: &str) -> Result<Pod, i32> {
     let ns = k.namespace();
     let (kind, name) = match arg.split_once('/') {
         Some((t, n)) => match crate::cmd::kubectl::resolve_kind(t) {
@@ -87,10 +87,7 @@ async fn target_pod(k: &Kubectl, arg: &str) -> Result<Pod, i32> {
         Err(s) => return Err(k.status_error(&s)),
     };
     let mut sorted = pods.clone();
-    sorted.sort_by_key(|p| {
-        let running = p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running");
-        (!running, p.metadata.name.clone())
-    });
+    sorted.sort_by_key(pod_preference);
     match sorted.first() {
         None => Err(k.error("timed out waiting for the condition")),
         Some(p) => {
@@ -401,4 +398,10 @@ pub async fn exec(k: Kubectl) -> i32 {
         Err(e) if e == APISERVER_DOWN => transport(&k, &e, String::new()),
         Err(e) => k.error(&e),
     }
+}
+
+/// Which of a controller's pods kubectl attaches to: a running one, then by name.
+pub(crate) fn pod_preference(p: &Pod) -> (bool, Option<String>) {
+    let running = p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running");
+    (!running, p.metadata.name.clone())
 }

@@ -24,8 +24,10 @@ pub mod help;
 pub mod interactive;
 pub mod kubeconfig;
 pub mod kubectl;
+pub mod local;
 pub mod logs;
 pub mod nodeos;
+pub mod port_forward;
 pub mod replace;
 pub mod rollout;
 pub mod rollout_apps;
@@ -162,6 +164,7 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
             Err(out) => Started::Done(out),
         },
         "sim" => Started::Done(sim::run(world, args)),
+        "curl" => Started::Done(local::curl(world, args)),
         "ssh" => match ssh::run(world, args) {
             (o, 0) => Started::Done(o),
             (o, delay) => {

@@ -1,0 +1,166 @@
+//! Programs of the terminal's own machine (the learner's laptop beside a kind cluster):
+//! `curl` reaches `localhost` ports a running `kubectl port-forward` forwards, and the
+//! nodes' addresses (kind's nodes are containers on the host's network); pod and Service
+//! addresses are not routed from the host.
+
+use std::net::Ipv4Addr;
+
+use k8s_openapi::api::core::v1::Pod;
+
+use crate::cmd::port_forward::{parse_pair, target_port};
+use crate::node::net::Source;
+use crate::object::{Kind, Object};
+use crate::process::Output;
+use crate::world::World;
+
+fn fail(code: i32, msg: String) -> Output {
+    Output {
+        exit_code: code,
+        stdout: String::new(),
+        stderr: msg,
+    }
+}
+
+/// `curl ARGS…` typed in the terminal.
+pub fn curl(world: &mut World, args: &[String]) -> Output {
+    let Some(i) = args.iter().position(|a| {
+        !a.starts_with('-')
+            && (a.contains("://") || a.contains("localhost") || a.contains('.') || a.contains(':'))
+    }) else {
+        return fail(
+            2,
+            "curl: try 'curl --help' or 'curl --manual' for more information\n".into(),
+        );
+    };
+    let url = args[i].clone();
+    let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
+    let (hostport, path) = rest.split_once('/').map_or((rest, ""), |(h, p)| (h, p));
+    let (host, port) = match hostport.rsplit_once(':') {
+        Some((h, p)) => (h.trim_matches(['[', ']']), p.parse::<u16>().unwrap_or(80)),
+        None => (hostport, 80),
+    };
+    let (node, target) = if matches!(host, "localhost" | "127.0.0.1" | "::1") {
+        match forwarded(world, port) {
+            Some(t) => t,
+            None => return fail(7, format!("curl: (7) Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server\n")),
+        }
+    } else if let Ok(ip) = host.parse::<Ipv4Addr>() {
+        match world.observe().nodes().iter().position(|h| h.ip == ip.to_string()) {
+            Some(n) => (n as u32, (ip, port)),
+            None => return fail(7, format!("curl: (7) Failed to connect to {host} port {port} after 3 ms: No route to host\n")),
+        }
+    } else {
+        return fail(6, format!("curl: (6) Could not resolve host: {host}\n"));
+    };
+    let mut argv = args.to_vec();
+    argv[i] = format!("http://{}:{}/{path}", target.0, target.1);
+    let Some(ip) = world
+        .observe()
+        .nodes()
+        .get(node as usize)
+        .map(|h| h.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED))
+    else {
+        return fail(7, "curl: (7) Couldn't connect to server\n".into());
+    };
+    let src = Source {
+        node,
+        ip,
+        pod: None,
+        agent: "curl/8.5.0".into(),
+    };
+    let r = world
+        .on_machine(node, |m| crate::node::curl::curl(m.net(), &src, &argv))
+        .unwrap_or_default();
+    Output {
+        exit_code: r.code,
+        stdout: r.stdout,
+        stderr: r.stderr,
+    }
+}
+
+/// The pod address and node a running `kubectl port-forward` sends local `port` to.
+fn forwarded(world: &World, port: u16) -> Option<(u32, (Ipv4Addr, u16))> {
+    let obs = world.observe();
+    for p in obs.processes().values().filter(|p| !p.is_finished()) {
+        let words = crate::cmd::tokenize(&p.line).ok()?;
+        if words.get(1).map(String::as_str) != Some("port-forward") {
+            continue;
+        }
+        let (target, pairs, ns) = parse_forward(&words[2..]);
+        let Some(pair) = pairs.iter().find(|x| x.local == port) else {
+            continue;
+        };
+        let pod = pod_for(world, &ns, &target)?;
+        let remote = match target.split_once('/') {
+            Some((t, name)) if Kind::from_resource_arg(t) == Some(Kind::Service) => {
+                let Object::Service(s) = &*obs
+                    .etcd()
+                    .store
+                    .get(&format!("/registry/services/specs/{ns}/{name}"))?
+                    .value
+                else {
+                    return None;
+                };
+                target_port(s, &pod, pair.remote).ok()?
+            }
+            _ => pair.remote,
+        };
+        let ip: Ipv4Addr = pod.status.as_ref()?.pod_ip.as_ref()?.parse().ok()?;
+        let node = world.node_index(pod.spec.as_ref()?.node_name.as_deref()?)?;
+        return Some((node, (ip, remote)));
+    }
+    None
+}
+
+fn parse_forward(words: &[String]) -> (String, Vec<crate::cmd::port_forward::PortPair>, String) {
+    let mut ns = "default".to_string();
+    let mut positional = Vec::new();
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        match w.as_str() {
+            "-n" | "--namespace" => ns = it.next().cloned().unwrap_or(ns),
+            s if s.starts_with("--namespace=") => ns = s["--namespace=".len()..].to_string(),
+            s if s.starts_with('-') => {}
+            s => positional.push(s.to_string()),
+        }
+    }
+    let target = positional.first().cloned().unwrap_or_default();
+    let pairs = positional
+        .iter()
+        .skip(1)
+        .filter_map(|s| parse_pair(s).ok())
+        .collect();
+    (target, pairs, ns)
+}
+
+/// The pod a port-forward to `target` uses, chosen as kubectl chose it.
+fn pod_for(world: &World, ns: &str, target: &str) -> Option<Pod> {
+    let store = &world.observe().etcd().store;
+    let (kind, name) = match target.split_once('/') {
+        Some((t, n)) => (Kind::from_resource_arg(t)?, n),
+        None => (Kind::Pod, target),
+    };
+    let key = |k: Kind, n: &str| format!("/registry/{}/{ns}/{n}", k.info().etcd_prefix);
+    let obj = store.get(&key(kind, name))?;
+    let selector = match &*obj.value {
+        Object::Pod(p) => return Some(p.clone()),
+        Object::Service(s) => s.spec.as_ref()?.selector.clone()?,
+        Object::Deployment(d) => d.spec.as_ref()?.selector.match_labels.clone()?,
+        Object::ReplicaSet(r) => r.spec.as_ref()?.selector.match_labels.clone()?,
+        _ => return None,
+    };
+    let prefix = format!("/registry/pods/{ns}/");
+    let mut pods: Vec<Pod> = store
+        .range_prefix(&prefix)
+        .filter_map(|kv| match &*kv.value {
+            Object::Pod(p) => Some(p.clone()),
+            _ => None,
+        })
+        .filter(|p| {
+            let labels = p.metadata.labels.clone().unwrap_or_default();
+            selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+        })
+        .collect();
+    pods.sort_by_key(crate::cmd::logs::pod_preference);
+    pods.into_iter().next()
+}
