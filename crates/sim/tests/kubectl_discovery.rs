@@ -79,12 +79,12 @@ fn unknown_and_unavailable_commands_say_so_and_change_nothing() {
         "error: unknown command \"foo\" for \"kubectl\"\nRun 'kubectl --help' for usage.\n"
     );
     assert_eq!(
-        t.err("kubectl port-forward svc/nginx 8080:80"),
-        "error: \"kubectl port-forward\" is not available in kubeloop yet\n"
+        t.err("kubectl attach web"),
+        "error: \"kubectl attach\" is not available in kubeloop yet\n"
     );
     assert_eq!(
-        t.err("kubectl cp -c x pod:/a ./b"),
-        "error: \"kubectl cp\" is not available in kubeloop yet\n"
+        t.err("kubectl debug web"),
+        "error: \"kubectl debug\" is not available in kubeloop yet\n"
     );
     assert_eq!(
         t.err("kubectl get pods --foo"),

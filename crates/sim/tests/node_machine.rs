@@ -325,3 +325,27 @@ fn an_interactive_shell_keeps_its_state_between_lines_until_exit() {
     );
     assert_eq!(o.stdout, "reader");
 }
+
+#[test]
+fn kubectl_cp_puts_a_page_file_into_the_container() {
+    let (mut w, mut files) = started();
+    files.insert("notes.txt".into(), "it's here\nline 2\n".into());
+    let o = run(&mut w, &files, "kubectl cp notes.txt reader:/tmp/");
+    assert_eq!((o.exit_code, o.stderr.as_str()), (0, ""), "{o:?}");
+    assert_eq!(
+        run(&mut w, &files, "kubectl exec reader -- cat /tmp/notes.txt").stdout,
+        "it's here\nline 2\n"
+    );
+    let o = run(&mut w, &files, "kubectl cp missing.txt reader:/tmp/x");
+    assert_eq!(
+        o.stderr,
+        "error: missing.txt doesn't exist in local filesystem\n"
+    );
+    let o = run(
+        &mut w,
+        &files,
+        "kubectl cp notes.txt reader:/etc/config/notes.txt",
+    );
+    assert_eq!(o.exit_code, 1);
+    assert!(o.stderr.contains("Read-only file system"), "{o:?}");
+}

@@ -36,6 +36,7 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
         ("exec", "Execute a command in a container"),
         ("auth", "Inspect authorization"),
         ("port-forward", "Forward one or more local ports to a pod"),
+        ("cp", "Copy files and directories to and from containers"),
     ]),
     ("Advanced Commands", &[
         ("diff", "Diff the live version against a would-be applied version"),

@@ -48,6 +48,7 @@ pub const SUBCOMMANDS: &[&str] = &[
     "cluster-info",
     "config",
     "cordon",
+    "cp",
     "create",
     "delete",
     "describe",
@@ -81,7 +82,6 @@ const UNAVAILABLE: &[&str] = &[
     "attach",
     "certificate",
     "completion",
-    "cp",
     "debug",
     "events",
     "kustomize",
@@ -215,6 +215,7 @@ pub fn task_in(
         "run" => Box::pin(crate::cmd::run::run(ctx)),
         "wait" => Box::pin(crate::cmd::wait::wait(ctx)),
         "port-forward" => Box::pin(crate::cmd::port_forward::port_forward(ctx)),
+        "cp" => Box::pin(crate::cmd::cp::cp(ctx)),
         "diff" => Box::pin(crate::cmd::diff::diff(ctx)),
         "explain" => Box::pin(crate::cmd::explain::explain(ctx)),
         "api-resources" => Box::pin(crate::cmd::discovery::api_resources(ctx)),
@@ -394,6 +395,11 @@ const LOGS_FLAGS: &[Flag] = &[
     flag("selector", Some('l'), true),
     flag("prefix", None, false),
 ];
+const CP_FLAGS: &[Flag] = &[
+    flag("container", Some('c'), true),
+    flag("no-preserve", None, false),
+    flag("retries", None, true),
+];
 const PORT_FORWARD_FLAGS: &[Flag] = &[
     flag("address", None, true),
     flag("pod-running-timeout", None, true),
@@ -484,6 +490,7 @@ pub fn sub_flags(sub: &str) -> &'static [Flag] {
         "run" => RUN_FLAGS,
         "wait" => WAIT_FLAGS,
         "port-forward" => PORT_FORWARD_FLAGS,
+        "cp" => CP_FLAGS,
         _ => &[],
     }
 }

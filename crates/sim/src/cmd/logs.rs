@@ -312,19 +312,16 @@ async fn by_selector(k: Kubectl) -> i32 {
     code
 }
 
-/// `kubectl exec POD [-c C] -- COMMAND [ARGS…]`.
-pub async fn exec(k: Kubectl) -> i32 {
-    let args = k.flags.args.clone();
-    let Some(arg) = args.first().cloned() else {
-        return k.error("expected 'exec (POD | TYPE/NAME) COMMAND [ARG1] [ARG2] ... [ARGN]'.\nPOD or TYPE/NAME is a required argument for the exec command\nSee 'kubectl exec -h' for help and examples");
-    };
-    let command: Vec<String> = args[1..].to_vec();
-    if command.is_empty() {
-        return k.error("you must specify at least one command for the container");
-    }
-    let pod = match target_pod(&k, &arg).await {
+/// The kubelet call that runs `command` in the pod `arg` names (its node, and the call),
+/// or kubectl's error already printed.
+pub(crate) async fn exec_call(
+    k: &Kubectl,
+    arg: &str,
+    command: Vec<String>,
+) -> Result<(String, KubeletCall), i32> {
+    let pod = match target_pod(k, arg).await {
         Ok(p) => p,
-        Err(code) => return code,
+        Err(code) => return Err(code),
     };
     let phase = pod
         .status
@@ -332,25 +329,19 @@ pub async fn exec(k: Kubectl) -> i32 {
         .and_then(|s| s.phase.clone())
         .unwrap_or_default();
     if phase == "Succeeded" || phase == "Failed" {
-        return k.error(&format!(
+        return Err(k.error(&format!(
             "cannot exec into a container in a completed pod; current phase is {phase}"
-        ));
+        )));
     }
-    let c = match container(&k, &pod, "exec") {
+    let c = match container(k, &pod, "exec") {
         Ok(c) => c,
-        Err(code) => return code,
+        Err(code) => return Err(code),
     };
     let name = pod.metadata.name.clone().unwrap_or_default();
     let ns = pod.metadata.namespace.clone().unwrap_or_default();
     let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone()) else {
-        return k.error("unable to upgrade connection: pod does not exist");
+        return Err(k.error("unable to upgrade connection: pod does not exist"));
     };
-    let host_ip = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.host_ip.clone())
-        .unwrap_or_default();
-    let tty = k.flags.bool("tty");
     let session = k
         .flags
         .get("kubeloop-session")
@@ -363,6 +354,24 @@ pub async fn exec(k: Kubectl) -> i32 {
         command,
         session,
     };
+    Ok((node, call))
+}
+
+/// `kubectl exec POD [-c C] -- COMMAND [ARGS…]`.
+pub async fn exec(k: Kubectl) -> i32 {
+    let args = k.flags.args.clone();
+    let Some(arg) = args.first().cloned() else {
+        return k.error("expected 'exec (POD | TYPE/NAME) COMMAND [ARG1] [ARG2] ... [ARGN]'.\nPOD or TYPE/NAME is a required argument for the exec command\nSee 'kubectl exec -h' for help and examples");
+    };
+    let command: Vec<String> = args[1..].to_vec();
+    if command.is_empty() {
+        return k.error("you must specify at least one command for the container");
+    }
+    let (node, call) = match exec_call(&k, &arg, command).await {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let tty = k.flags.bool("tty");
     match k.sys.kubelet(&node, call).await {
         Ok(KubeletReply::Exec(r)) => {
             if r.elapsed > 0 {
@@ -391,10 +400,7 @@ pub async fn exec(k: Kubectl) -> i32 {
         }
         Ok(KubeletReply::ExecFailed(e)) => k.error(&e),
         Ok(_) => 1,
-        Err(e) if e.starts_with("dial tcp") => {
-            let _ = host_ip;
-            transport(&k, &e, "error dialing backend: ".into())
-        }
+        Err(e) if e.starts_with("dial tcp") => transport(&k, &e, "error dialing backend: ".into()),
         Err(e) if e == APISERVER_DOWN => transport(&k, &e, String::new()),
         Err(e) => k.error(&e),
     }

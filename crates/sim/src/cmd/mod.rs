@@ -6,6 +6,7 @@ pub mod auth;
 pub mod autoscale;
 pub mod complete;
 pub mod config;
+pub mod cp;
 pub mod create;
 pub mod create_job;
 pub mod create_more;
