@@ -110,12 +110,7 @@ pub fn rules_key(world: &World, node: &str) -> Option<(Time, ProxyMode)> {
 
 /// The worker nodes' names, in order.
 pub fn node_names(world: &World) -> Vec<String> {
-    world
-        .observe()
-        .nodes()
-        .iter()
-        .map(|h| h.config.name.clone())
-        .collect()
+    world.observe().node_names()
 }
 
 /// The newest request walked through the data plane (`curl`, `wget`, a load loop).

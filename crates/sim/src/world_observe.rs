@@ -86,6 +86,11 @@ impl<'a> Observer<'a> {
         self.parts.nodes
     }
 
+    /// The machines' names (their Nodes'), in order.
+    pub fn node_names(&self) -> Vec<String> {
+        self.parts.nodes.iter().map(|h| h.config.name.clone()).collect()
+    }
+
     /// Terminal processes by id.
     pub fn processes(&self) -> &'a BTreeMap<u32, Process> {
         self.parts.processes

@@ -205,12 +205,7 @@ fn names(world: &World, kind: Kind, ns: &str) -> Vec<String> {
 }
 
 fn node_names(world: &World) -> Vec<String> {
-    world
-        .observe()
-        .nodes()
-        .iter()
-        .map(|h| h.config.name.clone())
-        .collect()
+    world.observe().node_names()
 }
 
 #[cfg(test)]
