@@ -30,7 +30,7 @@ test('Tab completion, an interactive container shell, and curl through port-forw
   await cluster.run('echo "<h1>made in the shell</h1>" > index.html; pwd; ls');
   await cluster.expectOutput('/usr/share/nginx/html');
   await cluster.expectOutput('50x.html');
-  const shot = testInfo.outputPath('container-shell-1440x900-en.png');
+  const shot = testInfo.outputPath('container-shell-1280x720-en.png');
   await page.getByTestId('terminal-input').scrollIntoViewIfNeeded();
   await page.screenshot({ path: shot });
   await testInfo.attach('container-shell', { path: shot, contentType: 'image/png' });
