@@ -88,7 +88,11 @@ impl<'a> Observer<'a> {
 
     /// The machines' names (their Nodes'), in order.
     pub fn node_names(&self) -> Vec<String> {
-        self.parts.nodes.iter().map(|h| h.config.name.clone()).collect()
+        self.parts
+            .nodes
+            .iter()
+            .map(|h| h.config.name.clone())
+            .collect()
     }
 
     /// Terminal processes by id.
