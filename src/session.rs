@@ -695,6 +695,7 @@ impl Session {
             if p.is_finished() {
                 let out = p.output().unwrap_or_default();
                 let unread = p.take_unread();
+                let written = p.take_written();
                 self.world.take_process(id);
                 let job = self.jobs.remove(i);
                 if job.printed {
@@ -704,6 +705,7 @@ impl Session {
                     self.terminal.print(&out.stderr, true);
                 }
                 self.after(&job.line, &out.stderr);
+                self.take_files(written);
                 self.revision += 1;
                 continue;
             }
@@ -715,6 +717,16 @@ impl Session {
             }
             i += 1;
         }
+    }
+
+    /// Files a command wrote (`kubectl cp POD:PATH FILE`) join the scenario's files.
+    fn take_files(&mut self, written: Vec<(String, String)>) {
+        if written.is_empty() {
+            return;
+        }
+        self.scenario.spec.files.extend(written);
+        self.scenario_revision += 1;
+        self.files_revision += 1;
     }
 
     fn kill(&mut self, i: usize) {

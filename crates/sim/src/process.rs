@@ -44,6 +44,8 @@ pub struct Io {
     pub stderr: String,
     /// Lines printed since the UI last looked (for live output such as `-w`).
     pub unread: String,
+    /// Files the command wrote into the terminal's working directory (`kubectl cp POD:F F`).
+    written: Vec<(String, String)>,
 }
 
 /// A handle the command's code uses to talk to the cluster and the terminal.
@@ -78,6 +80,13 @@ impl Sys {
         let mut io = self.io.borrow_mut();
         io.stderr.push_str(s);
         io.unread.push_str(s);
+    }
+
+    /// Writes a file into the terminal's working directory (the page's files); the
+    /// terminal takes it when the command exits.
+    pub fn write_file(&self, name: &str, content: &str) {
+        let mut io = self.io.borrow_mut();
+        io.written.push((name.to_string(), content.to_string()));
     }
 
     fn next_id(&self) -> u64 {
@@ -296,6 +305,11 @@ impl Process {
             stdout: io.stdout.clone(),
             stderr: io.stderr.clone(),
         })
+    }
+
+    /// The files the command wrote, in order, since the last call.
+    pub fn take_written(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.io.borrow_mut().written)
     }
 
     /// What was printed since the last call (for live terminals).

@@ -124,3 +124,45 @@ fn replace_force_deletes_then_creates() {
     let again = t.ok("kubectl get deploy nginx -o jsonpath={.metadata.uid}");
     assert_ne!(uid, again, "a new object");
 }
+
+#[test]
+fn diff_masks_a_secrets_data() {
+    let mut t = T::new();
+    let secret = "apiVersion: v1
+kind: Secret
+metadata:
+  name: db
+data:
+  user: YWRtaW4=
+  password: czNjcjN0
+";
+    t.file("secret.yaml", secret);
+    let created = t.run("kubectl diff -f secret.yaml");
+    assert_eq!(created.exit_code, 1, "{created:?}");
+    assert!(
+        created.stdout.contains("+  password: '***'\n"),
+        "{}",
+        created.stdout
+    );
+    assert!(
+        created.stdout.contains("+  user: '***'\n"),
+        "{}",
+        created.stdout
+    );
+    t.ok("kubectl apply -f secret.yaml");
+    t.file("secret.yaml", &secret.replace("czNjcjN0", "bmV3"));
+    let d = t.run("kubectl diff -f secret.yaml");
+    assert_eq!(d.exit_code, 1, "{d:?}");
+    let changed: Vec<&str> = d
+        .stdout
+        .lines()
+        .filter(|l| l.contains("password:") && !l.contains("{"))
+        .collect();
+    assert_eq!(
+        changed,
+        ["-  password: '*** (before)'", "+  password: '*** (after)'"],
+        "{}",
+        d.stdout
+    );
+    assert!(d.stdout.contains("   user: '***'\n"), "{}", d.stdout);
+}

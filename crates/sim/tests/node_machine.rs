@@ -349,3 +349,38 @@ fn kubectl_cp_puts_a_page_file_into_the_container() {
     assert_eq!(o.exit_code, 1);
     assert!(o.stderr.contains("Read-only file system"), "{o:?}");
 }
+
+#[test]
+fn kubectl_cp_brings_a_containers_file_into_the_page_files() {
+    let (mut w, mut files) = started();
+    let o = cmd::run_in_dir(
+        &mut w,
+        "kubectl cp reader:/etc/config/game.properties game.properties",
+        &mut files,
+        30 * SECOND,
+    );
+    assert_eq!(o.exit_code, 0, "{o:?}");
+    assert_eq!(o.stderr, "tar: Removing leading `/' from member names\n");
+    assert_eq!(files["game.properties"], "enemies=aliens\nlives=3\n");
+    // `.` keeps the file's own name; a missing file fails as tar does.
+    cmd::run_in_dir(
+        &mut w,
+        "kubectl cp reader:/etc/config/ui.properties .",
+        &mut files,
+        30 * SECOND,
+    );
+    assert_eq!(files["ui.properties"], "color.good=purple");
+    let o = cmd::run_in_dir(
+        &mut w,
+        "kubectl cp reader:/etc/nope nope.txt",
+        &mut files,
+        30 * SECOND,
+    );
+    assert_eq!(o.exit_code, 2);
+    assert!(
+        o.stderr
+            .contains("tar: /etc/nope: Cannot stat: No such file or directory\n"),
+        "{o:?}"
+    );
+    assert!(!files.contains_key("nope.txt"));
+}

@@ -15,12 +15,50 @@ use crate::kubectl::yaml::to_yaml;
 use crate::object::{Kind, Object};
 
 /// The object as `diff` shows it: managed fields dropped.
-fn shown(o: &Object) -> String {
+fn shown(o: &Object) -> Value {
     let mut v = object_value(o);
     if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
         m.remove("managedFields");
     }
-    to_yaml(&v)
+    v
+}
+
+/// kubectl's Masker: a Secret's `data` values print as `***`, or as `*** (before)` and
+/// `*** (after)` where a key's value changed, so a diff never shows them.
+fn mask_secret_data(before: &mut Value, after: &mut Value) {
+    let from = before
+        .get("data")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let to = after
+        .get("data")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let masked = |side: &Value, other: &serde_json::Map<String, Value>, tag: &str| {
+        let mut out = serde_json::Map::new();
+        for (key, value) in side
+            .get("data")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let text = match other.get(key) {
+                Some(o) if o != value => format!("*** ({tag})"),
+                _ => "***".to_string(),
+            };
+            out.insert(key.clone(), Value::String(text));
+        }
+        out
+    };
+    let (b, a) = (masked(before, &to, "before"), masked(after, &from, "after"));
+    if let Some(m) = before.as_object_mut().filter(|_| !from.is_empty()) {
+        m.insert("data".into(), Value::Object(b));
+    }
+    if let Some(m) = after.as_object_mut().filter(|_| !to.is_empty()) {
+        m.insert("data".into(), Value::Object(a));
+    }
 }
 
 /// `apps.v1.Deployment.default.nginx`, the name kubectl gives each object's file.
@@ -107,8 +145,13 @@ pub async fn diff(k: Kubectl) -> i32 {
             Ok(o) => o,
             Err(s) => return k.status_error(&s).max(2),
         };
-        let before = live.as_deref().map(shown).unwrap_or_default();
-        let Some(h) = hunks(&before, &shown(&after)) else {
+        let mut before = live.as_deref().map(shown);
+        let mut after = shown(&after);
+        if kind == Kind::Secret {
+            mask_secret_data(before.get_or_insert(Value::Null), &mut after);
+        }
+        let before = before.filter(|v| !v.is_null()).map(|v| to_yaml(&v));
+        let Some(h) = hunks(&before.unwrap_or_default(), &to_yaml(&after)) else {
             continue;
         };
         differs = true;

@@ -199,9 +199,34 @@ pub fn run_within(
     limit: crate::time::Time,
     budget: u64,
 ) -> Output {
+    run_collecting(world, line, files, limit, budget).0
+}
+
+/// [`run`] in a working directory the command may write to (`kubectl cp POD:PATH FILE`):
+/// the files it wrote are placed in `files`.
+pub fn run_in_dir(
+    world: &mut World,
+    line: &str,
+    files: &mut BTreeMap<String, String>,
+    limit: crate::time::Time,
+) -> Output {
+    let (out, written) =
+        run_collecting(world, line, files, limit, envelope::MAX_EVENTS_PER_COMMAND);
+    files.extend(written);
+    out
+}
+
+/// [`run_within`], also returning the files the command wrote.
+fn run_collecting(
+    world: &mut World,
+    line: &str,
+    files: &BTreeMap<String, String>,
+    limit: crate::time::Time,
+    budget: u64,
+) -> (Output, Vec<(String, String)>) {
     let before = world.delivered();
     match start(world, line, files) {
-        Started::Done(o) => o,
+        Started::Done(o) => (o, Vec::new()),
         Started::Running(id) => {
             let deadline = world.now() + limit;
             loop {
@@ -211,8 +236,8 @@ pub fn run_within(
                     .get(&id)
                     .and_then(|p| p.output())
                 {
-                    world.take_process(id);
-                    return o;
+                    let written = world.take_process(id).map(|mut p| p.take_written());
+                    return (o, written.unwrap_or_default());
                 }
                 let spent = world.delivered() - before;
                 match world.next_event_time() {
@@ -227,13 +252,13 @@ pub fn run_within(
                             "kubeloop: {}\n",
                             envelope::budget_note(spent, world.now())
                         ));
-                        return o;
+                        return (o, p.take_written());
                     }
                     _ => {
                         world.run_until(deadline);
                         let mut p = world.take_process(id).expect("process");
                         p.interrupt();
-                        return p.output().unwrap_or_default();
+                        return (p.output().unwrap_or_default(), p.take_written());
                     }
                 }
             }
