@@ -384,3 +384,49 @@ fn kubectl_cp_brings_a_containers_file_into_the_page_files() {
     );
     assert!(!files.contains_key("nope.txt"));
 }
+
+#[test]
+fn a_changed_config_map_reaches_its_volume_at_the_kubelets_next_sync() {
+    let (mut w, mut files) = started();
+    let again = run(&mut w, &files, "kubectl apply -f m.yaml");
+    assert_eq!(again.exit_code, 0, "{again:?}");
+    let cat = |w: &mut World, files: &BTreeMap<String, String>, path: &str| {
+        run(w, files, &format!("kubectl exec reader -- cat {path}")).stdout
+    };
+    files.insert(
+        "m.yaml".into(),
+        POD.replace("color.good=purple", "color.good=green")
+            .replace("    enemies=aliens\n", ""),
+    );
+    let o = run(&mut w, &files, "kubectl apply -f m.yaml");
+    assert_eq!(o.exit_code, 0, "{o:?}");
+    // The kubelet writes the new contents on its periodic sync (syncFrequency, 1m), not
+    // at once.
+    assert_eq!(
+        cat(&mut w, &files, "/etc/config/ui.properties"),
+        "color.good=purple"
+    );
+    w.run_for(61 * SECOND);
+    assert_eq!(
+        cat(&mut w, &files, "/etc/config/ui.properties"),
+        "color.good=green"
+    );
+    assert_eq!(
+        cat(&mut w, &files, "/etc/picked/ui/settings.conf"),
+        "color.good=green"
+    );
+    assert_eq!(
+        cat(&mut w, &files, "/etc/config/game.properties"),
+        "lives=3\n"
+    );
+    // A key the ConfigMap no longer has leaves the volume.
+    files.insert(
+        "cm.yaml".into(),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: game-config\ndata:\n  ui.properties: x\n"
+            .into(),
+    );
+    assert_eq!(run(&mut w, &files, "kubectl apply -f cm.yaml").exit_code, 0);
+    w.run_for(61 * SECOND);
+    let ls = run(&mut w, &files, "kubectl exec reader -- ls /etc/config");
+    assert_eq!(ls.stdout, "ui.properties\n");
+}

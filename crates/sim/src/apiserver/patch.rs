@@ -35,7 +35,7 @@ pub fn merge_patch(target: &Value, patch: &Value) -> Value {
 }
 
 /// The merge key of a list field of the built-in types, by field name and item shape.
-fn merge_key(field: &str, sample: Option<&Value>) -> Option<&'static str> {
+pub(crate) fn merge_key(field: &str, sample: Option<&Value>) -> Option<&'static str> {
     match field {
         "containers"
         | "initContainers"

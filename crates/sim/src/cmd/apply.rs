@@ -171,7 +171,18 @@ pub(crate) fn with_last_applied(v: &Value) -> Value {
     out
 }
 
-/// Client-side apply's three-way merge: changes from `modified` that differ from `current`,
+/// The merge key of list field `field` when every element has it (else the list is
+/// replaced whole, as JSON merge patch would).
+fn list_key(field: &str, modified: &[Value], current: &[Value]) -> Option<&'static str> {
+    let key = crate::apiserver::patch::merge_key(field, modified.first().or(current.first()))?;
+    modified
+        .iter()
+        .chain(current)
+        .all(|e| e.get(key).is_some())
+        .then_some(key)
+}
+
+/// Client-side apply's three-way merge (a strategic merge patch): changes from `modified` that differ from `current`,
 /// and deletions (null) of fields `original` had that `modified` dropped.
 pub fn three_way(original: Option<&Value>, modified: &Value, current: &Value) -> Value {
     let mut patch = Map::new();
@@ -183,6 +194,12 @@ pub fn three_way(original: Option<&Value>, modified: &Value, current: &Value) ->
                 (Value::Object(_), Value::Object(_)) => {
                     let sub = three_way(ov, mv, cv);
                     if sub.as_object().is_some_and(|s| !s.is_empty()) {
+                        patch.insert(key.clone(), sub);
+                    }
+                }
+                (Value::Array(ml), Value::Array(cl)) if list_key(key, ml, cl).is_some() => {
+                    let mk = list_key(key, ml, cl).unwrap_or("name");
+                    if let Some(sub) = keyed_list_patch(mk, ov, ml, cl) {
                         patch.insert(key.clone(), sub);
                     }
                 }
@@ -215,6 +232,50 @@ fn subset(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// A keyed list's part of a strategic merge patch (lists the built-in types merge by a
+/// key: containers and env by `name`, volumeMounts by `mountPath`, …): each element of
+/// `modified` that differs from its live twin (by key) with only what differs, new
+/// elements whole, and `$patch: delete` for elements `original` had and `modified`
+/// dropped. Elements the server added (the service-account token's volume and mount)
+/// stay. None when nothing changes.
+fn keyed_list_patch(
+    key: &str,
+    original: Option<&Value>,
+    modified: &[Value],
+    current: &[Value],
+) -> Option<Value> {
+    let find = |list: &[Value], e: &Value| -> Option<Value> {
+        list.iter().find(|v| v.get(key) == e.get(key)).cloned()
+    };
+    let original = original
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let mut out = Vec::new();
+    for e in modified {
+        let Some(live) = find(current, e) else {
+            out.push(e.clone());
+            continue;
+        };
+        let sub = three_way(find(original, e).as_ref(), e, &live);
+        if let Value::Object(mut m) = sub {
+            if !m.is_empty() {
+                m.insert(key.to_string(), e.get(key).cloned().unwrap_or(Value::Null));
+                out.push(Value::Object(m));
+            }
+        }
+    }
+    for e in original {
+        if find(modified, e).is_none() && find(current, e).is_some() {
+            let mut m = Map::new();
+            m.insert(key.to_string(), e.get(key).cloned().unwrap_or(Value::Null));
+            m.insert("$patch".into(), Value::String("delete".into()));
+            out.push(Value::Object(m));
+        }
+    }
+    (!out.is_empty()).then_some(Value::Array(out))
 }
 
 /// `kubectl apply -f`.
@@ -283,7 +344,7 @@ pub async fn apply(k: Kubectl) -> i32 {
                     continue;
                 }
                 let mut req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
-                    .with_body(Body::Patch(PatchType::Merge, patch));
+                    .with_body(Body::Patch(PatchType::StrategicMerge, patch));
                 req.options.dry_run = dry == DryRun::Server;
                 match k.sys.api(req).await {
                     Ok(_) => k
@@ -587,6 +648,31 @@ mod tests {
         assert_eq!(
             three_way(Some(&modified), &modified, &current.clone()),
             json!({"spec": {"replicas": 5}})
+        );
+    }
+
+    #[test]
+    fn three_way_matches_keyed_list_elements_as_strategic_merge_does() {
+        let file = json!({"spec": {"containers": [{"name": "c", "image": "busybox",
+            "volumeMounts": [{"name": "cfg", "mountPath": "/etc/config"}]}]}});
+        // The server added the token's mount and defaulted fields: nothing to change.
+        let live = json!({"spec": {"containers": [{"name": "c", "image": "busybox",
+            "imagePullPolicy": "IfNotPresent",
+            "volumeMounts": [{"name": "cfg", "mountPath": "/etc/config"},
+                {"name": "kube-api-access-x", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]}]}});
+        assert_eq!(three_way(Some(&file), &file, &live), json!({}));
+        // A mount dropped from the file is a change; so is a new image.
+        let fewer = json!({"spec": {"containers": [{"name": "c", "image": "busybox", "volumeMounts": []}]}});
+        assert_eq!(
+            three_way(Some(&file), &fewer, &live),
+            json!({"spec": {"containers": [{"name": "c", "volumeMounts": [
+                {"mountPath": "/etc/config", "$patch": "delete"}]}]}})
+        );
+        let newer = json!({"spec": {"containers": [{"name": "c", "image": "busybox:1.37",
+            "volumeMounts": [{"name": "cfg", "mountPath": "/etc/config"}]}]}});
+        assert_eq!(
+            three_way(Some(&file), &newer, &live),
+            json!({"spec": {"containers": [{"name": "c", "image": "busybox:1.37"}]}})
         );
     }
 }

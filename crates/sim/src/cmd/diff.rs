@@ -95,7 +95,7 @@ async fn merged(
                 return Ok(live.clone());
             }
             ApiRequest::new(Verb::Patch, kind, ns, name)
-                .with_body(Body::Patch(PatchType::Merge, patch))
+                .with_body(Body::Patch(PatchType::StrategicMerge, patch))
         }
     };
     req.options.dry_run = true;

@@ -190,6 +190,9 @@ impl NodeOs {
             OsOp::WriteFile { path, content } => {
                 self.files.insert(path, content);
             }
+            OsOp::RemoveFile(path) => {
+                self.files.remove(&path);
+            }
             OsOp::RemovePod(uid) => {
                 let prefix = format!("/var/lib/kubelet/pods/{uid}/");
                 self.mounts

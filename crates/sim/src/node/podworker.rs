@@ -322,7 +322,7 @@ impl PodWorker {
                 self.latest(&c.name)
                     .is_none_or(|l| l.state == ContainerState::Exited)
             });
-        if !self.volumes.ready || needs_start {
+        if !self.volumes.ready || needs_start || self.volumes.remount {
             out.push_back(Action::Prepare);
         }
         let sandbox_ready = self.ready_sandbox().is_some();

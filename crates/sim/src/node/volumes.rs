@@ -34,6 +34,45 @@ pub struct VolumeState {
     pub retry: BTreeMap<String, (Time, Time)>,
     /// Since when the pod waits for its volumes (`WaitForAttachAndMount`).
     pub waiting_since: Option<Time>,
+    /// The files each volume holds as last written: name → (relative path → contents).
+    pub written: BTreeMap<String, BTreeMap<String, String>>,
+    /// The periodic sync asked for a remount of the volumes whose contents follow an
+    /// object (ConfigMap, Secret, projected, downwardAPI).
+    pub remount: bool,
+}
+
+/// What a remount changes in a volume's directory: files to write and files to remove
+/// (relative paths), as the atomic writer swaps the volume's data directory.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Refresh {
+    /// Files whose contents changed or that are new.
+    pub write: Vec<(String, String)>,
+    /// Files the object no longer holds.
+    pub remove: Vec<String>,
+}
+
+/// Whether a mounted volume's files follow an API object (so a remount may change them).
+pub fn follows_object(m: &MountedVolume) -> bool {
+    matches!(
+        m.plugin.as_str(),
+        "kubernetes.io/configmap" | "kubernetes.io/secret" | "kubernetes.io/projected"
+    )
+}
+
+/// The change from the files a volume holds to the files it should hold now.
+pub fn refresh(old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) -> Refresh {
+    Refresh {
+        write: new
+            .iter()
+            .filter(|(k, v)| old.get(*k) != Some(*v))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        remove: old
+            .keys()
+            .filter(|k| !new.contains_key(*k))
+            .cloned()
+            .collect(),
+    }
 }
 
 /// A volume set up for a pod.

@@ -83,6 +83,8 @@ pub enum OsOp {
         /// Contents.
         content: String,
     },
+    /// A file was removed (a key no longer in the volume's ConfigMap or Secret).
+    RemoveFile(String),
     /// Everything of a pod was torn down (mounts and directories).
     RemovePod(String),
 }
@@ -284,6 +286,9 @@ impl Kubelet {
                 Some(Timer::Heartbeat) => self.heartbeat(ctx),
                 Some(Timer::Resync) => {
                     let uids: Vec<String> = self.workers.keys().cloned().collect();
+                    for w in self.workers.values_mut() {
+                        w.volumes.remount = true;
+                    }
                     for uid in uids {
                         self.sync(ctx, &uid);
                     }

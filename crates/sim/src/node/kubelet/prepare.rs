@@ -139,8 +139,12 @@ impl Kubelet {
         let mut logs = Vec::new();
         let mut ops = Vec::new();
         let mut next_retry: Option<Time> = None;
+        let remount = std::mem::take(&mut w.volumes.remount);
         for v in spec.volumes.iter().flatten() {
-            if w.volumes.mounted.contains_key(&v.name) {
+            if let Some(m) = w.volumes.mounted.get(&v.name) {
+                if remount && volumes::follows_object(m) {
+                    ops.extend(remount_ops(&pod, v, &mut w.volumes, &node));
+                }
                 continue;
             }
             if let Some((_, not_before)) = w.volumes.retry.get(&v.name) {
@@ -198,12 +202,15 @@ impl Kubelet {
                         ),
                     ));
                     ops.push(OsOp::Mkdir(m.host_path.clone()));
-                    ops.extend(volumes::files(&pod, v, &w.volumes.objects).into_iter().map(
-                        |(rel, content)| OsOp::WriteFile {
-                            path: format!("{}/{rel}", m.host_path),
-                            content,
-                        },
-                    ));
+                    let files: std::collections::BTreeMap<String, String> =
+                        volumes::files(&pod, v, &w.volumes.objects)
+                            .into_iter()
+                            .collect();
+                    ops.extend(files.iter().map(|(rel, content)| OsOp::WriteFile {
+                        path: format!("{}/{rel}", m.host_path),
+                        content: content.clone(),
+                    }));
+                    w.volumes.written.insert(v.name.clone(), files);
                     ops.extend(m.mounts.iter().cloned().map(OsOp::Mount));
                     w.volumes.retry.remove(&v.name);
                     w.volumes.mounted.insert(v.name.clone(), m);
@@ -310,4 +317,42 @@ impl Kubelet {
         self.pod_timer(ctx, wake.saturating_sub(now).max(1), uid);
         false
     }
+}
+
+/// A periodic sync's remount of a volume that follows an object: the files that changed
+/// since the last write (none when the object can't be read now: the old files stay, as
+/// the kubelet keeps a volume's last contents when a refresh fails).
+fn remount_ops(
+    pod: &k8s_openapi::api::core::v1::Pod,
+    v: &k8s_openapi::api::core::v1::Volume,
+    state: &mut volumes::VolumeState,
+    node: &str,
+) -> Vec<OsOp> {
+    let Some(m) = state.mounted.get(&v.name) else {
+        return Vec::new();
+    };
+    if !matches!(
+        volumes::setup(pod, v, &state.objects, node),
+        Setup::Mounted(_)
+    ) {
+        return Vec::new();
+    }
+    let dir = m.host_path.clone();
+    let new: std::collections::BTreeMap<String, String> =
+        volumes::files(pod, v, &state.objects).into_iter().collect();
+    let old = state.written.entry(v.name.clone()).or_default();
+    let change = volumes::refresh(old, &new);
+    *old = new;
+    let writes = change
+        .write
+        .into_iter()
+        .map(|(rel, content)| OsOp::WriteFile {
+            path: format!("{dir}/{rel}"),
+            content,
+        });
+    let removes = change
+        .remove
+        .into_iter()
+        .map(|rel| OsOp::RemoveFile(format!("{dir}/{rel}")));
+    writes.chain(removes).collect()
 }
