@@ -662,7 +662,10 @@ impl Session {
     }
 
     fn start(&mut self, line: &str, from_step: bool, foreground: bool) {
-        self.terminal.prompt(line, self.world.now(), from_step);
+        match self.shell_prompt() {
+            Some(ps1) if !from_step => self.terminal.prompt_in_shell(line, self.world.now(), &ps1),
+            _ => self.terminal.prompt(line, self.world.now(), from_step),
+        }
         self.revision += 1;
         self.view_stale = true;
         match cmd::start(&mut self.world, line, &self.scenario.spec.files) {

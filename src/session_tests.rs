@@ -474,4 +474,20 @@ fn tab_completes_and_an_interactive_shell_changes_the_prompt() {
     s.submit("exit");
     s.advance(SECOND);
     assert_eq!(s.shell_prompt(), None);
+    // The scrollback keeps each line after the prompt it was typed at.
+    let prompts: Vec<(Option<String>, String)> = s
+        .terminal()
+        .lines()
+        .filter(|l| l.kind == LineKind::Prompt)
+        .map(|l| (l.ps1.clone(), l.text.clone()))
+        .collect();
+    let ps1 = Some(format!("root@{pod}:/#"));
+    assert_eq!(
+        prompts[prompts.len() - 3..],
+        [
+            (None, format!("kubectl exec -it {pod} -- bash")),
+            (ps1.clone(), "cd /usr/share/nginx/html; ls".to_string()),
+            (ps1, "exit".to_string()),
+        ]
+    );
 }

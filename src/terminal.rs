@@ -54,6 +54,9 @@ pub struct TermLine {
     pub text: String,
     /// For prompts: the virtual time the command started.
     pub at: Option<Time>,
+    /// For prompts typed in a container's shell (`kubectl exec -it`): that shell's
+    /// prompt (`/ # `) instead of the terminal's `$`.
+    pub ps1: Option<String>,
 }
 
 /// The scrollback and the history.
@@ -110,6 +113,7 @@ impl Terminal {
             kind,
             text: text.to_string(),
             at,
+            ps1: None,
         });
         while self.lines.len() > MAX_LINES {
             self.lines.pop_front();
@@ -124,6 +128,14 @@ impl Terminal {
             LineKind::Prompt
         };
         self.push(kind, line, Some(at));
+    }
+
+    /// Shows a line typed in a container's shell, after that shell's prompt.
+    pub fn prompt_in_shell(&mut self, line: &str, at: Time, ps1: &str) {
+        self.push(LineKind::Prompt, line, Some(at));
+        if let Some(l) = self.lines.back_mut() {
+            l.ps1 = Some(ps1.to_string());
+        }
     }
 
     /// Prints text from one stream, one scrollback line per line of text.

@@ -179,7 +179,11 @@ fn TermRow(line: TermLine) -> impl IntoView {
         LineKind::Prompt | LineKind::Step => view! {
             <div class=class data-testid="terminal-line">
                 <span class="tl-time">{line.at.map(clock_text).unwrap_or_default()}</span>
-                <span class="tl-ps1">{if kind == LineKind::Step { "▸ $" } else { "$" }}</span>
+                <span class="tl-ps1">{match (&line.ps1, kind) {
+                    (Some(ps1), _) => ps1.clone(),
+                    (None, LineKind::Step) => "▸ $".to_string(),
+                    (None, _) => "$".to_string(),
+                }}</span>
                 <span class="tl-cmd">{line.text}</span>
             </div>
         }

@@ -14,6 +14,7 @@ use k8s_openapi::api::core::v1::{
     PersistentVolumeClaim, Pod, ResourceQuota, Secret, Service, ServiceAccount,
 };
 use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::api::networking::v1::{Ingress, IngressClass};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
@@ -133,6 +134,8 @@ kinds! {
     ClusterRoleBinding: ClusterRoleBinding { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", singular: "clusterrolebinding", short: [], namespaced: false, etcd: "clusterrolebindings" },
     PriorityClass: PriorityClass { group: "scheduling.k8s.io", version: "v1", plural: "priorityclasses", singular: "priorityclass", short: ["pc"], namespaced: false, etcd: "priorityclasses" },
     StorageClass: StorageClass { group: "storage.k8s.io", version: "v1", plural: "storageclasses", singular: "storageclass", short: ["sc"], namespaced: false, etcd: "storageclasses" },
+    Ingress: Ingress { group: "networking.k8s.io", version: "v1", plural: "ingresses", singular: "ingress", short: ["ing"], namespaced: true, etcd: "ingress" },
+    IngressClass: IngressClass { group: "networking.k8s.io", version: "v1", plural: "ingressclasses", singular: "ingressclass", short: [], namespaced: false, etcd: "ingressclasses" },
     // Never stored: the apiserver answers a create with the review's verdict.
     SelfSubjectAccessReview: SelfSubjectAccessReview { group: "authorization.k8s.io", version: "v1", plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview", short: [], namespaced: false, etcd: "selfsubjectaccessreviews" },
 }

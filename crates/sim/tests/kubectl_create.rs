@@ -215,12 +215,6 @@ status:
         t.err("kubectl create pdb p2 --selector=app=x"),
         "error: one of min-available or max-unavailable must be specified\n"
     );
-    assert!(t
-        .err("kubectl create ingress web --rule=foo.com/=svc:80")
-        .starts_with("error: unknown flag: --rule"));
-    assert!(t
-        .err("kubectl create ingress web")
-        .contains("\"kubectl create ingress\" is not available in kubeloop"));
 }
 
 #[test]

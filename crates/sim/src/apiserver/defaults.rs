@@ -42,6 +42,8 @@ pub fn set_defaults(obj: &mut Object) {
         Object::CronJob(c) => batch::default_cron_job(c),
         Object::HorizontalPodAutoscaler(h) => default_hpa(h),
         Object::ControllerRevision(_) => {}
+        // networking/v1 defaults nothing for Ingress and IngressClass.
+        Object::Ingress(_) | Object::IngressClass(_) => {}
         Object::Service(s) => default_service(s),
         Object::Endpoints(e) => {
             for p in e

@@ -99,8 +99,12 @@ pub async fn create(k: Kubectl) -> i32 {
         Err(code) => return code,
     };
     let built = match sub.as_str() {
-        "namespace" | "ns" => one_name(&k, "namespace", &rest)
-            .map(|n| (Kind::Namespace, json!({"metadata": {"name": n}, "spec": {}}))),
+        "namespace" | "ns" => one_name(&k, "namespace", &rest).map(|n| {
+            (
+                Kind::Namespace,
+                json!({"metadata": {"name": n}, "spec": {}}),
+            )
+        }),
         "serviceaccount" | "sa" => one_name(&k, "serviceaccount", &rest)
             .map(|n| (Kind::ServiceAccount, json!({"metadata": {"name": n}}))),
         "configmap" | "cm" => configmap(&k, &rest, false),
@@ -120,9 +124,7 @@ pub async fn create(k: Kubectl) -> i32 {
         "cronjob" | "cj" => crate::cmd::create_more::cronjob(&k, &rest),
         "quota" | "resourcequota" => crate::cmd::create_more::quota(&k, &rest),
         "poddisruptionbudget" | "pdb" => crate::cmd::create_more::pdb(&k, &rest),
-        "ingress" | "ing" => Err(k.error(
-            "\"kubectl create ingress\" is not available in kubeloop: its apiserver serves no networking.k8s.io Ingress",
-        )),
+        "ingress" | "ing" => crate::cmd::create_ingress::ingress(&k, &rest),
         _ => Err(k.error(&format!("unknown resource type \"{sub}\" for create"))),
     };
     let (kind, mut value) = match built {

@@ -94,7 +94,7 @@ const PRINT_FORMATS: &[&str] = &[
 /// not pointers print as `{}`), or None for kinds without status.
 fn empty_status(kind: Kind) -> Option<Value> {
     match kind {
-        Kind::Service => Some(json!({"loadBalancer": {}})),
+        Kind::Service | Kind::Ingress => Some(json!({"loadBalancer": {}})),
         // PodDisruptionBudgetStatus's counters are not omitempty.
         Kind::PodDisruptionBudget => Some(json!({
             "currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0

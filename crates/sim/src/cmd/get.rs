@@ -392,6 +392,10 @@ async fn related(k: &Kubectl, o: &Object) -> DescribeContext {
         Kind::Node => ctx.pods = list(k, Kind::Pod, "").await,
         Kind::PersistentVolumeClaim => ctx.pods = list(k, Kind::Pod, &ns).await,
         Kind::Service => ctx.endpoints = list(k, Kind::EndpointSlice, &ns).await,
+        Kind::Ingress => {
+            ctx.endpoints = list(k, Kind::EndpointSlice, &ns).await;
+            ctx.services = list(k, Kind::Service, &ns).await;
+        }
         _ => {}
     }
     ctx

@@ -362,6 +362,10 @@ const CREATE_FLAGS: &[Flag] = &[
     flag("selector", None, true),
     flag("min-available", None, true),
     flag("max-unavailable", None, true),
+    flag("rule", None, true),
+    flag("class", None, true),
+    flag("default-backend", None, true),
+    flag("annotation", None, true),
 ];
 const AUTH_FLAGS: &[Flag] = &[
     flag("all-namespaces", Some('A'), false),

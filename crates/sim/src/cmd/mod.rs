@@ -8,6 +8,7 @@ pub mod complete;
 pub mod config;
 pub mod cp;
 pub mod create;
+pub mod create_ingress;
 pub mod create_job;
 pub mod create_more;
 pub mod crictl;

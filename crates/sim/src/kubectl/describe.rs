@@ -5,6 +5,7 @@ mod apps;
 mod autoscaling;
 mod batch;
 mod core;
+mod networking;
 mod node_pods;
 mod pod;
 mod policy;
@@ -32,6 +33,8 @@ pub struct DescribeContext {
     pub pods: Vec<Arc<Object>>,
     /// Endpoints or EndpointSlices (for a Service's `Endpoints:` line).
     pub endpoints: Vec<Arc<Object>>,
+    /// Services in the namespace (for an Ingress's backends).
+    pub services: Vec<Arc<Object>>,
 }
 
 /// `kubectl describe` for one object. Kinds without a describer here print their metadata.
@@ -55,6 +58,8 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::ResourceQuota(q) => core::describe_resource_quota(&mut w, q),
         Object::LimitRange(l) => core::describe_limit_range(&mut w, l),
         Object::PersistentVolumeClaim(c) => core::describe_pvc(&mut w, c, &related.pods),
+        Object::Ingress(i) => networking::describe_ingress(&mut w, i, related),
+        Object::IngressClass(i) => networking::describe_ingress_class(&mut w, i),
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));

@@ -5,6 +5,7 @@
 pub(crate) mod autoscaling;
 mod batch;
 mod cluster;
+pub(crate) mod networking;
 mod pods;
 mod policy;
 mod workloads;
@@ -85,6 +86,7 @@ fn columns(kind: Kind) -> Vec<Column> {
         Kind::PodDisruptionBudget => policy::columns(),
         Kind::HorizontalPodAutoscaler => autoscaling::columns(),
         Kind::CronJob => batch::columns(),
+        Kind::Ingress | Kind::IngressClass => networking::columns(kind),
         _ => cluster::columns(kind),
     }
 }
@@ -100,6 +102,8 @@ fn row(obj: &Object, now: Time) -> Vec<String> {
         Object::PodDisruptionBudget(p) => policy::row(p, now),
         Object::HorizontalPodAutoscaler(h) => autoscaling::row(h, now),
         Object::CronJob(c) => batch::row(c, now),
+        Object::Ingress(i) => networking::ingress_row(i, now),
+        Object::IngressClass(i) => networking::ingress_class_row(i, now),
         _ => cluster::row(obj, now),
     }
 }

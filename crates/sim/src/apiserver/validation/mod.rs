@@ -16,6 +16,7 @@ pub mod env;
 pub mod meta;
 pub mod mounts;
 pub mod names;
+pub mod networking;
 pub mod other;
 pub mod pod;
 pub mod policy;
@@ -79,6 +80,8 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
         Object::ControllerRevision(r) => other::validate_meta_only(&r.metadata),
         Object::CronJob(c) => cronjob::validate_cron_job(c),
         Object::HorizontalPodAutoscaler(h) => autoscaling::validate_hpa(h),
+        Object::Ingress(i) => networking::validate_ingress(i),
+        Object::IngressClass(i) => networking::validate_ingress_class(i),
     }
 }
 
@@ -136,6 +139,9 @@ pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
             meta::validate_object_meta_update(&n.metadata, &o.metadata, &Path::new("metadata"))
         }
         (Object::LimitRange(_), Object::LimitRange(_)) => validate_create(new),
+        (Object::IngressClass(n), Object::IngressClass(o)) => {
+            networking::validate_ingress_class_update(n, o)
+        }
         (n, o) if n.kind() == o.kind() => generic_update(n, o),
         (n, o) => vec![FieldError::internal(
             &Path::new("kind"),

@@ -410,7 +410,11 @@ pub(super) fn describe_service(w: &mut Writer, s: &Service, ctx: &DescribeContex
 }
 
 /// `formatEndpointSlices` over the service's slices (`kubernetes.io/service-name` label).
-fn format_endpoint_slices(ctx: &DescribeContext, s: &Service, port_name: &str) -> String {
+pub(super) fn format_endpoint_slices(
+    ctx: &DescribeContext,
+    s: &Service,
+    port_name: &str,
+) -> String {
     let slices: Vec<_> = ctx
         .endpoints
         .iter()
