@@ -15,12 +15,58 @@ pub struct State {
     pub current_context: Option<String>,
     /// `contexts[].context.namespace`.
     pub namespaces: BTreeMap<String, String>,
+    /// Contexts `set-context NAME --cluster=C --user=U` made or changed: name → (cluster,
+    /// user), either possibly empty.
+    pub contexts: BTreeMap<String, (String, String)>,
+}
+
+/// One context of the kubeconfig.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Context {
+    /// Its name.
+    pub name: String,
+    /// `context.cluster` (empty: not specified).
+    pub cluster: String,
+    /// `context.user` (empty: not specified).
+    pub user: String,
 }
 
 impl State {
     /// The current context's name.
     pub fn current(&self) -> &str {
         self.current_context.as_deref().unwrap_or(CURRENT_CONTEXT)
+    }
+
+    /// Every context, sorted by name as the merged kubeconfig lists them: kubeadm's and
+    /// jane's, with what `set-context` made or changed.
+    pub fn contexts(&self) -> Vec<Context> {
+        let mut all: BTreeMap<String, Context> = crate::cmd::kubeconfig::CONTEXTS
+            .iter()
+            .map(|(name, user)| {
+                let c = Context {
+                    name: name.to_string(),
+                    cluster: crate::cmd::kubeconfig::CLUSTER.to_string(),
+                    user: user.to_string(),
+                };
+                (name.to_string(), c)
+            })
+            .collect();
+        for (name, (cluster, user)) in &self.contexts {
+            all.insert(
+                name.clone(),
+                Context {
+                    name: name.clone(),
+                    cluster: cluster.clone(),
+                    user: user.clone(),
+                },
+            );
+        }
+        all.into_values().collect()
+    }
+
+    /// The context of this name.
+    pub fn context(&self, name: &str) -> Option<Context> {
+        self.contexts().into_iter().find(|c| c.name == name)
     }
 }
 

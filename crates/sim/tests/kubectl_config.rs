@@ -115,3 +115,39 @@ fn use_context_switches_the_user() {
         assert_eq!(t.err(line), err, "{line}");
     }
 }
+
+#[test]
+fn set_context_makes_a_new_context_that_use_context_switches_to() {
+    let mut t = T::new();
+    assert_eq!(
+        t.ok("kubectl config set-context dev --cluster=kubernetes --user=jane --namespace=dev"),
+        "Context \"dev\" created.\n"
+    );
+    assert_eq!(
+        t.ok("kubectl config set-context dev --user=kubernetes-admin"),
+        "Context \"dev\" modified.\n"
+    );
+    let rows = t.ok("kubectl config get-contexts");
+    assert!(
+        rows.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["dev", "kubernetes", "kubernetes-admin", "dev"]),
+        "{rows}"
+    );
+    t.ok("kubectl config use-context dev");
+    assert_eq!(t.ok("kubectl config current-context"), "dev\n");
+    t.ok("kubectl create namespace dev");
+    let pods = t.run("kubectl get pods");
+    assert_eq!(
+        (pods.exit_code, pods.stderr.as_str()),
+        (0, "No resources found in dev namespace.\n")
+    );
+    // A context whose cluster and user the kubeconfig doesn't have can't be used.
+    t.ok("kubectl config set-context kind --cluster=kind-kind --user=kind-kind");
+    assert_eq!(
+        t.err("kubectl --context=kind get pods"),
+        "error: invalid configuration: [user \"kind-kind\" was not found for context \"kind\", cluster \"kind-kind\" was not found for context \"kind\", no server found for cluster \"kind-kind\"]\n"
+    );
+    let view = t.ok("kubectl config view -o jsonpath={.contexts[?(@.name==\"kind\")].context}");
+    assert_eq!(view, "{\"cluster\":\"kind-kind\",\"user\":\"kind-kind\"}");
+}

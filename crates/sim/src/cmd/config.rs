@@ -1,13 +1,14 @@
 //! `kubectl config`: the terminal's kubeconfig — `view`, `current-context`,
 //! `get-contexts`, `get-clusters`, `get-users`, `use-context`, and `set-context
-//! [NAME|--current] --namespace=NS` (whose namespace later commands then use). Local to
-//! the terminal: no request reaches the cluster.
+//! [NAME|--current] [--namespace=NS] [--cluster=C] [--user=U]` (which makes a context
+//! when NAME is new; later commands use its namespace, user and cluster). Local to the
+//! terminal: no request reaches the cluster.
 
 use serde_json::{json, Value};
 
 use crate::cluster::APISERVER_HOST;
 use crate::cmd::flags::{self, flag, Flag, Parsed};
-use crate::cmd::kubeconfig::{State, CLUSTER, CONTEXTS, USERS};
+use crate::cmd::kubeconfig::{State, CLUSTER, USERS};
 use crate::kubectl::output::{to_json, OutputFormat};
 use crate::kubectl::tabwriter::{align, TabConfig};
 use crate::kubectl::yaml::to_yaml;
@@ -36,32 +37,31 @@ fn fail(msg: &str) -> Output {
     }
 }
 
-/// Contexts sorted by name, as the merged kubeconfig lists them.
-fn contexts() -> Vec<(&'static str, &'static str)> {
-    let mut c = CONTEXTS.to_vec();
-    c.sort();
-    c
-}
-
 /// The kubeconfig as `kubectl config view` shows it (certificate data omitted).
 fn view(state: &State, minify: bool) -> Value {
     let current = state.current();
-    let ctxs: Vec<Value> = contexts()
+    let shown: Vec<_> = state
+        .contexts()
         .into_iter()
-        .filter(|(name, _)| !minify || *name == current)
-        .map(|(name, user)| {
-            let mut c = json!({"cluster": CLUSTER, "user": user});
-            if let Some(ns) = state.namespaces.get(name) {
-                c["namespace"] = json!(ns);
+        .filter(|c| !minify || c.name == current)
+        .collect();
+    let ctxs: Vec<Value> = shown
+        .iter()
+        .map(|ctx| {
+            let mut c = serde_json::Map::new();
+            if !ctx.cluster.is_empty() {
+                c.insert("cluster".into(), json!(ctx.cluster));
             }
-            json!({"context": c, "name": name})
+            if let Some(ns) = state.namespaces.get(&ctx.name) {
+                c.insert("namespace".into(), json!(ns));
+            }
+            if !ctx.user.is_empty() {
+                c.insert("user".into(), json!(ctx.user));
+            }
+            json!({"context": c, "name": ctx.name})
         })
         .collect();
-    let in_use: Vec<&str> = contexts()
-        .into_iter()
-        .filter(|(name, _)| !minify || *name == current)
-        .map(|(_, u)| u)
-        .collect();
+    let in_use: Vec<&str> = shown.iter().map(|c| c.user.as_str()).collect();
     let mut users: Vec<&str> = USERS.iter().map(|u| u.name).collect();
     users.sort();
     let users: Vec<Value> = users
@@ -112,25 +112,29 @@ fn print_view(state: &State, p: &Parsed) -> Output {
 fn get_contexts(state: &State, p: &Parsed) -> Output {
     let wanted: Vec<&String> = p.args.iter().skip(1).collect();
     for w in &wanted {
-        if !CONTEXTS.iter().any(|(c, _)| c == w) {
+        if state.context(w).is_none() {
             return fail(&format!("context {w} not found"));
         }
     }
-    let rows: Vec<(&str, &str)> = contexts()
+    let rows: Vec<_> = state
+        .contexts()
         .into_iter()
-        .filter(|(c, _)| wanted.is_empty() || wanted.iter().any(|w| w == c))
+        .filter(|c| wanted.is_empty() || wanted.iter().any(|w| **w == c.name))
         .collect();
     if p.get("output") == Some("name") {
-        return ok(rows.iter().map(|(c, _)| format!("{c}\n")).collect());
+        return ok(rows.iter().map(|c| format!("{}\n", c.name)).collect());
     }
     let mut text = String::new();
     if !p.bool("no-headers") {
         text.push_str("CURRENT\tNAME\tCLUSTER\tAUTHINFO\tNAMESPACE\n");
     }
-    for (name, user) in rows {
-        let mark = if name == state.current() { "*" } else { "" };
-        let ns = state.namespaces.get(name).map_or("", String::as_str);
-        text.push_str(&format!("{mark}\t{name}\t{CLUSTER}\t{user}\t{ns}\n"));
+    for c in rows {
+        let mark = if c.name == state.current() { "*" } else { "" };
+        let ns = state.namespaces.get(&c.name).map_or("", String::as_str);
+        text.push_str(&format!(
+            "{mark}\t{}\t{}\t{}\t{ns}\n",
+            c.name, c.cluster, c.user
+        ));
     }
     ok(align(&text, TabConfig::KUBECTL_GET))
 }
@@ -144,11 +148,17 @@ fn set_context(state: &mut State, p: &Parsed) -> Output {
         (Some(n), false) => n,
         (None, true) => state.current().to_string(),
     };
-    if !CONTEXTS.iter().any(|(c, _)| *c == name) {
-        return fail(&format!(
-            "kubeloop's kubeconfig has the contexts {}; set-context changes their namespace, it does not create contexts",
-            contexts().iter().map(|(c, _)| *c).collect::<Vec<_>>().join(", ")
-        ));
+    let existing = state.context(&name);
+    let created = existing.is_none();
+    if p.has("cluster") || p.has("user") || created {
+        let (mut cluster, mut user) = existing.map(|c| (c.cluster, c.user)).unwrap_or_default();
+        if let Some(c) = p.get("cluster") {
+            cluster = c.to_string();
+        }
+        if let Some(u) = p.get("user") {
+            user = u.to_string();
+        }
+        state.contexts.insert(name.clone(), (cluster, user));
     }
     if let Some(ns) = p.get("namespace") {
         if ns.is_empty() {
@@ -157,7 +167,8 @@ fn set_context(state: &mut State, p: &Parsed) -> Output {
             state.namespaces.insert(name.clone(), ns.to_string());
         }
     }
-    ok(format!("Context \"{name}\" modified.\n"))
+    let verb = if created { "created" } else { "modified" };
+    ok(format!("Context \"{name}\" {verb}.\n"))
 }
 
 /// Runs `kubectl config ARGS…` (`args` without the word `config`) against the terminal's
@@ -193,7 +204,7 @@ pub fn run(state: &mut State, args: &[String]) -> Output {
             ok(format!("NAME\n{}\n", users.join("\n")))
         }
         Some("use-context") => match p.args.get(1) {
-            Some(c) if CONTEXTS.iter().any(|(n, _)| n == c) => {
+            Some(c) if state.context(c).is_some() => {
                 state.current_context = Some(c.clone());
                 ok(format!("Switched to context \"{c}\".\n"))
             }
@@ -202,6 +213,6 @@ pub fn run(state: &mut State, args: &[String]) -> Output {
         },
         Some("set-context") => set_context(state, &p),
         Some(other) => fail(&format!("unknown command \"{other}\" for \"kubectl config\"")),
-        None => ok("Modify kubeconfig files using subcommands like \"kubectl config set current-context my-context\".\n\nAvailable Commands (in kubeloop):\n  current-context   Display the current-context\n  get-clusters      Display clusters defined in the kubeconfig\n  get-contexts      Describe one or many contexts\n  get-users         Display users defined in the kubeconfig\n  set-context       Set a context's namespace\n  use-context       Set the current-context in a kubeconfig file\n  view              Display merged kubeconfig settings\n".into()),
+        None => ok("Modify kubeconfig files using subcommands like \"kubectl config set current-context my-context\".\n\nAvailable Commands (in kubeloop):\n  current-context   Display the current-context\n  get-clusters      Display clusters defined in the kubeconfig\n  get-contexts      Describe one or many contexts\n  get-users         Display users defined in the kubeconfig\n  set-context       Set a context entry in kubeconfig\n  use-context       Set the current-context in a kubeconfig file\n  view              Display merged kubeconfig settings\n".into()),
     }
 }

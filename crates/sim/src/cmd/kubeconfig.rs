@@ -56,6 +56,44 @@ pub struct Identity {
     pub impersonate: Option<String>,
 }
 
+/// clientcmd's `ConfirmUsable` for a context: its user and cluster must exist, and the
+/// cluster must have a server (`invalid configuration: [...]` otherwise).
+fn confirm_usable(ctx: &crate::kubeconfig_state::Context) -> Result<(), String> {
+    let mut errs = Vec::new();
+    let name = &ctx.name;
+    if ctx.user.is_empty() {
+        errs.push(format!("user was not specified for context \"{name}\""));
+    } else if !USERS.iter().any(|u| u.name == ctx.user) {
+        errs.push(format!(
+            "user \"{}\" was not found for context \"{name}\"",
+            ctx.user
+        ));
+    }
+    if ctx.cluster.is_empty() {
+        errs.push(format!("cluster was not specified for context \"{name}\""));
+    } else if ctx.cluster != CLUSTER {
+        errs.push(format!(
+            "cluster \"{}\" was not found for context \"{name}\"",
+            ctx.cluster
+        ));
+    }
+    if ctx.cluster != CLUSTER {
+        errs.push(if ctx.cluster.is_empty() {
+            "default cluster has no server defined".to_string()
+        } else {
+            format!("no server found for cluster \"{}\"", ctx.cluster)
+        });
+    }
+    match errs.len() {
+        0 => Ok(()),
+        1 => Err(format!("error: invalid configuration: {}", errs[0])),
+        _ => Err(format!(
+            "error: invalid configuration: [{}]",
+            errs.join(", ")
+        )),
+    }
+}
+
 /// Resolves the global flags to an identity, or kubectl's configuration error.
 pub fn identity(flags: &Parsed) -> Result<Identity, String> {
     identity_in(flags, &State::default())
@@ -64,10 +102,13 @@ pub fn identity(flags: &Parsed) -> Result<Identity, String> {
 /// [`identity`] with the terminal's kubeconfig.
 pub fn identity_in(flags: &Parsed, state: &State) -> Result<Identity, String> {
     let context = flags.get("context").unwrap_or(state.current());
-    let Some((_, ctx_user)) = CONTEXTS.iter().find(|(c, _)| *c == context) else {
+    let Some(ctx) = state.context(context) else {
         return Err(format!("error: context \"{context}\" does not exist"));
     };
-    let user = flags.get("user").unwrap_or(ctx_user);
+    if !flags.has("user") {
+        confirm_usable(&ctx)?;
+    }
+    let user = flags.get("user").unwrap_or(&ctx.user);
     let Some(info) = USERS.iter().find(|u| u.name == user) else {
         return Err(format!("error: auth info \"{user}\" does not exist"));
     };
