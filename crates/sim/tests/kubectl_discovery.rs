@@ -111,3 +111,45 @@ fn version_prints_client_and_server() {
         .err("kubectl version -o json")
         .contains("not available in kubeloop"));
 }
+
+#[test]
+fn cluster_info_dump_prints_the_lists_then_every_containers_log() {
+    let mut t = T::new();
+    t.ok("kubectl run hello --image=busybox:1.36 -- sh -c 'echo hi from hello; sleep 3600'");
+    t.w.run_for(30 * kubeloop_sim::time::SECOND);
+    let dump = t.ok("kubectl cluster-info dump");
+    // Lists in upstream's order: nodes, then per namespace (kube-system, then default).
+    let kinds: Vec<&str> = dump
+        .lines()
+        .filter_map(|l| l.strip_prefix("    \"kind\": \""))
+        .filter(|k| k.ends_with("List\","))
+        .collect();
+    let per_ns = [
+        "EventList\",",
+        "ReplicationControllerList\",",
+        "ServiceList\",",
+        "DaemonSetList\",",
+        "DeploymentList\",",
+        "ReplicaSetList\",",
+        "PodList\",",
+    ];
+    let mut want = vec!["NodeList\","];
+    want.extend(per_ns);
+    want.extend(per_ns);
+    assert_eq!(kinds, want);
+    assert!(
+        dump.starts_with("{\n    \"apiVersion\": \"v1\",\n    \"items\": ["),
+        "{}",
+        &dump[..200]
+    );
+    assert!(
+        dump.contains("==== START logs for container hello of pod default/hello ====\nhi from hello\n==== END logs for container hello of pod default/hello ====\n"),
+        "{}",
+        &dump[dump.len().saturating_sub(600)..]
+    );
+    assert!(dump.contains("==== START logs for container coredns of pod kube-system/coredns-"));
+    // Only the namespaces asked for.
+    let only = t.ok("kubectl cluster-info dump --namespaces=default");
+    assert!(!only.contains("of pod kube-system/"));
+    assert!(only.contains("of pod default/hello"));
+}

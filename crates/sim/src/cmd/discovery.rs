@@ -129,10 +129,14 @@ pub async fn api_versions(k: Kubectl) -> i32 {
 
 /// `kubectl cluster-info`.
 pub async fn cluster_info(k: Kubectl) -> i32 {
-    if let Some(sub) = k.flags.args.first() {
-        return k.error(&format!(
-            "\"kubectl cluster-info {sub}\" is not available in kubeloop"
-        ));
+    match k.flags.args.first().map(String::as_str) {
+        Some("dump") => return crate::cmd::cluster_dump::dump(k).await,
+        Some(sub) => {
+            return k.error(&format!(
+                "\"kubectl cluster-info {sub}\" is not available in kubeloop"
+            ))
+        }
+        None => {}
     }
     let host = format!("https://{APISERVER_HOST}");
     let mut req = ApiRequest::new(Verb::List, Kind::Service, "kube-system", "");

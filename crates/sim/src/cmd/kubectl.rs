@@ -387,6 +387,12 @@ const DRAIN_FLAGS: &[Flag] = &[
     flag("dry-run", None, true),
     flag("skip-wait-for-delete-timeout", None, true),
 ];
+const CLUSTER_INFO_FLAGS: &[Flag] = &[
+    flag("all-namespaces", Some('A'), false),
+    flag("namespaces", None, true),
+    flag("output-directory", None, true),
+    flag("output", Some('o'), true),
+];
 const VERSION_FLAGS: &[Flag] = &[flag("client", None, false), flag("output", Some('o'), true)];
 const LOGS_FLAGS: &[Flag] = &[
     flag("container", Some('c'), true),
@@ -486,6 +492,7 @@ pub fn sub_flags(sub: &str) -> &'static [Flag] {
         "describe" => DESCRIBE_FLAGS,
         "rollout" => ROLLOUT_FLAGS,
         "version" => VERSION_FLAGS,
+        "cluster-info" => CLUSTER_INFO_FLAGS,
         "label" | "annotate" | "taint" => OVERWRITE_FLAGS,
         "patch" => PATCH_FLAGS,
         "logs" => LOGS_FLAGS,

@@ -411,3 +411,28 @@ pub(crate) fn pod_preference(p: &Pod) -> (bool, Option<String>) {
     let running = p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running");
     (!running, p.metadata.name.clone())
 }
+
+/// One container's whole log, as `cluster-info dump` fetches it (no follow, no tail).
+pub(crate) async fn container_log(
+    k: &Kubectl,
+    pod: &k8s_openapi::api::core::v1::Pod,
+    container: &str,
+) -> Result<String, String> {
+    let Some(node) = pod.spec.as_ref().and_then(|s| s.node_name.clone()) else {
+        return Ok(String::new());
+    };
+    let call = KubeletCall::Logs {
+        namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+        pod: pod.metadata.name.clone().unwrap_or_default(),
+        container: container.to_string(),
+        previous: false,
+        skip: 0,
+        tail: None,
+        timestamps: false,
+    };
+    match k.sys.kubelet(&node, call).await {
+        Ok(KubeletReply::Logs { text, .. }) => Ok(text),
+        Ok(_) => Ok(String::new()),
+        Err(e) => Err(e),
+    }
+}

@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod auth;
 pub mod autoscale;
+pub mod cluster_dump;
 pub mod complete;
 pub mod config;
 pub mod cp;
