@@ -430,3 +430,48 @@ fn a_changed_config_map_reaches_its_volume_at_the_kubelets_next_sync() {
     let ls = run(&mut w, &files, "kubectl exec reader -- ls /etc/config");
     assert_eq!(ls.stdout, "ui.properties\n");
 }
+
+const CLAIMED: &str = "apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: writer
+spec:
+  containers:
+  - name: shell
+    image: busybox:1.36
+    command: [\"sleep\", \"3600\"]
+    volumeMounts:
+    - name: data
+      mountPath: /data
+  volumes:
+  - name: data
+    persistentVolumeClaim:
+      claimName: data
+";
+
+#[test]
+fn files_on_a_claim_outlive_the_pod_that_wrote_them() {
+    let mut w = World::new(ClusterConfig::default());
+    let mut files: BTreeMap<String, String> = [("p.yaml".to_string(), CLAIMED.to_string())].into();
+    assert_eq!(run(&mut w, &files, "kubectl apply -f p.yaml").exit_code, 0);
+    w.run_for(60 * SECOND);
+    let o = run(&mut w, &files, "kubectl exec writer -- sh -c 'echo kept > /data/note; cat /data/note'");
+    assert_eq!(o.stdout, "kept\n", "{o:?}");
+    assert_eq!(run(&mut w, &files, "kubectl delete pod writer").exit_code, 0);
+    w.run_for(10 * SECOND);
+    files.insert("p.yaml".into(), CLAIMED.replace("name: writer", "name: reader"));
+    assert_eq!(run(&mut w, &files, "kubectl apply -f p.yaml").exit_code, 0);
+    w.run_for(60 * SECOND);
+    let o = run(&mut w, &files, "kubectl exec reader -- cat /data/note");
+    assert_eq!(o.stdout, "kept\n", "{o:?}");
+}
