@@ -465,11 +465,21 @@ fn files_on_a_claim_outlive_the_pod_that_wrote_them() {
     let mut files: BTreeMap<String, String> = [("p.yaml".to_string(), CLAIMED.to_string())].into();
     assert_eq!(run(&mut w, &files, "kubectl apply -f p.yaml").exit_code, 0);
     w.run_for(60 * SECOND);
-    let o = run(&mut w, &files, "kubectl exec writer -- sh -c 'echo kept > /data/note; cat /data/note'");
+    let o = run(
+        &mut w,
+        &files,
+        "kubectl exec writer -- sh -c 'echo kept > /data/note; cat /data/note'",
+    );
     assert_eq!(o.stdout, "kept\n", "{o:?}");
-    assert_eq!(run(&mut w, &files, "kubectl delete pod writer").exit_code, 0);
+    assert_eq!(
+        run(&mut w, &files, "kubectl delete pod writer").exit_code,
+        0
+    );
     w.run_for(10 * SECOND);
-    files.insert("p.yaml".into(), CLAIMED.replace("name: writer", "name: reader"));
+    files.insert(
+        "p.yaml".into(),
+        CLAIMED.replace("name: writer", "name: reader"),
+    );
     assert_eq!(run(&mut w, &files, "kubectl apply -f p.yaml").exit_code, 0);
     w.run_for(60 * SECOND);
     let o = run(&mut w, &files, "kubectl exec reader -- cat /data/note");

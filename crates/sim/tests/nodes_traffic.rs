@@ -371,3 +371,36 @@ fn nginx_shows_a_master_and_its_workers_under_a_shim() {
         "{ps}"
     );
 }
+
+#[test]
+fn ipvs_mode_warns_that_it_is_deprecated() {
+    let (mut w, f) = world(ProxyMode::Ipvs);
+    let j = run(&mut w, &f, "ssh node-1 journalctl -u kube-proxy").stdout;
+    assert!(
+        j.contains("server_linux.go:194] \"Using ipvs Proxier\""),
+        "{j}"
+    );
+    let warning = j
+        .lines()
+        .find(|l| l.contains(" server_linux.go:196] "))
+        .unwrap_or_default();
+    assert!(
+        warning.contains(": E0101 ")
+            && warning.ends_with("\"The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.\""),
+        "{j}"
+    );
+    let events = run(
+        &mut w,
+        &f,
+        "kubectl get events --field-selector reason=IPVSDeprecation",
+    )
+    .stdout;
+    assert!(
+        events.contains("Warning   IPVSDeprecation   node/node-1"),
+        "{events}"
+    );
+    // iptables mode says nothing of the kind.
+    let (mut w, f) = world(ProxyMode::Iptables);
+    let j = run(&mut w, &f, "ssh node-1 journalctl -u kube-proxy").stdout;
+    assert!(!j.contains("deprecated"), "{j}");
+}

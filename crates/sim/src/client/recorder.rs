@@ -71,7 +71,9 @@ impl Recorder {
         );
     }
 
-    fn event_ref(
+    /// Records an event about the object `r` refers to (kube-proxy's NodeRef, which it
+    /// builds from its hostname rather than from a Node it read).
+    pub fn event_ref(
         &mut self,
         ctx: &mut Ctx,
         client: &mut Client,

@@ -110,6 +110,9 @@ impl KubeProxy {
                 crate::cluster::KUBERNETES_VERSION
             ),
         ));
+        if self.mode == ProxyMode::Ipvs {
+            self.warn_ipvs_deprecated(ctx);
+        }
         self.timers = Timers::new(ctx.now);
         self.informers = Informers::default();
         for k in WATCHES {
@@ -119,6 +122,40 @@ impl KubeProxy {
         }
         self.informers.start(ctx, &mut self.client);
         self.timers.set(ctx, SYNC_PERIOD, Timer::Resync);
+    }
+
+    /// v1.35 deprecates IPVS mode (KEP-5495): kube-proxy says so in its log and with a
+    /// Warning event on its Node.
+    fn warn_ipvs_deprecated(&mut self, ctx: &mut Ctx) {
+        let message = "The ipvs proxier is now deprecated and may be removed in a future release. Please use 'nftables' instead.";
+        self.journal.push(LogLine::klog(
+            ctx.now,
+            Level::Info,
+            "server_linux.go:194",
+            "\"Using ipvs Proxier\"".to_string(),
+        ));
+        self.journal.push(LogLine::klog(
+            ctx.now,
+            Level::Error,
+            "server_linux.go:196",
+            format!("\"{message}\""),
+        ));
+        let node_ref = k8s_openapi::api::core::v1::ObjectReference {
+            kind: Some("Node".into()),
+            name: Some(self.node_name.clone()),
+            uid: Some(self.node_name.clone()),
+            ..Default::default()
+        };
+        let mut recorder =
+            crate::client::recorder::Recorder::new("kube-proxy", Some(&self.node_name));
+        recorder.event_ref(
+            ctx,
+            &mut self.client,
+            node_ref,
+            "Warning",
+            "IPVSDeprecation",
+            message,
+        );
     }
 
     /// Handles a message.
