@@ -121,6 +121,16 @@ pub fn scenario(e: &Example) -> Scenario {
     parse_scenario(e.yaml).unwrap_or_default()
 }
 
+/// A scenario's description in `lang`: `kubeloop.dev/description-zh` in 简体中文 when the
+/// scenario has one, else `kubeloop.dev/description`.
+pub fn description(s: &Scenario, lang: crate::i18n::Lang) -> Option<String> {
+    let a = &s.metadata.annotations;
+    let zh = (lang == crate::i18n::Lang::Zh)
+        .then(|| a.get("kubeloop.dev/description-zh"))
+        .flatten();
+    zh.or_else(|| a.get("kubeloop.dev/description")).cloned()
+}
+
 /// What a first visit starts with: the classic nginx Deployment, not yet applied.
 pub fn default_scenario() -> Scenario {
     scenario(&EXAMPLES[0])
@@ -136,11 +146,12 @@ mod tests {
         for e in EXAMPLES {
             let sc = parse_scenario(e.yaml).unwrap_or_else(|errs| panic!("{}: {errs:?}", e.id));
             assert!(!sc.spec.files.is_empty(), "{} has a file to edit", e.id);
+            let en = description(&sc, crate::i18n::Lang::En).unwrap_or_default();
+            let zh = description(&sc, crate::i18n::Lang::Zh).unwrap_or_default();
+            assert!(!en.is_empty(), "{} is described", e.id);
             assert!(
-                sc.metadata
-                    .annotations
-                    .contains_key("kubeloop.dev/description"),
-                "{} is described",
+                zh != en && zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{} is described in 简体中文",
                 e.id
             );
         }

@@ -12,6 +12,7 @@ use kubeloop_sim::time::{format_duration, Time, SECOND};
 use kubeloop_sim::view::{self, ClusterView, Stage, ViewCache};
 use kubeloop_sim::World;
 
+use crate::i18n::Lang;
 use crate::terminal::Terminal;
 use crate::traffic::Traffic;
 
@@ -38,6 +39,21 @@ const HELP: &str = "kubeloop's terminal runs in the simulated cluster. Try:
   sim partition node-2 / sim heal node-2  sim poweroff node-3 / sim poweron node-3
   sim node add node-4                     sim advance 30s
 Page commands: clear, history, help";
+
+/// [`HELP`] in 简体中文: the commands stay as typed.
+const HELP_ZH: &str = "kubeloop 的终端运行在模拟集群里。试试：
+  kubectl apply -f nginx-deploy.yaml      kubectl get pods -o wide
+  kubectl get deploy,rs,pods              kubectl describe pod <名字>
+  kubectl delete pod <名字>               kubectl scale deployment nginx --replicas=5
+  kubectl expose deployment nginx --port=80
+  kubectl get pods -w                     （Ctrl-C 停止）
+  etcdctl get /registry/pods --prefix --keys-only
+  ssh node-1 crictl ps                    ssh node-1 iptables-save
+  sim stop kube-scheduler                 sim start kube-scheduler
+  sim partition node-2 / sim heal node-2  sim poweroff node-3 / sim poweron node-3
+  sim node add node-4                     sim advance 30s
+kubectl --help 列出支持的 kubectl 命令；Tab 补全命令、参数和对象名。
+页面命令：clear、history、help";
 
 /// A command running in the world.
 #[derive(Debug)]
@@ -75,6 +91,8 @@ pub struct Session {
     /// Where a reload's replay is going (virtual ms), while it runs in slices.
     replay_to: Option<Time>,
     anim_duration: f64,
+    /// The page's language, for the page's own terminal text (`help`).
+    lang: Lang,
     /// Bumped whenever something the page shows changed.
     pub revision: u64,
     /// Bumped whenever the scenario (files, nodes, recorded steps) changed: time to save.
@@ -107,6 +125,7 @@ impl Session {
             replay_to: None,
             pod_writers: BTreeMap::new(),
             anim_duration: crate::traffic::duration_at(1.0),
+            lang: Lang::En,
             revision: 1,
             scenario_revision: 0,
             files_revision: 0,
@@ -366,7 +385,10 @@ impl Session {
             "clear" => self.terminal.clear(),
             "help" => {
                 self.terminal.prompt(line, self.world.now(), false);
-                self.terminal.info(HELP);
+                self.terminal.info(match self.lang {
+                    Lang::En => HELP,
+                    Lang::Zh => HELP_ZH,
+                });
             }
             "history" => {
                 self.terminal.prompt(line, self.world.now(), false);
@@ -397,6 +419,11 @@ impl Session {
                 self.pump();
             }
         }
+    }
+
+    /// Sets the language of the page's own terminal text.
+    pub fn set_lang(&mut self, lang: Lang) {
+        self.lang = lang;
     }
 
     /// The prompt of the shell the terminal has open in a container (`kubectl exec -it`),

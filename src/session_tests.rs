@@ -491,3 +491,18 @@ fn tab_completes_and_an_interactive_shell_changes_the_prompt() {
         ]
     );
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn help_speaks_the_pages_language() {
+    let mut s = Session::new(default_scenario());
+    s.submit("help");
+    assert!(text(&s).contains("kubeloop's terminal runs in the simulated cluster"));
+    s.set_lang(crate::i18n::Lang::Zh);
+    s.submit("help");
+    assert!(
+        text(&s).contains("kubeloop 的终端运行在模拟集群里"),
+        "{}",
+        text(&s)
+    );
+    assert!(text(&s).contains("kubectl apply -f nginx-deploy.yaml"));
+}

@@ -76,14 +76,9 @@ pub fn Editor() -> impl IntoView {
     });
     let about = Memo::new(move |_| {
         ui.files_rev.track();
+        let lang = ui.lang.get();
         ui.session
-            .try_with_value(|s| {
-                s.scenario()
-                    .metadata
-                    .annotations
-                    .get("kubeloop.dev/description")
-                    .cloned()
-            })
+            .try_with_value(|s| crate::examples::description(s.scenario(), lang))
             .flatten()
     });
     let area: NodeRef<html::Textarea> = NodeRef::new();

@@ -271,7 +271,11 @@ pub fn App() -> impl IntoView {
     // Leaving or reloading keeps the virtual time too.
     let hide = window_event_listener(leptos::ev::pagehide, move |_| save());
     on_cleanup(move || hide.remove());
-    Effect::new(move |_| browser::save_lang(ui.lang.get()));
+    Effect::new(move |_| {
+        let lang = ui.lang.get();
+        browser::save_lang(lang);
+        ui.session.update_value(|s| s.set_lang(lang));
+    });
     Effect::new(move |_| {
         let speed = ui.speed.get();
         ui.session
