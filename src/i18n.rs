@@ -66,6 +66,7 @@ pub enum Key {
     Close,
     Examples,
     Files,
+    PaneControls,
     Apply,
     ApplyHint,
     EditorErrors,
@@ -212,6 +213,7 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         Close => ("Close", "关闭"),
         Examples => ("Examples", "示例"),
         Files => ("Files", "文件"),
+        PaneControls => ("Controls", "控制"),
         Apply => ("Apply", "应用"),
         ApplyHint => (
             "Runs kubectl apply -f in the terminal",

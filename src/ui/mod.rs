@@ -10,6 +10,7 @@ mod header;
 mod inspector;
 mod proxy;
 mod switches;
+mod tabs;
 
 use kubeloop_sim::scenario::Scenario;
 use kubeloop_sim::time::Time;
@@ -28,6 +29,8 @@ pub struct Ui {
     pub session: StoredValue<Session, LocalStorage>,
     /// The page's language.
     pub lang: RwSignal<Lang>,
+    /// The pane shown on a narrow screen.
+    pub pane: RwSignal<tabs::Pane>,
     /// Whether virtual time runs.
     pub playing: RwSignal<bool>,
     /// Virtual seconds per wall-clock second.
@@ -238,6 +241,7 @@ pub fn App() -> impl IntoView {
         files_rev: RwSignal::new(session.files_revision),
         session: StoredValue::new_local(session),
         lang: RwSignal::new(browser::saved_lang()),
+        pane: RwSignal::new(tabs::Pane::default()),
         playing: RwSignal::new(true),
         speed: RwSignal::new(1.0),
         clock: RwSignal::new(0),
@@ -307,10 +311,11 @@ pub fn App() -> impl IntoView {
         <div class="app" data-testid="app">
             <header::Header/>
             <div class="banners"><Banner/><LinkBar/></div>
-            <section class="pane editor-pane"><editor::Editor/></section>
-            <section class="pane diagram-pane"><diagram::Diagram/></section>
-            <section class="pane terminal-pane"><console::Console/></section>
-            <aside class="pane side-pane">
+            <tabs::PaneTabs/>
+            <section class="pane editor-pane" class:shown=move || ui.pane.get() == tabs::Pane::Files><editor::Editor/></section>
+            <section class="pane diagram-pane" class:shown=move || ui.pane.get() == tabs::Pane::Cluster><diagram::Diagram/></section>
+            <section class="pane terminal-pane" class:shown=move || ui.pane.get() == tabs::Pane::Terminal><console::Console/></section>
+            <aside class="pane side-pane" class:shown=move || ui.pane.get() == tabs::Pane::Controls>
                 <flow::Flow/>
                 <switches::Switches/>
             </aside>
