@@ -126,7 +126,7 @@ pub fn classify(p: &TrafficPath) -> PathOutcome {
         PathOutcome::Unresolved
     } else if o.starts_with("rejected") {
         PathOutcome::Rejected
-    } else if o == "dropped" {
+    } else if o.starts_with("dropped") {
         PathOutcome::Dropped
     } else if o.contains("unreachable") || o.contains("no route") || o.contains("no pod has") {
         PathOutcome::Timeout

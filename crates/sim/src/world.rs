@@ -337,7 +337,8 @@ impl World {
                 host.absorb_kubelet();
             }
             Actor::Runtime(n) => {
-                let net = Network::new(self.now, &mut self.nodes, &mut self.net);
+                let net = Network::new(self.now, &mut self.nodes, &mut self.net)
+                    .with_policies(&self.etcd.store);
                 let mut m = Machine::new(n, net);
                 crate::node::containerd::handle(&mut m, &mut ctx, from, payload);
             }
@@ -760,7 +761,8 @@ impl World {
         if n as usize >= self.nodes.len() {
             return None;
         }
-        let net = Network::new(self.now, &mut self.nodes, &mut self.net);
+        let net =
+            Network::new(self.now, &mut self.nodes, &mut self.net).with_policies(&self.etcd.store);
         Some(f(&mut Machine::new(n, net)))
     }
 }

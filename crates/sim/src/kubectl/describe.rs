@@ -5,6 +5,7 @@ mod apps;
 mod autoscaling;
 mod batch;
 mod core;
+mod networking;
 mod node_pods;
 mod pod;
 mod policy;
@@ -45,6 +46,7 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::Node(n) => workloads::describe_node(&mut w, n, related, now),
         Object::PriorityClass(pc) => describe_priority_class(&mut w, pc),
         Object::PodDisruptionBudget(p) => policy::describe_pod_disruption_budget(&mut w, p),
+        Object::NetworkPolicy(p) => networking::describe_network_policy(&mut w, p),
         Object::HorizontalPodAutoscaler(h) => autoscaling::describe_hpa(&mut w, h),
         Object::Job(j) => batch::describe_job(&mut w, j),
         Object::CronJob(c) => batch::describe_cron_job(&mut w, c),
@@ -71,7 +73,10 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
     // Upstream's describers for these print no events.
     if !matches!(
         obj,
-        Object::Secret(_) | Object::ResourceQuota(_) | Object::LimitRange(_)
+        Object::Secret(_)
+            | Object::ResourceQuota(_)
+            | Object::LimitRange(_)
+            | Object::NetworkPolicy(_)
     ) {
         describe_events(&mut w, obj, &related.events, now);
     }

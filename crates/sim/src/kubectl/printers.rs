@@ -5,6 +5,7 @@
 pub(crate) mod autoscaling;
 mod batch;
 mod cluster;
+mod networking;
 mod pods;
 mod policy;
 mod workloads;
@@ -83,6 +84,7 @@ fn columns(kind: Kind) -> Vec<Column> {
             workloads::columns(kind)
         }
         Kind::PodDisruptionBudget => policy::columns(),
+        Kind::NetworkPolicy => networking::columns(),
         Kind::HorizontalPodAutoscaler => autoscaling::columns(),
         Kind::CronJob => batch::columns(),
         _ => cluster::columns(kind),
@@ -98,6 +100,7 @@ fn row(obj: &Object, now: Time) -> Vec<String> {
         | Object::StatefulSet(_)
         | Object::Job(_) => workloads::row(obj, now),
         Object::PodDisruptionBudget(p) => policy::row(p, now),
+        Object::NetworkPolicy(p) => networking::row(p, now),
         Object::HorizontalPodAutoscaler(h) => autoscaling::row(h, now),
         Object::CronJob(c) => batch::row(c, now),
         _ => cluster::row(obj, now),

@@ -21,6 +21,8 @@ pub mod load_loop;
 pub mod logs;
 pub mod machine;
 pub mod net;
+pub mod netpol;
+pub mod netpol_walk;
 pub mod pi;
 pub mod podstatus;
 pub mod podworker;

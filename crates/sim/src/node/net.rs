@@ -5,12 +5,16 @@
 
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
+use crate::etcd::Store;
 use crate::node::behavior::Proto;
 use crate::node::host::{reachable, NodeHost};
 use crate::node::http::{self, Request, Response};
 use crate::node::kubelet_api::SCRAPE;
 use crate::node::logs;
+use crate::node::netpol::PolicyView;
+use crate::node::netpol_walk;
 use crate::proxy::model::Protocol;
 use crate::proxy::traffic::{self, AffinityTable, Hop, Outcome, Packet};
 use crate::proxy::{Cidr, ProxyInput, ProxyOptions};
@@ -42,6 +46,8 @@ pub struct NetState {
     pub served_window: Time,
     /// How many requests the walk being made stands for (a load loop's batch).
     pub weight: u64,
+    /// kindnet's view of the NetworkPolicies, as of a store revision.
+    pub policies: Option<(u64, Option<Arc<PolicyView>>)>,
 }
 
 impl NetState {
@@ -79,6 +85,7 @@ impl NetState {
             served: Default::default(),
             served_window: 0,
             weight: 1,
+            policies: None,
         }
     }
 }
@@ -91,12 +98,41 @@ pub struct Network<'a> {
     pub now: Time,
     hosts: &'a mut [NodeHost],
     state: &'a mut NetState,
+    store: Option<&'a Store>,
 }
 
 impl<'a> Network<'a> {
     /// The network over `hosts` at `now`.
     pub fn new(now: Time, hosts: &'a mut [NodeHost], state: &'a mut NetState) -> Network<'a> {
-        Network { now, hosts, state }
+        Network {
+            now,
+            hosts,
+            state,
+            store: None,
+        }
+    }
+
+    /// The same network with the cluster's NetworkPolicies enforced as kindnet programs
+    /// them from `store` (see [`crate::node::netpol`]).
+    pub fn with_policies(self, store: &'a Store) -> Network<'a> {
+        Network {
+            store: Some(store),
+            ..self
+        }
+    }
+
+    /// kindnet's current view of the policies (None: no policy exists).
+    pub(crate) fn policies(&mut self) -> Option<Arc<PolicyView>> {
+        let store = self.store?;
+        let rev = store.revision();
+        match &self.state.policies {
+            Some((r, v)) if *r == rev => v.clone(),
+            _ => {
+                let v = PolicyView::from_store(store).map(Arc::new);
+                self.state.policies = Some((rev, v.clone()));
+                v
+            }
+        }
     }
 
     /// The machines, read-only (a program may look at a machine's own state through
@@ -310,12 +346,23 @@ pub fn resolve(
         return (Err(Fetch::Unresolved), None);
     };
     let dns: Ipv4Addr = CLUSTER_DNS.parse().unwrap_or(Ipv4Addr::UNSPECIFIED);
-    let (_, outcome) = walk(net, src, dns, 53, Protocol::Udp);
-    let (server_ip, server_node) = match outcome {
-        Outcome::Delivered { pod_ip, node, .. } => (pod_ip, node),
+    let (mut hops, outcome) = walk(net, src, dns, 53, Protocol::Udp);
+    let (server_ip, server_node, seen) = match outcome {
+        Outcome::Delivered {
+            pod_ip,
+            node,
+            source_seen,
+            ..
+        } => (pod_ip, node, source_seen),
         Outcome::Rejected { .. } => return (Err(Fetch::Unresolved), None),
         _ => return (Err(Fetch::Timeout), None),
     };
+    let verdict = netpol_walk::check(net, src, seen, server_ip, 53, Protocol::Udp, &mut hops);
+    if let Err(d) = verdict {
+        let url = format!("dns:{name}");
+        record(net, src, &url, None, hops, &d.0, None, Fetch::Timeout);
+        return (Err(Fetch::Timeout), None);
+    }
     let Ok(Some(idx)) = locate(net, src.node, server_ip) else {
         return (Err(Fetch::Timeout), None);
     };
@@ -431,7 +478,7 @@ pub fn get(
     dns: Option<DnsAnswer>,
 ) -> Fetch {
     let now = net.now;
-    let (hops, outcome) = walk(net, src, dst, port, Protocol::Tcp);
+    let (mut hops, outcome) = walk(net, src, dst, port, Protocol::Tcp);
     let (final_ip, final_port, seen_src) = match &outcome {
         Outcome::Delivered {
             pod_ip,
@@ -456,6 +503,18 @@ pub fn get(
             return record(net, src, url, dns, hops, "dropped", None, Fetch::Timeout)
         }
     };
+    let verdict = netpol_walk::check(
+        net,
+        src,
+        seen_src,
+        final_ip,
+        final_port,
+        Protocol::Tcp,
+        &mut hops,
+    );
+    if let Err(d) = verdict {
+        return record(net, src, url, dns, hops, &d.0, None, Fetch::Timeout);
+    }
     let fin = format!("{final_ip}:{final_port}");
     if final_ip.to_string() == crate::cluster::CONTROL_PLANE_IP && final_port == 6443 {
         let response = Response {

@@ -16,6 +16,7 @@ pub mod env;
 pub mod meta;
 pub mod mounts;
 pub mod names;
+pub mod networking;
 pub mod other;
 pub mod pod;
 pub mod policy;
@@ -66,6 +67,7 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
         Object::PriorityClass(p) => other::validate_priority_class(p),
         Object::Lease(l) => other::validate_lease(l),
         Object::PodDisruptionBudget(p) => policy::validate_pod_disruption_budget(p),
+        Object::NetworkPolicy(p) => networking::validate_network_policy(p),
         Object::Event(e) => other::validate_event(e),
         Object::PersistentVolumeClaim(p) => storage::validate_pvc(p),
         Object::PersistentVolume(p) => storage::validate_pv(p),
