@@ -272,7 +272,7 @@ pub(crate) fn route(
 }
 
 /// Where a packet from `src` to `dst:port` ends up after the source node's rules.
-fn walk(
+pub(crate) fn walk(
     net: &mut Network,
     src: &Source,
     dst: Ipv4Addr,
@@ -309,7 +309,7 @@ fn walk(
 }
 
 /// A reachable machine index holding `ip` (pod network or node address), from `from`.
-fn locate(net: &Network, from: u32, ip: Ipv4Addr) -> Result<Option<u32>, Fetch> {
+pub(crate) fn locate(net: &Network, from: u32, ip: Ipv4Addr) -> Result<Option<u32>, Fetch> {
     let owner = net.hosts.iter().position(|h| {
         Cidr::parse(&h.pod_cidr).is_some_and(|c| c.contains(ip)) || h.ip == ip.to_string()
     });
@@ -320,150 +320,7 @@ fn locate(net: &Network, from: u32, ip: Ipv4Addr) -> Result<Option<u32>, Fetch> 
     }
 }
 
-/// Resolves `name` as the pod's resolver would (search path, ndots:5) through the
-/// `kube-dns` Service. Nodes use the host's resolver, which knows no cluster names.
-pub fn resolve(
-    net: &mut Network,
-    src: &Source,
-    name: &str,
-) -> (Result<Ipv4Addr, Fetch>, Option<DnsAnswer>) {
-    if let Ok(ip) = name.parse::<Ipv4Addr>() {
-        return (Ok(ip), None);
-    }
-    if name == "localhost" {
-        return (Ok(Ipv4Addr::LOCALHOST), None);
-    }
-    let Some((ns, _)) = src.pod.clone() else {
-        if name == net.hosts[src.node as usize].config.name {
-            return (
-                net.hosts[src.node as usize]
-                    .ip
-                    .parse()
-                    .map_err(|_| Fetch::Unresolved),
-                None,
-            );
-        }
-        return (Err(Fetch::Unresolved), None);
-    };
-    let dns: Ipv4Addr = CLUSTER_DNS.parse().unwrap_or(Ipv4Addr::UNSPECIFIED);
-    let (mut hops, outcome) = walk(net, src, dns, 53, Protocol::Udp);
-    let (server_ip, server_node, seen) = match outcome {
-        Outcome::Delivered {
-            pod_ip,
-            node,
-            source_seen,
-            ..
-        } => (pod_ip, node, source_seen),
-        Outcome::Rejected { .. } => return (Err(Fetch::Unresolved), None),
-        _ => return (Err(Fetch::Timeout), None),
-    };
-    let verdict = netpol_walk::check(net, src, seen, server_ip, 53, Protocol::Udp, &mut hops);
-    if let Err(d) = verdict {
-        let url = format!("dns:{name}");
-        record(net, src, &url, None, hops, &d.0, None, Fetch::Timeout);
-        return (Err(Fetch::Timeout), None);
-    }
-    let Ok(Some(idx)) = locate(net, src.node, server_ip) else {
-        return (Err(Fetch::Timeout), None);
-    };
-    let host = &net.hosts[idx as usize];
-    let ip_s = server_ip.to_string();
-    let Some(sb) = host.runtime.sandbox_by_ip(&ip_s) else {
-        return (Err(Fetch::Timeout), None);
-    };
-    let now = net.now;
-    let serving = host.runtime.running_in(&sb.id).any(|c| c.accepts(53, now));
-    if !serving {
-        return (Err(Fetch::Unresolved), None);
-    }
-    let coredns = format!("{}/{}", sb.namespace, sb.name);
-    let _ = server_node;
-    let services = host.rules.clone().unwrap_or_default().services;
-    let candidates: Vec<String> =
-        if name.trim_end_matches('.').matches('.').count() >= 5 || name.ends_with('.') {
-            vec![name.trim_end_matches('.').to_string()]
-        } else {
-            vec![
-                format!("{name}.{ns}.svc.cluster.local"),
-                format!("{name}.svc.cluster.local"),
-                format!("{name}.cluster.local"),
-                name.to_string(),
-            ]
-        };
-    let slices = host.rules.clone().unwrap_or_default().slices;
-    for fqdn in candidates {
-        let parts: Vec<&str> = fqdn.split('.').collect();
-        if let Some(ip) = headless_answer(&services, &slices, &parts) {
-            return (Ok(ip), Some((fqdn.clone(), ip.to_string(), coredns)));
-        }
-        if let [svc, sns, "svc", "cluster", "local"] = parts.as_slice() {
-            if let Some(s) = services.iter().find(|s| {
-                s.metadata.name.as_deref() == Some(svc)
-                    && s.metadata.namespace.as_deref() == Some(sns)
-            }) {
-                let ip = s
-                    .spec
-                    .as_ref()
-                    .and_then(|x| x.cluster_ip.clone())
-                    .unwrap_or_default();
-                if let Ok(a) = ip.parse::<Ipv4Addr>() {
-                    return (Ok(a), Some((fqdn, ip, coredns)));
-                }
-            }
-        }
-        if let [dashed, _, "pod", "cluster", "local"] = parts.as_slice() {
-            if let Ok(a) = dashed.replace('-', ".").parse::<Ipv4Addr>() {
-                return (Ok(a), Some((fqdn.clone(), a.to_string(), coredns)));
-            }
-        }
-    }
-    (
-        Err(Fetch::Unresolved),
-        Some((name.to_string(), "NXDOMAIN".into(), coredns)),
-    )
-}
-
-/// CoreDNS's answers for a headless Service (clusterIP None): `svc.ns.svc.cluster.local`
-/// is an A record per ready endpoint (the first, by address, here), and
-/// `host.svc.ns.svc.cluster.local` the endpoint whose hostname is `host` (a StatefulSet
-/// pod's stable name).
-fn headless_answer(
-    services: &[std::sync::Arc<k8s_openapi::api::core::v1::Service>],
-    slices: &[std::sync::Arc<k8s_openapi::api::discovery::v1::EndpointSlice>],
-    parts: &[&str],
-) -> Option<Ipv4Addr> {
-    let (hostname, svc, sns) = match parts {
-        [svc, sns, "svc", "cluster", "local"] => (None, *svc, *sns),
-        [h, svc, sns, "svc", "cluster", "local"] => (Some(*h), *svc, *sns),
-        _ => return None,
-    };
-    let headless = services.iter().any(|s| {
-        s.metadata.name.as_deref() == Some(svc)
-            && s.metadata.namespace.as_deref() == Some(sns)
-            && s.spec.as_ref().and_then(|x| x.cluster_ip.as_deref()) == Some("None")
-    });
-    if !headless {
-        return None;
-    }
-    let mut ips: Vec<Ipv4Addr> = slices
-        .iter()
-        .filter(|s| {
-            s.metadata.namespace.as_deref() == Some(sns)
-                && s.metadata
-                    .labels
-                    .as_ref()
-                    .and_then(|l| l.get("kubernetes.io/service-name"))
-                    .map(String::as_str)
-                    == Some(svc)
-        })
-        .flat_map(|s| s.endpoints.iter())
-        .filter(|e| e.conditions.as_ref().and_then(|c| c.ready) != Some(false))
-        .filter(|e| hostname.is_none_or(|h| e.hostname.as_deref() == Some(h)))
-        .filter_map(|e| e.addresses.first().and_then(|a| a.parse().ok()))
-        .collect();
-    ips.sort();
-    ips.first().copied()
-}
+pub use crate::node::resolver::resolve;
 
 /// Opens a TCP connection from `src` to `dst:port` and sends `GET path`, recording the walk.
 #[allow(clippy::too_many_arguments)]
@@ -682,7 +539,7 @@ pub fn get(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn record(
+pub(crate) fn record(
     net: &mut Network,
     src: &Source,
     url: &str,

@@ -291,6 +291,7 @@ impl Runtime {
                 name,
                 namespace,
                 host_network,
+                dns,
             } => {
                 if let Some(s) = self
                     .sandboxes
@@ -334,6 +335,7 @@ impl Runtime {
                         ready: true,
                         created: now,
                         pid: self.next_pid,
+                        dns,
                     },
                 );
                 self.log(
