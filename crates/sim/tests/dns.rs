@@ -203,3 +203,61 @@ fn resolv_conf_follows_the_dns_policy() {
     let o = t.run("kubectl exec hostdns -- nslookup kubernetes.default");
     assert_eq!(o.stdout, "Server:\t\t172.18.0.1\nAddress:\t172.18.0.1:53\n\n** server can't find kubernetes.default: NXDOMAIN\n\n");
 }
+
+/// The docs' dnsutils pod (Debugging DNS Resolution).
+const DNSUTILS: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: dnsutils
+  namespace: default
+spec:
+  containers:
+  - name: dnsutils
+    image: registry.k8s.io/e2e-test-images/jessie-dnsutils:1.3
+    command:
+      - sleep
+      - \"infinity\"
+    imagePullPolicy: IfNotPresent
+  restartPolicy: Always
+";
+
+#[test]
+fn the_dnsutils_image_has_dig_and_binds_nslookup() {
+    let mut t = cluster();
+    t.file("dnsutils.yaml", DNSUTILS);
+    t.ok("kubectl apply -f dnsutils.yaml");
+    t.settle(40);
+    assert_eq!(
+        t.ok("kubectl exec -i -t dnsutils -- nslookup kubernetes.default"),
+        "Server:\t\t10.96.0.10\nAddress:\t10.96.0.10#53\n\nName:\tkubernetes.default.svc.cluster.local\nAddress: 10.96.0.1\n\n"
+    );
+    assert_eq!(
+        t.ok("kubectl exec dnsutils -- dig +short kubernetes.default.svc.cluster.local"),
+        "10.96.0.1\n"
+    );
+    let web0 = ip_of(&mut t, "web-0");
+    let d = t.ok("kubectl exec dnsutils -- dig web-0.nginx.default.svc.cluster.local");
+    assert!(d.starts_with("\n; <<>> DiG 9.9.5-9+deb8u19-Debian <<>> web-0.nginx.default.svc.cluster.local\n;; global options: +cmd\n;; Got answer:\n;; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: "), "{d}");
+    assert!(
+        d.contains(";; flags: qr aa rd; QUERY: 1, ANSWER: 1, AUTHORITY: 0, ADDITIONAL: 1\n"),
+        "{d}"
+    );
+    assert!(d.contains(&format!(";; QUESTION SECTION:\n;web-0.nginx.default.svc.cluster.local. IN A\n\n;; ANSWER SECTION:\nweb-0.nginx.default.svc.cluster.local. 30 IN A\t{web0}\n\n;; Query time: 0 msec\n;; SERVER: 10.96.0.10#53(10.96.0.10)\n;; WHEN: ")), "{d}");
+    // dig does not use the search path unless told to.
+    let d = t.ok("kubectl exec dnsutils -- dig kubernetes");
+    assert!(d.contains("status: NXDOMAIN"), "{d}");
+    assert_eq!(
+        t.ok("kubectl exec dnsutils -- dig +short +search kubernetes"),
+        "10.96.0.1\n"
+    );
+    assert_eq!(
+        t.ok(
+            "kubectl exec dnsutils -- dig +short -t srv _web._tcp.nginx.default.svc.cluster.local"
+        )
+        .lines()
+        .count(),
+        2
+    );
+    let d = t.ok("kubectl exec dnsutils -- dig nope.default.svc.cluster.local");
+    assert!(d.contains(";; AUTHORITY SECTION:\ncluster.local.\t\t30\tIN\tSOA\tns.dns.cluster.local. hostmaster.cluster.local. 1767225600 7200 1800 86400 30\n"), "{d}");
+}

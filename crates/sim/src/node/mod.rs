@@ -9,6 +9,7 @@ pub mod containerd;
 pub mod cri;
 pub mod curl;
 pub mod dns;
+pub mod dnsutils;
 pub mod env;
 pub mod host;
 pub mod http;

@@ -190,6 +190,11 @@ fn busybox(c: &Container) -> bool {
     )
 }
 
+/// Images that ship Debian's dnsutils (dig, BIND's nslookup).
+fn dnsutils(c: &Container) -> bool {
+    parse(&c.image).repo.ends_with("jessie-dnsutils")
+}
+
 /// The image's own programs that are not shell applets: curl and wget over the data
 /// plane, busybox nslookup, redis-cli, ps, and the servers' binaries.
 fn program(
@@ -217,6 +222,8 @@ fn program(
             curl::wget(m.net(), &src, args)
         }
         "nslookup" if busybox(c) => nslookup(m, &src, args),
+        "nslookup" if dnsutils(c) => crate::node::dnsutils::nslookup(m.net(), &src, args),
+        "dig" if dnsutils(c) => crate::node::dnsutils::dig(m.net(), &src, args),
         "redis-server" | "redis-cli" if args.iter().any(|a| a == "--version" || a == "-v") => {
             RunResult::out(format!(
                 "{name} v={} sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=a1b2c3d4e5f60718\n",
