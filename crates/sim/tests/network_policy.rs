@@ -33,7 +33,7 @@ fn nginx() -> T {
 /// `wget --spider --timeout=1 nginx` from a fresh busybox pod (labels optional).
 fn spider(t: &mut T, labels: &str) -> kubeloop_sim::process::Output {
     t.run(&format!(
-        "kubectl run busybox --rm -i --restart=Never --image=busybox {labels} -- sh -c 'wget --spider --timeout=1 nginx'"
+        "kubectl run busybox --rm -i --restart=Never --image=busybox {labels} -- wget --spider --timeout=1 nginx"
     ))
 }
 
@@ -401,5 +401,26 @@ fn ip_blocks_except_and_port_ranges_and_named_ports_select_as_upstream() {
     );
     t.ok("kubectl apply -f p.yaml");
     let o = t.run(&format!("kubectl exec b -- wget -q -T 1 -O- http://{web}"));
+    assert_eq!(o.exit_code, 0, "{o:?}");
+}
+
+#[test]
+fn a_policy_that_selects_nothing_changes_nothing() {
+    let mut t = nginx();
+    pod(&mut t, "client", "busybox", "app=client", "default");
+    t.file(
+        "none.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: nobody\nspec:\n  podSelector: {matchLabels: {app: nothing}}\n  policyTypes: [Ingress, Egress]\n",
+    );
+    t.ok("kubectl apply -f none.yaml");
+    let o = t.run("kubectl exec client -- wget -q -T 1 -O- http://nginx");
+    assert_eq!(o.exit_code, 0, "{o:?}");
+    let path = t.w.observe().net().paths.back().cloned().unwrap();
+    assert!(path.hops.iter().all(|h| h.table != "netpol"), "{path:?}");
+    // A policy in another namespace does not isolate default's pods either.
+    t.ok("kubectl create namespace elsewhere");
+    t.file("deny.yaml", DENY_ALL);
+    t.ok("kubectl apply -n elsewhere -f deny.yaml");
+    let o = t.run("kubectl exec client -- wget -q -T 1 -O- http://nginx");
     assert_eq!(o.exit_code, 0, "{o:?}");
 }

@@ -535,7 +535,8 @@ pub fn behaviour(
     b.script = b.load.is_none()
         && !command.is_empty()
         && !matches!(repo, "coredns" | "pause" | "agnhost")
-        && crate::node::sh::APPLETS.contains(&name);
+        && (crate::node::sh::APPLETS.contains(&name)
+            || (repo == "busybox" && matches!(name, "wget" | "nslookup")));
     if b.script {
         b.exits = None;
     }

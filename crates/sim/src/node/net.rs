@@ -260,7 +260,7 @@ fn input<'a>(
 }
 
 /// Where a connection from `src` to `dst:port` is delivered (a program's own connection,
-/// not recorded as a traffic path).
+/// not recorded as a traffic path), after NetworkPolicy has judged it.
 pub(crate) fn route(
     net: &mut Network,
     src: &Source,
@@ -268,7 +268,21 @@ pub(crate) fn route(
     port: u16,
     proto: Protocol,
 ) -> Outcome {
-    walk(net, src, dst, port, proto).1
+    let (mut hops, outcome) = walk(net, src, dst, port, proto);
+    let (ip, p, seen) = match &outcome {
+        Outcome::Delivered {
+            pod_ip,
+            port,
+            source_seen,
+            ..
+        } => (*pod_ip, *port, *source_seen),
+        Outcome::NotAService { dst_ip, dst_port } => (*dst_ip, *dst_port, src.ip),
+        _ => return outcome,
+    };
+    match netpol_walk::check(net, src, seen, ip, p, proto, &mut hops) {
+        Ok(()) => outcome,
+        Err(d) => Outcome::Dropped { reason: d.0 },
+    }
 }
 
 /// Where a packet from `src` to `dst:port` ends up after the source node's rules.
