@@ -44,6 +44,9 @@ pub struct Io {
     pub stderr: String,
     /// Lines printed since the UI last looked (for live output such as `-w`).
     pub unread: String,
+    /// An interactive shell the command opened (`kubectl run -ti … -- sh`), for the
+    /// terminal to enter when the command ends.
+    pub session: Option<crate::kubeconfig_state::ShellSession>,
 }
 
 /// A handle the command's code uses to talk to the cluster and the terminal.
@@ -64,6 +67,11 @@ impl Sys {
     /// The current virtual time.
     pub fn now(&self) -> Time {
         self.io.borrow().now
+    }
+
+    /// Asks the terminal to enter `s` when this command ends.
+    pub fn open_session(&self, s: crate::kubeconfig_state::ShellSession) {
+        self.io.borrow_mut().session = Some(s);
     }
 
     /// Prints to stdout.
@@ -296,6 +304,11 @@ impl Process {
             stdout: io.stdout.clone(),
             stderr: io.stderr.clone(),
         })
+    }
+
+    /// The interactive shell the command opened, once (see [`Io::session`]).
+    pub fn take_session(&mut self) -> Option<crate::kubeconfig_state::ShellSession> {
+        self.io.borrow_mut().session.take()
     }
 
     /// What was printed since the last call (for live terminals).

@@ -356,6 +356,9 @@ impl World {
             Actor::Terminal(id) => {
                 if let Some(p) = self.processes.get_mut(&id) {
                     p.handle(&mut ctx, from, payload);
+                    if let Some(s) = p.take_session() {
+                        self.shell = Some(s);
+                    }
                 }
             }
         }

@@ -424,3 +424,43 @@ fn a_policy_that_selects_nothing_changes_nothing() {
     let o = t.run("kubectl exec client -- wget -q -T 1 -O- http://nginx");
     assert_eq!(o.exit_code, 0, "{o:?}");
 }
+
+#[test]
+fn the_walkthrough_runs_as_typed_in_an_interactive_busybox_shell() {
+    let mut t = nginx();
+    t.file("nginx-policy.yaml", ACCESS_NGINX);
+    t.ok("kubectl apply -f nginx-policy.yaml");
+    let ip = t.ok("kubectl get svc nginx -o jsonpath={.spec.clusterIP}");
+    let o = t.run("kubectl run busybox --rm -ti --image=busybox -- /bin/sh");
+    assert_eq!(o.exit_code, 0, "{o:?}");
+    assert_eq!(
+        o.stderr,
+        "If you don't see a command prompt, try pressing enter.\n"
+    );
+    assert_eq!(t.w.shell_session().map(|s| s.prompt.as_str()), Some("/ # "));
+    let o = t.run("wget --spider --timeout=1 nginx");
+    assert_eq!(o.exit_code, 1, "{o:?}");
+    assert_eq!(
+        o.stderr,
+        format!("Connecting to nginx ({ip}:80)\nwget: download timed out\ncommand terminated with exit code 1\n")
+    );
+    let o = t.run("exit");
+    assert_eq!(
+        o.stdout,
+        "Session ended, resume using 'kubectl attach busybox -c busybox -i -t' command when the pod is running\npod \"busybox\" deleted from default namespace\n"
+    );
+    assert!(t.w.shell_session().is_none());
+    // With the label the policy admits it.
+    t.run("kubectl run busybox --rm -ti --labels=\"access=true\" --image=busybox -- /bin/sh");
+    let o = t.run("wget --spider --timeout=1 nginx");
+    assert_eq!(
+        (o.exit_code, o.stdout.as_str()),
+        (0, "remote file exists\n"),
+        "{o:?}"
+    );
+    t.run("exit");
+    assert_eq!(
+        t.run("kubectl get pods -l run=busybox").stderr,
+        "No resources found in default namespace.\n"
+    );
+}

@@ -544,6 +544,16 @@ pub fn behaviour(
     b
 }
 
+/// Whether the container's command is a shell with no script, which reads its commands
+/// from stdin (busybox's default `sh` too).
+pub fn reads_stdin(repo: &str, command: &[String]) -> bool {
+    match command {
+        [] => repo.ends_with("busybox"),
+        [sh] => matches!(sh.rsplit('/').next(), Some("sh" | "ash" | "bash")),
+        _ => false,
+    }
+}
+
 fn agnhost_cmdline(command: &[String]) -> String {
     let args: Vec<&str> = command
         .iter()

@@ -139,6 +139,8 @@ pub struct ContainerConfig {
     pub mounts: Vec<(String, String)>,
     /// `kubeloop.dev/behavior` tuning.
     pub overrides: Overrides,
+    /// `stdin: true`: a shell started without a script waits for input.
+    pub stdin: bool,
 }
 
 /// CRI calls.
