@@ -241,7 +241,15 @@ fn the_concepts_example_admits_frontends_the_project_and_the_ip_block_only() {
         (hop.table.as_str(), hop.chain.as_str()),
         ("netpol", "ingress")
     );
-    // Only port 6379 is opened: the frontend is refused on another port by the drop.
+    // The page draws it as a dropped packet, the policy as the last rule.
+    use kubeloop_sim::view::proxy::{classify, path_view, PathOutcome};
+    assert_eq!(classify(&path), PathOutcome::Dropped);
+    let steps = path_view(&path).steps;
+    assert!(
+        steps.iter().any(|s| s.title == "netpol ingress"),
+        "{steps:?}"
+    );
+    // Only port 6379 is opened: the frontend's connection to port 80 is dropped too.
     let o = t.run(&format!("kubectl exec fe -- curl -sS -m 1 http://{db}:80/"));
     assert_eq!(
         o.stderr.lines().next().unwrap(),
