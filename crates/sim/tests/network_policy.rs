@@ -472,3 +472,20 @@ fn the_walkthrough_runs_as_typed_in_an_interactive_busybox_shell() {
         "No resources found in default namespace.\n"
     );
 }
+
+#[test]
+fn the_view_and_edit_roles_cover_network_policies() {
+    let mut t = T::new();
+    t.ok("kubectl create rolebinding jane-view --clusterrole=view --user=jane");
+    t.ok("kubectl create rolebinding joe-edit --clusterrole=edit --user=joe");
+    assert_eq!(
+        t.ok("kubectl auth can-i list networkpolicies --as=jane"),
+        "yes\n"
+    );
+    assert_eq!(
+        t.run("kubectl auth can-i create networkpolicies --as=jane")
+            .stdout,
+        "no\n"
+    );
+    assert_eq!(t.ok("kubectl auth can-i create netpol --as=joe"), "yes\n");
+}
