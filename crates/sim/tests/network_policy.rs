@@ -489,3 +489,14 @@ fn the_view_and_edit_roles_cover_network_policies() {
     );
     assert_eq!(t.ok("kubectl auth can-i create netpol --as=joe"), "yes\n");
 }
+
+#[test]
+fn explain_knows_the_network_policy_schema() {
+    let mut t = T::new();
+    let e = t.ok("kubectl explain netpol.spec.ingress.from.ipBlock");
+    assert!(
+        e.starts_with("GROUP:      networking.k8s.io\nKIND:       NetworkPolicy\nVERSION:    v1\n\nFIELD: ipBlock <IPBlock>\n"),
+        "{e}"
+    );
+    assert!(e.contains("  cidr\t<string> -required-\n"), "{e}");
+}
