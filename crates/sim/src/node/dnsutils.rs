@@ -10,118 +10,160 @@ use crate::time::{k8s_time, SECOND};
 
 const VERSION: &str = "9.9.5-9+deb8u19-Debian";
 
-/// `dig [@server] [-t TYPE] [+short] [+search] NAME [TYPE]`.
-pub fn dig(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
-    let mut short = false;
-    let mut search = false;
-    let mut qtype = QType::A;
-    let mut name = None;
+/// What `dig` was asked.
+struct DigArgs {
+    short: bool,
+    search: bool,
+    qtype: QType,
+    name: String,
+}
+
+/// `dig [@server] [-t TYPE] [+short] [+search] NAME [TYPE]` (other options ignored).
+fn dig_args(args: &[String]) -> Result<DigArgs, RunResult> {
+    let mut d = DigArgs {
+        short: false,
+        search: false,
+        qtype: QType::A,
+        name: String::new(),
+    };
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
         match a.to_ascii_lowercase().as_str() {
-            "+short" => short = true,
-            "+search" => search = true,
+            "+short" => d.short = true,
+            "+search" => d.search = true,
             "-t" => {
                 i += 1;
                 match args.get(i).map(|t| t.to_ascii_lowercase()).as_deref() {
-                    Some("a") => qtype = QType::A,
-                    Some("srv") => qtype = QType::Srv,
-                    t => return RunResult::err(1, format!("invalid type: {}\n", t.unwrap_or(""))),
+                    Some("a") => d.qtype = QType::A,
+                    Some("srv") => d.qtype = QType::Srv,
+                    t => {
+                        let t = t.unwrap_or("");
+                        return Err(RunResult::err(1, format!("invalid type: {t}\n")));
+                    }
                 }
             }
-            "a" if name.is_some() => qtype = QType::A,
-            "srv" if name.is_some() => qtype = QType::Srv,
+            "a" if !d.name.is_empty() => d.qtype = QType::A,
+            "srv" if !d.name.is_empty() => d.qtype = QType::Srv,
             s if s.starts_with('+') || s.starts_with('@') || s.starts_with('-') => {}
-            _ => name = Some(a.to_string()),
+            _ => d.name = a.to_string(),
         }
         i += 1;
     }
-    let name = name.unwrap_or_else(|| ".".into());
-    let asked = if search || name.ends_with('.') {
-        name.clone()
-    } else {
-        format!("{name}.")
+    if d.name.is_empty() {
+        d.name = ".".into();
+    }
+    Ok(d)
+}
+
+/// `dig`: the query goes to the pod's first nameserver, without the search path unless
+/// `+search`.
+pub fn dig(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
+    let d = match dig_args(args) {
+        Ok(d) => d,
+        Err(r) => return r,
     };
-    let server = resolver::server_of(net, src);
+    let asked = if d.search || d.name.ends_with('.') {
+        d.name.clone()
+    } else {
+        format!("{}.", d.name)
+    };
     let banner = format!(
         "\n; <<>> DiG {VERSION} <<>> {}\n;; global options: +cmd\n",
         args.join(" ")
     );
-    let result = resolver::lookup(net, src, &asked, qtype);
-    if result == Lookup::Timeout {
-        let text = ";; connection timed out; no servers could be reached\n";
-        return RunResult {
-            stdout: if short {
-                text.to_string()
-            } else {
-                format!("{banner}{text}")
-            },
-            code: 9,
-            elapsed: 15 * SECOND,
-            ..RunResult::default()
-        };
-    }
-    let (status, qname, records) = match result {
+    let server = resolver::server_of(net, src);
+    let (status, qname, records) = match resolver::lookup(net, src, &asked, d.qtype) {
+        Lookup::Timeout => {
+            let text = ";; connection timed out; no servers could be reached\n";
+            return RunResult {
+                stdout: if d.short {
+                    text.to_string()
+                } else {
+                    format!("{banner}{text}")
+                },
+                code: 9,
+                elapsed: 15 * SECOND,
+                ..RunResult::default()
+            };
+        }
         Lookup::Answer { fqdn, records, .. } => ("NOERROR", fqdn, records),
         _ => (
             "NXDOMAIN",
-            name.trim_end_matches('.').to_string(),
+            d.name.trim_end_matches('.').to_string(),
             Vec::new(),
         ),
     };
-    if short {
-        return RunResult::out(
-            records
-                .iter()
-                .map(|r| format!("{}\n", rdata(r)))
-                .collect::<String>(),
-        );
+    if d.short {
+        let lines: String = records.iter().map(|r| format!("{}\n", rdata(r))).collect();
+        return RunResult::out(lines);
     }
-    let mut out = banner;
-    let id = crate::rng::fnv1a(format!("{}{qname}", net.now).as_bytes()) % 65536;
-    let soa = status == "NXDOMAIN" && qname.ends_with("cluster.local");
-    out.push_str(&format!(
-        ";; Got answer:\n;; ->>HEADER<<- opcode: QUERY, status: {status}, id: {id}\n;; flags: qr aa rd; QUERY: 1, ANSWER: {}, AUTHORITY: {}, ADDITIONAL: 1\n;; WARNING: recursion requested but not available\n\n;; OPT PSEUDOSECTION:\n; EDNS: version: 0, flags:; udp: 4096\n;; QUESTION SECTION:\n",
-        records.len(),
-        u8::from(soa)
-    ));
-    let type_name = match qtype {
-        QType::A => "A",
-        QType::Srv => "SRV",
+    let reply = Reply {
+        status,
+        qname: &qname,
+        qtype: d.qtype,
+        records: &records,
+        server: &server,
+        now: net.now,
     };
-    out.push_str(&columns(&[&format!(";{qname}."), "", "IN", type_name]));
-    out.push('\n');
-    if !records.is_empty() {
-        out.push_str("\n;; ANSWER SECTION:\n");
-        for r in &records {
+    RunResult::out(format!("{banner}{}", reply.render()))
+}
+
+/// A reply as dig prints it after its banner.
+struct Reply<'a> {
+    status: &'a str,
+    qname: &'a str,
+    qtype: QType,
+    records: &'a [Record],
+    server: &'a str,
+    now: crate::time::Time,
+}
+
+impl Reply<'_> {
+    fn render(&self) -> String {
+        let (qname, records) = (self.qname, self.records);
+        let id = crate::rng::fnv1a(format!("{}{qname}", self.now).as_bytes()) % 65536;
+        let soa = self.status == "NXDOMAIN" && qname.ends_with("cluster.local");
+        let mut out = format!(
+            ";; Got answer:\n;; ->>HEADER<<- opcode: QUERY, status: {}, id: {id}\n;; flags: qr aa rd; QUERY: 1, ANSWER: {}, AUTHORITY: {}, ADDITIONAL: 1\n;; WARNING: recursion requested but not available\n\n;; OPT PSEUDOSECTION:\n; EDNS: version: 0, flags:; udp: 4096\n;; QUESTION SECTION:\n",
+            self.status,
+            records.len(),
+            u8::from(soa)
+        );
+        let type_name = match self.qtype {
+            QType::A => "A",
+            QType::Srv => "SRV",
+        };
+        out.push_str(&columns(&[&format!(";{qname}."), "", "IN", type_name]));
+        out.push('\n');
+        if !records.is_empty() {
+            out.push_str("\n;; ANSWER SECTION:\n");
+            for r in records {
+                let owner = format!("{}.", owner(r));
+                let ttl = TTL.to_string();
+                out.push_str(&columns(&[&owner, &ttl, "IN", kind(r), &rdata(r)]));
+                out.push('\n');
+            }
+        }
+        if soa {
+            out.push_str("\n;; AUTHORITY SECTION:\n");
             out.push_str(&columns(&[
-                &format!("{}.", owner(r)),
+                "cluster.local.",
                 &TTL.to_string(),
                 "IN",
-                kind(r),
-                &rdata(r),
+                "SOA",
+                "ns.dns.cluster.local. hostmaster.cluster.local. 1767225600 7200 1800 86400 30",
             ]));
             out.push('\n');
         }
+        let when = k8s_time(self.now).0.strftime("%a %b %d %H:%M:%S UTC %Y");
+        let server = self.server;
+        out.push_str(&format!(
+            "\n;; Query time: 0 msec\n;; SERVER: {server}#53({server})\n;; WHEN: {when}\n;; MSG SIZE  rcvd: {}\n\n",
+            size(qname, records, soa)
+        ));
+        out
     }
-    if soa {
-        out.push_str("\n;; AUTHORITY SECTION:\n");
-        out.push_str(&columns(&[
-            "cluster.local.",
-            &TTL.to_string(),
-            "IN",
-            "SOA",
-            "ns.dns.cluster.local. hostmaster.cluster.local. 1767225600 7200 1800 86400 30",
-        ]));
-        out.push('\n');
-    }
-    let when = k8s_time(net.now).0.strftime("%a %b %d %H:%M:%S UTC %Y");
-    out.push_str(&format!(
-        "\n;; Query time: 0 msec\n;; SERVER: {server}#53({server})\n;; WHEN: {when}\n;; MSG SIZE  rcvd: {}\n\n",
-        size(&qname, &records, soa)
-    ));
-    RunResult::out(out)
 }
 
 /// BIND's `nslookup NAME`: the search path, `Address: server#53`.
