@@ -188,7 +188,10 @@ pub fn path_view(p: &TrafficPath) -> PathView {
     let mut steps = vec![PathStep {
         kind: StepKind::Client,
         title: p.from.clone(),
-        detail: format!("GET {}", p.url),
+        detail: match p.url.strip_prefix("dns:") {
+            Some(name) => format!("DNS query {name} (UDP 53)"),
+            None => format!("GET {}", p.url),
+        },
         node: Some(p.node.clone()),
         taken: true,
     }];

@@ -326,6 +326,8 @@ fn default_deny_breaks_dns_until_a_rule_allows_it() {
     assert!(t.w.now() - before >= 10 * kubeloop_sim::time::SECOND);
     let path = t.w.observe().net().paths.back().cloned().unwrap();
     assert_eq!(path.url, "dns:nginx");
+    let view = kubeloop_sim::view::proxy::path_view(&path);
+    assert_eq!(view.steps[0].detail, "DNS query nginx (UDP 53)");
     assert!(
         path.outcome.starts_with(
             "dropped by NetworkPolicy default/default-deny-all (egress from default/client to "

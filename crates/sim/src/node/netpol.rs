@@ -306,3 +306,91 @@ fn policy_pod(p: &k8s_openapi::api::core::v1::Pod) -> Option<PolicyPod> {
         ports,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(ns: &str, name: &str, labels: &[(&str, &str)], ip: &str) -> PolicyPod {
+        PolicyPod {
+            namespace: ns.into(),
+            name: name.into(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ip: ip.parse().unwrap(),
+            ports: vec![("http".into(), 8080, "TCP".into())],
+        }
+    }
+
+    fn view(policy: &str, pods: &[PolicyPod]) -> PolicyView {
+        let np: NetworkPolicy = serde_yaml::from_str(policy).unwrap();
+        let mut v = PolicyView {
+            policies: vec![Arc::new(Object::NetworkPolicy(np))],
+            ..PolicyView::default()
+        };
+        v.namespaces.insert("default".into(), Labels::new());
+        let team = [("team".to_string(), "a".to_string())]
+            .into_iter()
+            .collect();
+        v.namespaces.insert("team-a".into(), team);
+        v.namespaces.insert("team-b".into(), Labels::new());
+        for p in pods {
+            v.pods.insert(p.ip, p.clone());
+        }
+        v
+    }
+
+    const HEAD: &str = "metadata: {name: p, namespace: default}\nspec:\n  podSelector: {matchLabels: {app: db}}\n  policyTypes: [Ingress]\n  ingress:\n";
+
+    /// Who of (team-a client, team-a other, team-b client, default client) gets in.
+    fn admitted(rules: &str) -> Vec<bool> {
+        let db = pod("default", "db", &[("app", "db")], "10.244.1.2");
+        let peers = [
+            pod("team-a", "c", &[("role", "client")], "10.244.1.3"),
+            pod("team-a", "o", &[("role", "other")], "10.244.1.4"),
+            pod("team-b", "c", &[("role", "client")], "10.244.1.5"),
+            pod("default", "c", &[("role", "client")], "10.244.1.6"),
+        ];
+        let mut all = peers.to_vec();
+        all.push(db.clone());
+        let v = view(&format!("{HEAD}{rules}"), &all);
+        peers
+            .iter()
+            .map(|p| {
+                let peer = Peer {
+                    ip: p.ip,
+                    pod: v.pod_at(p.ip),
+                };
+                !matches!(
+                    v.judge(&db, Direction::Ingress, peer, 8080, Protocol::Tcp),
+                    Verdict::Denied(_)
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn selectors_in_one_peer_are_anded_and_separate_peers_ored() {
+        let both = "  - from:\n    - namespaceSelector: {matchLabels: {team: a}}\n      podSelector: {matchLabels: {role: client}}\n";
+        assert_eq!(admitted(both), [true, false, false, false]);
+        let either = "  - from:\n    - namespaceSelector: {matchLabels: {team: a}}\n    - podSelector: {matchLabels: {role: client}}\n";
+        assert_eq!(admitted(either), [true, true, false, true]);
+        let any_ns = "  - from:\n    - namespaceSelector: {}\n      podSelector: {matchLabels: {role: client}}\n";
+        assert_eq!(admitted(any_ns), [true, false, true, true]);
+        let block = "  - from:\n    - ipBlock: {cidr: 10.244.1.4/30, except: [10.244.1.5/32]}\n";
+        assert_eq!(admitted(block), [false, true, false, true]);
+    }
+
+    #[test]
+    fn ports_match_by_number_range_and_name() {
+        let rule = |port: &str| format!("  - ports:\n    - {port}\n");
+        assert_eq!(admitted(&rule("{port: 8080}")), [true; 4]);
+        assert_eq!(admitted(&rule("{port: 8000, endPort: 8079}")), [false; 4]);
+        assert_eq!(admitted(&rule("{port: http}")), [true; 4]);
+        assert_eq!(admitted(&rule("{port: http, protocol: UDP}")), [false; 4]);
+        // An Ingress policy without rules isolates: nothing is admitted.
+        assert_eq!(admitted("    []\n"), [false; 4]);
+    }
+}
