@@ -356,17 +356,20 @@ fn default_deny_breaks_dns_until_a_rule_allows_it() {
     assert_eq!(o.exit_code, 0, "{o:?}");
     assert!(o.stdout.contains("Welcome to nginx!"));
     let path = t.w.observe().net().paths.back().cloned().unwrap();
-    let rules: Vec<(&str, &str)> = path
+    let rules: Vec<(&str, &str, &str)> = path
         .hops
         .iter()
         .filter(|h| h.table == "netpol")
-        .map(|h| (h.chain.as_str(), h.rule.as_str()))
+        .map(|h| (h.chain.as_str(), h.rule.as_str(), h.node.as_str()))
         .collect();
+    // Egress is judged on the client's node, ingress on the web pod's.
+    let client_node = t.ok("kubectl get pod client -o jsonpath={.spec.nodeName}");
+    let web_node = t.ok("kubectl get pods -l app=nginx -o jsonpath={.items[0].spec.nodeName}");
     assert_eq!(
         rules,
         [
-            ("egress", "default/client-to-web"),
-            ("ingress", "default/web-from-client")
+            ("egress", "default/client-to-web", client_node.as_str()),
+            ("ingress", "default/web-from-client", web_node.as_str())
         ]
     );
     // Deleting the deny policy does not open what the others still isolate.
