@@ -505,3 +505,27 @@ fn explain_knows_the_network_policy_schema() {
     );
     assert!(e.contains("  cidr\t<string> -required-\n"), "{e}");
 }
+
+#[test]
+fn traffic_from_the_pods_own_node_is_always_allowed() {
+    let mut t = nginx();
+    let ip = t.ok("kubectl get pods -l app=nginx -o jsonpath={.items[0].status.podIP}");
+    let own = t.ok("kubectl get pods -l app=nginx -o jsonpath={.items[0].spec.nodeName}");
+    let other = ["node-1", "node-2", "node-3"]
+        .into_iter()
+        .find(|n| *n != own)
+        .unwrap();
+    t.file("deny.yaml", DENY_ALL);
+    t.ok("kubectl apply -f deny.yaml");
+    let o = t.run(&format!(
+        "ssh {own} curl -s -o /dev/null -w %{{http_code}} -m 2 http://{ip}/"
+    ));
+    assert_eq!(o.stdout, "200", "{o:?}");
+    let o = t.run(&format!("ssh {other} curl -sS -m 2 http://{ip}/"));
+    assert_eq!(
+        o.stderr,
+        format!(
+            "curl: (28) Failed to connect to {ip} port 80 after 2001 ms: Timeout was reached\n"
+        )
+    );
+}

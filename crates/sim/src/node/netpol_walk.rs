@@ -43,7 +43,9 @@ pub(crate) fn check(
             judged(hops, &node, "egress", &about, v)?;
         }
     }
-    if let Some(target) = dst_pod {
+    // Traffic from the pod's own node is always allowed (the kubelet's probes).
+    let from_own_node = owner_ip(net, dst).is_some_and(|ip| ip == seen_src);
+    if let Some(target) = dst_pod.filter(|_| !from_own_node) {
         let from = view.pod_at(seen_src);
         let peer = Peer {
             ip: seen_src,
@@ -119,4 +121,12 @@ fn owner_of(net: &Network, ip: Ipv4Addr) -> Option<String> {
         .iter()
         .find(|h| Cidr::parse(&h.pod_cidr).is_some_and(|c| c.contains(ip)))
         .map(|h| h.config.name.clone())
+}
+
+/// The address of the node whose pod network holds `ip`.
+fn owner_ip(net: &Network, ip: Ipv4Addr) -> Option<Ipv4Addr> {
+    net.hosts()
+        .iter()
+        .find(|h| Cidr::parse(&h.pod_cidr).is_some_and(|c| c.contains(ip)))
+        .and_then(|h| h.ip.parse().ok())
 }
