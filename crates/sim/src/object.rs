@@ -14,7 +14,7 @@ use k8s_openapi::api::core::v1::{
     PersistentVolumeClaim, Pod, ResourceQuota, Secret, Service, ServiceAccount,
 };
 use k8s_openapi::api::discovery::v1::EndpointSlice;
-use k8s_openapi::api::networking::v1::{Ingress, IngressClass};
+use k8s_openapi::api::networking::v1::{Ingress, IngressClass, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
@@ -126,6 +126,7 @@ kinds! {
     CronJob: CronJob { group: "batch", version: "v1", plural: "cronjobs", singular: "cronjob", short: ["cj"], namespaced: true, etcd: "cronjobs" },
     HorizontalPodAutoscaler: HorizontalPodAutoscaler { group: "autoscaling", version: "v2", plural: "horizontalpodautoscalers", singular: "horizontalpodautoscaler", short: ["hpa"], namespaced: true, etcd: "horizontalpodautoscalers" },
     EndpointSlice: EndpointSlice { group: "discovery.k8s.io", version: "v1", plural: "endpointslices", singular: "endpointslice", short: [], namespaced: true, etcd: "endpointslices" },
+    NetworkPolicy: NetworkPolicy { group: "networking.k8s.io", version: "v1", plural: "networkpolicies", singular: "networkpolicy", short: ["netpol"], namespaced: true, etcd: "networkpolicies" },
     PodDisruptionBudget: PodDisruptionBudget { group: "policy", version: "v1", plural: "poddisruptionbudgets", singular: "poddisruptionbudget", short: ["pdb"], namespaced: true, etcd: "poddisruptionbudgets" },
     Lease: Lease { group: "coordination.k8s.io", version: "v1", plural: "leases", singular: "lease", short: [], namespaced: true, etcd: "leases" },
     Role: Role { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", singular: "role", short: [], namespaced: true, etcd: "roles" },

@@ -41,6 +41,7 @@ fn tracks_generation(kind: Kind) -> bool {
             | Kind::CronJob
             | Kind::Pod
             | Kind::PodDisruptionBudget
+            | Kind::NetworkPolicy
     )
 }
 

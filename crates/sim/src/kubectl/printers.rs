@@ -5,7 +5,8 @@
 pub(crate) mod autoscaling;
 mod batch;
 mod cluster;
-pub(crate) mod networking;
+pub(crate) mod ingress;
+mod networking;
 mod pods;
 mod policy;
 mod workloads;
@@ -84,9 +85,10 @@ fn columns(kind: Kind) -> Vec<Column> {
             workloads::columns(kind)
         }
         Kind::PodDisruptionBudget => policy::columns(),
+        Kind::NetworkPolicy => networking::columns(),
         Kind::HorizontalPodAutoscaler => autoscaling::columns(),
         Kind::CronJob => batch::columns(),
-        Kind::Ingress | Kind::IngressClass => networking::columns(kind),
+        Kind::Ingress | Kind::IngressClass => ingress::columns(kind),
         _ => cluster::columns(kind),
     }
 }
@@ -100,10 +102,11 @@ fn row(obj: &Object, now: Time) -> Vec<String> {
         | Object::StatefulSet(_)
         | Object::Job(_) => workloads::row(obj, now),
         Object::PodDisruptionBudget(p) => policy::row(p, now),
+        Object::NetworkPolicy(p) => networking::row(p, now),
         Object::HorizontalPodAutoscaler(h) => autoscaling::row(h, now),
         Object::CronJob(c) => batch::row(c, now),
-        Object::Ingress(i) => networking::ingress_row(i, now),
-        Object::IngressClass(i) => networking::ingress_class_row(i, now),
+        Object::Ingress(i) => ingress::ingress_row(i, now),
+        Object::IngressClass(i) => ingress::ingress_class_row(i, now),
         _ => cluster::row(obj, now),
     }
 }
