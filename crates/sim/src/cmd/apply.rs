@@ -64,7 +64,8 @@ pub(crate) fn manifests(k: &Kubectl) -> Result<Files, i32> {
         let Some(text) = k.sys.files.get(&f) else {
             continue;
         };
-        let stream = parse_manifest_stream(text, &f);
+        let mut stream = parse_manifest_stream(text, &f);
+        stream.resolve_custom(&k.custom);
         out.manifests.extend(
             stream
                 .manifests
@@ -390,7 +391,7 @@ type Target = (Kind, String, String, Option<String>);
 async fn by_type(k: &Kubectl, types: &str, names: &[String], ns: &str) -> Result<Vec<Target>, i32> {
     let mut kinds = Vec::new();
     for t in types.split(',').filter(|t| !t.is_empty()) {
-        kinds.push(resolve_kind(t).map_err(|e| k.error(&e))?);
+        kinds.push(resolve_kind(t, &k.custom).map_err(|e| k.error(&e))?);
     }
     let select = k.flags.bool("all") || k.flags.has("selector");
     if !select && names.is_empty() {
@@ -470,7 +471,7 @@ pub async fn delete(k: Kubectl) -> i32 {
         if first.contains('/') {
             for a in args {
                 let (t, n) = a.split_once('/').unwrap_or((a, ""));
-                match resolve_kind(t) {
+                match resolve_kind(t, &k.custom) {
                     Ok(kind) => targets.push((
                         kind,
                         if kind.info().namespaced {

@@ -199,7 +199,7 @@ pub async fn explain(k: Kubectl) -> i32 {
         return k.error("We accept only this format: explain RESOURCE");
     }
     let mut path = arg.split('.');
-    let kind = match resolve_kind(path.next().unwrap_or_default()) {
+    let kind = match resolve_kind(path.next().unwrap_or_default(), &k.custom) {
         Ok(kind) => kind,
         Err(e) => return k.error(&e),
     };
