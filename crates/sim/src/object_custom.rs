@@ -286,7 +286,15 @@ impl CustomKinds {
             .find(|k| k.info().kind == kind && k.info().api_version() == api_version)
     }
 
-    /// Whether a group serves `kind` at some version (for `no matches` messages).
+    /// The resources (preferred versions) that list `category` in their categories.
+    pub fn in_category(&self, category: &str) -> Vec<Kind> {
+        self.preferred()
+            .into_iter()
+            .filter(|k| k.info().categories.contains(&category))
+            .collect()
+    }
+
+    /// Whether no custom kind is served.
     pub fn is_empty(&self) -> bool {
         self.resources.is_empty()
     }

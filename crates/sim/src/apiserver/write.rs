@@ -359,6 +359,10 @@ fn update(
         }
     };
     crd::on_write(&s.cache, req, &mut new, Some(current), write, now)?;
+    if matches!(new, Object::Custom(_)) && crd::admit::unchanged(&new, current) {
+        // The custom resource storage writes nothing for a no-op update.
+        return Ok(WriteOp::Respond(ApiResult::Object(current.clone())));
+    }
     admission_chain::validate_update(s, &new, current)?;
     let key = current.key().etcd_key();
     let expect = current.resource_version();

@@ -218,6 +218,22 @@ fn subset(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// kubeloop's note for the `x-kubernetes-validations` rules of an applied CRD that its
+/// CEL subset cannot evaluate: the apiserver keeps them and enforces nothing for them.
+fn warn_unevaluated_rules(k: &Kubectl, kind: Kind, v: &Value) {
+    if kind != Kind::CustomResourceDefinition {
+        return;
+    }
+    let Ok(crd) = serde_json::from_value(v.clone()) else {
+        return;
+    };
+    for (path, rule, why) in crate::apiserver::crd::validation::unevaluated_rules(&crd) {
+        k.sys.err(&format!(
+            "Warning: kubeloop does not evaluate the x-kubernetes-validations rule {rule:?} at {path} ({why}); it is stored but not enforced\n"
+        ));
+    }
+}
+
 /// `kubectl apply -f`.
 pub async fn apply(k: Kubectl) -> i32 {
     let dry = match crate::cmd::generate::dry_run(&k) {
@@ -262,9 +278,11 @@ pub async fn apply(k: Kubectl) -> i32 {
                     ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
                 req.options.dry_run = dry == DryRun::Server;
                 match k.sys.api(req).await {
-                    Ok(_) => k
-                        .sys
-                        .out(&format!("{} created{note}\n", kind_name(kind, &m.name))),
+                    Ok(_) => {
+                        k.sys
+                            .out(&format!("{} created{note}\n", kind_name(kind, &m.name)));
+                        warn_unevaluated_rules(&k, kind, &m.value);
+                    }
                     Err(s) => code = file_error(&k, s, "creating", &file),
                 }
             }
@@ -287,9 +305,11 @@ pub async fn apply(k: Kubectl) -> i32 {
                     .with_body(Body::Patch(PatchType::Merge, patch));
                 req.options.dry_run = dry == DryRun::Server;
                 match k.sys.api(req).await {
-                    Ok(_) => k
-                        .sys
-                        .out(&format!("{} configured{note}\n", kind_name(kind, &m.name))),
+                    Ok(_) => {
+                        k.sys
+                            .out(&format!("{} configured{note}\n", kind_name(kind, &m.name)));
+                        warn_unevaluated_rules(&k, kind, &m.value);
+                    }
                     Err(s) => code = file_error(&k, s, "patching", &file),
                 }
             }

@@ -62,8 +62,13 @@ async fn send_patch(
     pt: PatchType,
     patch: Value,
 ) -> Result<Arc<Object>, i32> {
-    let req = ApiRequest::new(Verb::Patch, kind, &ns_for(k, kind), name)
+    let mut req = ApiRequest::new(Verb::Patch, kind, &ns_for(k, kind), name)
         .with_body(Body::Patch(pt, patch));
+    req.subresource = match k.flags.get("subresource") {
+        Some("status") => Some(crate::api::Subresource::Status),
+        Some("scale") => Some(crate::api::Subresource::Scale),
+        _ => None,
+    };
     match k.sys.api(req).await {
         Ok(ApiResult::Object(o)) => Ok(o),
         Ok(_) => Err(1),
@@ -252,7 +257,23 @@ pub async fn patch(k: Kubectl) -> i32 {
             ))
         }
     };
+    if let Some(s) = k.flags.get("subresource") {
+        if !matches!(s, "status" | "scale") {
+            return k.error(&format!(
+                "invalid subresource value: \"{s}\". Must be one of [status scale]"
+            ));
+        }
+    }
     for (kind, name) in ts {
+        if matches!(kind, Kind::Custom(_)) && pt == PatchType::StrategicMerge {
+            // The custom resource handler accepts no strategic merge patches (415).
+            let i = kind.info();
+            return k.error(&format!(
+                "application/strategic-merge-patch+json is not supported by {}, Kind={}: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+                i.api_version(),
+                i.kind
+            ));
+        }
         let before = match get(&k, kind, &name).await {
             Ok(o) => o,
             Err(c) => return c,

@@ -56,8 +56,12 @@ fn parse_targets(args: &[String], custom: &CustomKinds) -> Result<Vec<Request>, 
     }
     let mut kinds = Vec::new();
     for t in first.split(',').filter(|t| !t.is_empty()) {
+        let in_category = custom.in_category(t);
         if t == "all" {
             kinds.extend_from_slice(ALL);
+            kinds.extend(in_category);
+        } else if resolve_kind(t, custom).is_err() && !in_category.is_empty() {
+            kinds.extend(in_category);
         } else {
             kinds.push(resolve_kind(t, custom)?);
         }

@@ -330,6 +330,7 @@ const PATCH_FLAGS: &[Flag] = &[
     flag("patch", Some('p'), true),
     flag("type", None, true),
     flag("filename", Some('f'), true),
+    flag("subresource", None, true),
 ];
 const CREATE_FLAGS: &[Flag] = &[
     flag("filename", Some('f'), true),

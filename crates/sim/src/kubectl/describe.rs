@@ -5,6 +5,7 @@ mod apps;
 mod autoscaling;
 mod batch;
 mod core;
+mod generic;
 mod node_pods;
 mod pod;
 mod policy;
@@ -55,6 +56,9 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::ResourceQuota(q) => core::describe_resource_quota(&mut w, q),
         Object::LimitRange(l) => core::describe_limit_range(&mut w, l),
         Object::PersistentVolumeClaim(c) => core::describe_pvc(&mut w, c, &related.pods),
+        Object::Custom(_) | Object::CustomResourceDefinition(_) => {
+            generic::describe_generic(&mut w, obj)
+        }
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));

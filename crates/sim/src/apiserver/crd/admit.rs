@@ -85,6 +85,9 @@ pub fn admit(
     }
     prune::default_root(s, &mut o.content);
     let status_sub = has_status(&version);
+    if write == Write::Status && !status_sub {
+        return Err(not_served());
+    }
     match (write, old) {
         (Write::Create, _) => {
             if status_sub {
@@ -157,6 +160,13 @@ fn validate(
         rules::check(s, &value, old_value.as_ref(), &schema::root(), &mut errs);
     }
     errs
+}
+
+/// Whether an update leaves the stored object as it is (resourceVersion aside).
+pub fn unchanged(new: &Object, current: &Object) -> bool {
+    let mut a = new.clone();
+    a.meta_mut().resource_version = current.meta().resource_version.clone();
+    a == *current
 }
 
 /// The object with its kind handle set to the version a request addressed (conversion
