@@ -307,3 +307,276 @@ fn deleting_the_crd_deletes_its_objects_and_its_resource() {
         "No resources found in default namespace.\n"
     );
 }
+
+#[test]
+fn invalid_crds_are_refused_with_apiextensions_messages() {
+    let mut t = T::new();
+    let bad = CRONTAB_CRD
+        .replace(
+            "name: crontabs.stable.example.com",
+            "name: crontab.stable.example.com",
+        )
+        .replace("      storage: true", "      storage: false");
+    t.file("bad-crd.yaml", &bad);
+    let e = t.err("kubectl apply -f bad-crd.yaml");
+    assert!(
+        e.starts_with("The CustomResourceDefinition \"crontab.stable.example.com\" is invalid: \n* metadata.name: Invalid value: \"crontab.stable.example.com\": must be spec.names.plural+\".\"+spec.group\n* spec.versions: Invalid value: "),
+        "{e}"
+    );
+    assert!(
+        e.ends_with(": must have exactly one version marked as storage version\n"),
+        "{e}"
+    );
+    t.file(
+        "untyped.yaml",
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            properties:
+              size: {type: strin}
+",
+    );
+    assert_eq!(
+        t.err("kubectl apply -f untyped.yaml"),
+        "The CustomResourceDefinition \"widgets.example.com\" is invalid: \n\
+         * spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields\n\
+         * spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: Unsupported value: \"strin\": supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"\n"
+    );
+    assert_eq!(t.run("kubectl get crd").stderr, "No resources found\n");
+}
+
+/// A Gateway-API-like CRD: cluster-scoped, a category, a transition rule and a rule
+/// outside kubeloop's CEL subset.
+const GATEWAY_CLASS_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gatewayclasses.gateway.networking.k8s.io
+spec:
+  group: gateway.networking.k8s.io
+  names:
+    categories: [gateway-api]
+    kind: GatewayClass
+    listKind: GatewayClassList
+    plural: gatewayclasses
+    shortNames: [gc]
+    singular: gatewayclass
+  scope: Cluster
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    additionalPrinterColumns:
+    - jsonPath: .spec.controllerName
+      name: Controller
+      type: string
+    - jsonPath: .status.conditions[?(@.type==\"Accepted\")].status
+      name: Accepted
+      type: string
+    - jsonPath: .metadata.creationTimestamp
+      name: Age
+      type: date
+    - jsonPath: .spec.description
+      name: Description
+      priority: 1
+      type: string
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [spec]
+        properties:
+          spec:
+            type: object
+            required: [controllerName]
+            properties:
+              controllerName:
+                type: string
+                maxLength: 253
+                minLength: 1
+                pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\/[A-Za-z0-9\\/\\-._~%!$&'()*+,;=:]+$
+                x-kubernetes-validations:
+                - message: Value is immutable
+                  rule: self == oldSelf
+              description:
+                type: string
+                maxLength: 64
+              parametersRef:
+                type: object
+                x-kubernetes-validations:
+                - message: must name a known kind
+                  rule: self.kind.lowerAscii() in ['configmap', 'secret']
+                properties:
+                  kind: {type: string}
+                  name: {type: string}
+          status:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+    subresources:
+      status: {}
+";
+
+#[test]
+fn a_cluster_scoped_gateway_class_crd_with_transition_rules() {
+    let mut t = T::new();
+    t.file("gc-crd.yaml", GATEWAY_CLASS_CRD);
+    let o = t.run("kubectl apply -f gc-crd.yaml");
+    assert_eq!(
+        o.stdout,
+        "customresourcedefinition.apiextensions.k8s.io/gatewayclasses.gateway.networking.k8s.io created\n"
+    );
+    assert_eq!(
+        o.stderr,
+        "Warning: kubeloop does not evaluate the x-kubernetes-validations rule \"self.kind.lowerAscii() in ['configmap', 'secret']\" at spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[parametersRef] (function 'lowerAscii' is not supported); it is stored but not enforced\n"
+    );
+    t.file(
+        "gc.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: example
+  namespace: ignored
+spec:
+  controllerName: example.net/gateway-controller
+  description: The example class
+",
+    );
+    assert_eq!(
+        t.ok("kubectl apply -f gc.yaml"),
+        "gatewayclass.gateway.networking.k8s.io/example created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get gc -o wide"),
+        "NAME      CONTROLLER                       ACCEPTED   AGE   DESCRIPTION\n\
+         example   example.net/gateway-controller   <none>     0s    The example class\n"
+    );
+    assert_eq!(
+        t.ok("kubectl patch gatewayclass example --subresource=status --type=merge -p '{\"status\":{\"conditions\":[{\"type\":\"Accepted\",\"status\":\"True\"}]}}'"),
+        "gatewayclass.gateway.networking.k8s.io/example patched\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get gateway-api"),
+        "NAME      CONTROLLER                       ACCEPTED   AGE\n\
+         example   example.net/gateway-controller   True       0s\n"
+    );
+    assert_eq!(
+        t.err("kubectl patch gc example --type=merge -p '{\"spec\":{\"controllerName\":\"example.net/other\"}}'"),
+        "The GatewayClass \"example\" is invalid: spec.controllerName: Invalid value: \"string\": Value is immutable\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get gatewayclasses.v1.gateway.networking.k8s.io -o name"),
+        "gatewayclass.gateway.networking.k8s.io/example\n"
+    );
+    assert_eq!(
+        t.ok("kubectl delete gc example"),
+        "gatewayclass.gateway.networking.k8s.io \"example\" deleted\n"
+    );
+}
+
+#[test]
+fn rbac_rules_on_the_custom_group_and_resource_are_enforced() {
+    let mut t = with_crd();
+    assert_eq!(
+        t.err("kubectl get crontabs --as=jane"),
+        "Error from server (Forbidden): crontabs.stable.example.com is forbidden: User \"jane\" cannot list resource \"crontabs\" in API group \"stable.example.com\" in the namespace \"default\"\n"
+    );
+    t.file(
+        "rbac.yaml",
+        "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: crontab-reader}
+rules:
+- apiGroups: [stable.example.com]
+  resources: [crontabs]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: jane-reads-crontabs}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: crontab-reader}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: jane}
+",
+    );
+    t.ok("kubectl apply -f rbac.yaml");
+    t.ok("kubectl apply -f my-crontab.yaml");
+    assert!(t
+        .ok("kubectl get ct --as=jane")
+        .contains("my-new-cron-object"));
+    assert_eq!(
+        t.err("kubectl delete ct my-new-cron-object --as=jane"),
+        "Error from server (Forbidden): crontabs.stable.example.com \"my-new-cron-object\" is forbidden: User \"jane\" cannot delete resource \"crontabs\" in API group \"stable.example.com\" in the namespace \"default\"\n"
+    );
+}
+
+#[test]
+fn dependents_of_a_custom_object_are_garbage_collected() {
+    let mut t = with_crd();
+    t.ok("kubectl apply -f my-crontab.yaml");
+    let uid = t.ok("kubectl get ct my-new-cron-object -o jsonpath={.metadata.uid}");
+    t.file(
+        "owned.yaml",
+        &format!(
+            "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: owned
+  ownerReferences:
+  - apiVersion: stable.example.com/v1
+    kind: CronTab
+    name: my-new-cron-object
+    uid: {uid}
+"
+        ),
+    );
+    t.ok("kubectl apply -f owned.yaml");
+    t.settle(40);
+    assert!(t
+        .ok("kubectl get configmap owned -o name")
+        .contains("owned"));
+    t.ok("kubectl delete ct my-new-cron-object");
+    t.settle(60);
+    assert_eq!(
+        t.err("kubectl get configmap owned"),
+        "Error from server (NotFound): configmaps \"owned\" not found\n"
+    );
+}
+
+#[test]
+fn a_watch_on_custom_objects_streams_their_changes() {
+    let mut t = with_crd();
+    let pid = match kubeloop_sim::cmd::start(&mut t.w, "kubectl get ct -w", &t.files) {
+        kubeloop_sim::cmd::Started::Running(id) => id,
+        kubeloop_sim::cmd::Started::Done(o) => panic!("{o:?}"),
+    };
+    t.settle(1);
+    t.ok("kubectl apply -f my-crontab.yaml");
+    t.ok("kubectl scale ct my-new-cron-object --replicas=2");
+    t.settle(1);
+    let p = t.w.terminal(pid).expect("still watching");
+    let seen = p.take_unread();
+    let rows: Vec<Vec<&str>> = seen
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ["my-new-cron-object", "*", "*", "*", "*", "*/5", "1", "0s"],
+            ["my-new-cron-object", "*", "*", "*", "*", "*/5", "2", "0s"],
+        ],
+        "{seen}"
+    );
+}

@@ -172,6 +172,8 @@ impl GarbageCollector {
         }
         match owner_kind(r, &self.custom_kinds()) {
             Some(k) if INFORMED.contains(&k) => true,
+            // A custom kind not in the last set of lists (its CRD was new then).
+            Some(k @ Kind::Custom(_)) if !self.listed.contains_key(&k) => false,
             // Owners of listed kinds: absent from a list asked for after the dependent
             // was created (an owner is created before its dependents).
             Some(_) => {
@@ -383,6 +385,10 @@ impl Controller for GarbageCollector {
         match &resp.result {
             Ok(ApiResult::List { items, .. }) => {
                 l.objects.insert(kind, items.clone());
+            }
+            // A custom kind whose CRD went away meanwhile has no objects left.
+            Err(s) if s.is_not_found() && matches!(kind, Kind::Custom(_)) => {
+                l.objects.insert(kind, Vec::new());
             }
             _ => l.failed = true,
         }
