@@ -105,11 +105,10 @@ impl Controller for CrdCleanupController {
                 }
                 _ => env.retry(name),
             },
-            Some(Sent::Write(name)) => {
-                if resp.result.as_ref().is_err_and(|s| !s.is_not_found()) {
-                    env.retry(name);
-                }
+            Some(Sent::Write(name)) if resp.result.as_ref().is_err_and(|s| !s.is_not_found()) => {
+                env.retry(name)
             }
+            Some(Sent::Write(_)) => {}
             None => {}
         }
     }

@@ -117,10 +117,8 @@ pub fn admit(
         }
         (_, None) => {}
     }
-    if let Some(k) = storage_kind(&crd) {
-        if let Kind::Custom(c) = k {
-            o.kind = c;
-        }
+    if let Some(Kind::Custom(c)) = storage_kind(&crd) {
+        o.kind = c;
     }
     let errs = validate(o, old, s, info.namespaced);
     if errs.is_empty() {
