@@ -580,3 +580,71 @@ fn a_watch_on_custom_objects_streams_their_changes() {
         "{seen}"
     );
 }
+
+#[test]
+fn every_served_version_answers_with_its_own_api_version() {
+    let mut t = T::new();
+    let two = CRONTAB_CRD.replace(
+        "  versions:\n    - name: v1\n",
+        "  versions:\n    - name: v1beta1\n      served: true\n      storage: false\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n    - name: v1\n",
+    );
+    t.file("crd.yaml", &two);
+    t.file("my-crontab.yaml", MY_CRONTAB);
+    t.ok("kubectl apply -f crd.yaml");
+    assert_eq!(
+        t.ok("kubectl api-versions")
+            .matches("stable.example.com")
+            .count(),
+        2
+    );
+    t.ok("kubectl apply -f my-crontab.yaml");
+    assert_eq!(
+        t.ok("kubectl get crontabs.v1beta1.stable.example.com my-new-cron-object -o jsonpath={.apiVersion}"),
+        "stable.example.com/v1beta1"
+    );
+    assert_eq!(
+        t.ok("kubectl get ct my-new-cron-object -o jsonpath={.apiVersion}"),
+        "stable.example.com/v1"
+    );
+    assert_eq!(
+        t.ok("kubectl get crd crontabs.stable.example.com -o jsonpath={.status.storedVersions}"),
+        "[\"v1\"]"
+    );
+}
+
+#[test]
+fn labels_annotations_and_namespace_deletion_reach_custom_objects() {
+    let mut t = with_crd();
+    t.ok("kubectl create namespace team");
+    t.ok("kubectl apply -f my-crontab.yaml -n team");
+    assert_eq!(
+        t.ok("kubectl label ct my-new-cron-object -n team tier=batch"),
+        "crontab.stable.example.com/my-new-cron-object labeled\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get ct -n team -l tier=batch -o name"),
+        "crontab.stable.example.com/my-new-cron-object\n"
+    );
+    t.ok("kubectl delete namespace team");
+    t.settle(30);
+    assert_eq!(t.run("kubectl get ct -A").stderr, "No resources found\n");
+}
+
+#[test]
+fn describe_crd_prints_its_spec_and_status() {
+    let mut t = with_crd();
+    let d = t.ok("kubectl describe crd crontabs.stable.example.com");
+    assert!(
+        d.starts_with("Name:         crontabs.stable.example.com\nNamespace:    \nLabels:       <none>\nAnnotations:  "),
+        "{d}"
+    );
+    for line in [
+        "API Version:  apiextensions.k8s.io/v1\n",
+        "Kind:         CustomResourceDefinition\n",
+        "  Accepted Names:\n    Categories:\n      all\n    Kind:       CronTab\n",
+        "    Message:               the initial names have been accepted\n",
+        "  Stored Versions:\n    v1\n",
+    ] {
+        assert!(d.contains(line), "{line}\n{d}");
+    }
+}
