@@ -648,3 +648,87 @@ fn describe_crd_prints_its_spec_and_status() {
         assert!(d.contains(line), "{line}\n{d}");
     }
 }
+
+fn indented(text: &str, by: usize) -> String {
+    let pad = " ".repeat(by);
+    text.lines().map(|l| format!("{pad}{l}\n")).collect()
+}
+
+#[test]
+fn a_scenario_installs_a_crd_and_its_objects() {
+    let text = format!(
+        "apiVersion: kubeloop.dev/v1alpha1
+kind: Scenario
+metadata:
+  name: crontab-crd
+spec:
+  files:
+    crd.yaml: |
+{}    my-crontab.yaml: |
+{}  steps:
+  - at: 0s
+    run: kubectl apply -f crd.yaml
+  - at: 1s
+    run: kubectl apply -f my-crontab.yaml
+  - at: 2s
+    run: kubectl get ct
+",
+        indented(CRONTAB_CRD, 6),
+        indented(MY_CRONTAB, 6)
+    );
+    let sc = kubeloop_sim::scenario::parse_scenario(&text).unwrap_or_else(|e| panic!("{e:?}"));
+    let r = kubeloop_sim::runner::run(&sc, None).1;
+    let out: Vec<&str> = r.iter().map(|s| s.stdout.as_str()).collect();
+    assert_eq!(
+        out,
+        [
+            "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created\n",
+            "crontab.stable.example.com/my-new-cron-object created\n",
+            "NAME                 SPEC          REPLICAS   AGE\nmy-new-cron-object   * * * * */5   1          1s\n",
+        ]
+    );
+}
+
+#[test]
+fn a_second_crd_claiming_taken_names_is_not_established() {
+    let mut t = with_crd();
+    let rival = CRONTAB_CRD
+        .replace("crontabs.stable.example.com", "cronjobs.stable.example.com")
+        .replace("plural: crontabs", "plural: cronjobs")
+        .replace("singular: crontab", "singular: cronjob")
+        .replace("kind: CronTab", "kind: CronJob");
+    t.file("rival.yaml", &rival);
+    t.ok("kubectl apply -f rival.yaml");
+    assert_eq!(
+        t.ok("kubectl get crd cronjobs.stable.example.com -o 'jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason}: {.message}{\"\\n\"}{end}'"),
+        "NamesAccepted=False/NameConflict: \"ct\" is already in use\nEstablished=False/NotAccepted: not all names are accepted\n"
+    );
+    assert_eq!(
+        t.ok("kubectl api-resources --api-group=stable.example.com -o name"),
+        "crontabs.stable.example.com\n"
+    );
+}
+
+#[test]
+fn create_delete_and_json_output_work_on_custom_objects() {
+    let mut t = with_crd();
+    assert_eq!(
+        t.ok("kubectl create -f my-crontab.yaml"),
+        "crontab.stable.example.com/my-new-cron-object created\n"
+    );
+    assert!(t
+        .err("kubectl create -f my-crontab.yaml")
+        .contains("crontabs.stable.example.com \"my-new-cron-object\" already exists"));
+    let json: serde_json::Value =
+        serde_json::from_str(&t.ok("kubectl get ct my-new-cron-object -o json")).unwrap();
+    assert_eq!(json["kind"], "CronTab");
+    assert_eq!(json["spec"]["cronSpec"], "* * * * */5");
+    assert_eq!(
+        t.ok("kubectl delete -f my-crontab.yaml"),
+        "crontab.stable.example.com \"my-new-cron-object\" deleted from default namespace\n"
+    );
+    assert_eq!(
+        t.err("kubectl get ct my-new-cron-object"),
+        "Error from server (NotFound): crontabs.stable.example.com \"my-new-cron-object\" not found\n"
+    );
+}
