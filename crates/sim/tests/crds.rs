@@ -732,3 +732,26 @@ fn create_delete_and_json_output_work_on_custom_objects() {
         "Error from server (NotFound): crontabs.stable.example.com \"my-new-cron-object\" not found\n"
     );
 }
+
+#[test]
+fn without_validation_unknown_fields_are_pruned_and_preserved_ones_kept() {
+    let mut t = T::new();
+    let open = CRONTAB_CRD.replace(
+        "                minReplicas:\n",
+        "                extra:\n                  type: object\n                  x-kubernetes-preserve-unknown-fields: true\n                minReplicas:\n",
+    );
+    t.file("crd.yaml", &open);
+    t.ok("kubectl apply -f crd.yaml");
+    t.file(
+        "loose.yaml",
+        "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: loose\nspec:\n  cronSpec: \"* * * * *\"\n  image: x\n  colour: blue\n  extra:\n    anything: [1, 2]\n",
+    );
+    assert_eq!(
+        t.ok("kubectl apply -f loose.yaml --validate=false"),
+        "crontab.stable.example.com/loose created\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get ct loose -o jsonpath={.spec}"),
+        "{\"cronSpec\":\"* * * * *\",\"extra\":{\"anything\":[1,2]},\"image\":\"x\",\"minReplicas\":1,\"replicas\":1}"
+    );
+}

@@ -234,6 +234,11 @@ fn warn_unevaluated_rules(k: &Kubectl, kind: Kind, v: &Value) {
     }
 }
 
+/// `--validate=false|ignore`: kubectl asks for `fieldValidation=Ignore`.
+fn ignores_unknown_fields(k: &Kubectl) -> bool {
+    matches!(k.flags.get("validate"), Some("false" | "ignore"))
+}
+
 /// `kubectl apply -f`.
 pub async fn apply(k: Kubectl) -> i32 {
     let dry = match crate::cmd::generate::dry_run(&k) {
@@ -277,6 +282,7 @@ pub async fn apply(k: Kubectl) -> i32 {
                 let mut req =
                     ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
                 req.options.dry_run = dry == DryRun::Server;
+                req.options.ignore_unknown_fields = ignores_unknown_fields(&k);
                 match k.sys.api(req).await {
                     Ok(_) => {
                         k.sys
@@ -304,6 +310,7 @@ pub async fn apply(k: Kubectl) -> i32 {
                 let mut req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
                     .with_body(Body::Patch(PatchType::Merge, patch));
                 req.options.dry_run = dry == DryRun::Server;
+                req.options.ignore_unknown_fields = ignores_unknown_fields(&k);
                 match k.sys.api(req).await {
                     Ok(_) => {
                         k.sys
@@ -379,6 +386,7 @@ async fn write_each(k: Kubectl, verb: Verb) -> i32 {
         }
         let mut req = ApiRequest::new(verb, kind, &ns, name).with_body(Body::Raw(value));
         req.options.dry_run = dry == DryRun::Server;
+        req.options.ignore_unknown_fields = ignores_unknown_fields(&k);
         match k.sys.api(req).await {
             Ok(ApiResult::Object(o)) => k
                 .sys

@@ -355,7 +355,7 @@ pub fn on_write(
             let strict = matches!(
                 req.body,
                 crate::api::Body::Raw(_) | crate::api::Body::Patch(..)
-            );
+            ) && !req.options.ignore_unknown_fields;
             admit::admit(cache, obj, old, write, strict)
         }
         _ => Ok(()),
