@@ -88,6 +88,38 @@ pub fn admit(
     if write == Write::Status && !status_sub {
         return Err(not_served());
     }
+    apply_strategy(o, old, write, status_sub);
+    if let Some(Kind::Custom(c)) = storage_kind(&crd) {
+        o.kind = c;
+    }
+    let errs = validate(o, old, s, info.namespaced);
+    if errs.is_empty() {
+        return Ok(());
+    }
+    let mut st = Status::new(
+        422,
+        StatusReason::Invalid,
+        invalid_message(
+            info.kind,
+            info.group,
+            o.metadata.name.as_deref().unwrap_or(""),
+            &errs,
+        ),
+    );
+    st.causes = errs.iter().map(|e| e.to_string()).collect();
+    st.details_kind = info.kind.to_string();
+    st.details_name = o.metadata.name.clone().unwrap_or_default();
+    Err(st)
+}
+
+/// The custom resource strategy: generation, and status only through `/status` when the
+/// version has the status subresource.
+fn apply_strategy(
+    o: &mut CustomObject,
+    old: Option<&CustomObject>,
+    write: Write,
+    status_sub: bool,
+) {
     match (write, old) {
         (Write::Create, _) => {
             if status_sub {
@@ -117,27 +149,6 @@ pub fn admit(
         }
         (_, None) => {}
     }
-    if let Some(Kind::Custom(c)) = storage_kind(&crd) {
-        o.kind = c;
-    }
-    let errs = validate(o, old, s, info.namespaced);
-    if errs.is_empty() {
-        return Ok(());
-    }
-    let mut st = Status::new(
-        422,
-        StatusReason::Invalid,
-        invalid_message(
-            info.kind,
-            info.group,
-            o.metadata.name.as_deref().unwrap_or(""),
-            &errs,
-        ),
-    );
-    st.causes = errs.iter().map(|e| e.to_string()).collect();
-    st.details_kind = info.kind.to_string();
-    st.details_name = o.metadata.name.clone().unwrap_or_default();
-    Err(st)
 }
 
 fn validate(

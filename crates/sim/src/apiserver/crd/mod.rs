@@ -4,6 +4,7 @@
 
 pub mod admit;
 pub mod cel;
+pub mod cel_eval;
 pub mod prune;
 pub mod rules;
 pub mod scale;
