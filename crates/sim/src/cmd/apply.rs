@@ -218,27 +218,6 @@ fn subset(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// kubeloop's note for the `x-kubernetes-validations` rules of an applied CRD that its
-/// CEL subset cannot evaluate: the apiserver keeps them and enforces nothing for them.
-fn warn_unevaluated_rules(k: &Kubectl, kind: Kind, v: &Value) {
-    if kind != Kind::CustomResourceDefinition {
-        return;
-    }
-    let Ok(crd) = serde_json::from_value(v.clone()) else {
-        return;
-    };
-    for (path, rule, why) in crate::apiserver::crd::validation::unevaluated_rules(&crd) {
-        k.sys.err(&format!(
-            "Warning: kubeloop does not evaluate the x-kubernetes-validations rule {rule:?} at {path} ({why}); it is stored but not enforced\n"
-        ));
-    }
-}
-
-/// `--validate=false|ignore`: kubectl asks for `fieldValidation=Ignore`.
-fn ignores_unknown_fields(k: &Kubectl) -> bool {
-    matches!(k.flags.get("validate"), Some("false" | "ignore"))
-}
-
 /// `kubectl apply -f`.
 pub async fn apply(k: Kubectl) -> i32 {
     let dry = match crate::cmd::generate::dry_run(&k) {
@@ -282,12 +261,13 @@ pub async fn apply(k: Kubectl) -> i32 {
                 let mut req =
                     ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
                 req.options.dry_run = dry == DryRun::Server;
-                req.options.ignore_unknown_fields = ignores_unknown_fields(&k);
+                req.options.ignore_unknown_fields =
+                    crate::cmd::apply_custom::ignores_unknown_fields(&k);
                 match k.sys.api(req).await {
                     Ok(_) => {
                         k.sys
                             .out(&format!("{} created{note}\n", kind_name(kind, &m.name)));
-                        warn_unevaluated_rules(&k, kind, &m.value);
+                        crate::cmd::apply_custom::warn_unevaluated_rules(&k, kind, &m.value);
                     }
                     Err(s) => code = file_error(&k, s, "creating", &file),
                 }
@@ -310,12 +290,13 @@ pub async fn apply(k: Kubectl) -> i32 {
                 let mut req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
                     .with_body(Body::Patch(PatchType::Merge, patch));
                 req.options.dry_run = dry == DryRun::Server;
-                req.options.ignore_unknown_fields = ignores_unknown_fields(&k);
+                req.options.ignore_unknown_fields =
+                    crate::cmd::apply_custom::ignores_unknown_fields(&k);
                 match k.sys.api(req).await {
                     Ok(_) => {
                         k.sys
                             .out(&format!("{} configured{note}\n", kind_name(kind, &m.name)));
-                        warn_unevaluated_rules(&k, kind, &m.value);
+                        crate::cmd::apply_custom::warn_unevaluated_rules(&k, kind, &m.value);
                     }
                     Err(s) => code = file_error(&k, s, "patching", &file),
                 }
@@ -386,7 +367,7 @@ async fn write_each(k: Kubectl, verb: Verb) -> i32 {
         }
         let mut req = ApiRequest::new(verb, kind, &ns, name).with_body(Body::Raw(value));
         req.options.dry_run = dry == DryRun::Server;
-        req.options.ignore_unknown_fields = ignores_unknown_fields(&k);
+        req.options.ignore_unknown_fields = crate::cmd::apply_custom::ignores_unknown_fields(&k);
         match k.sys.api(req).await {
             Ok(ApiResult::Object(o)) => k
                 .sys

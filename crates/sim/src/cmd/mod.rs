@@ -2,6 +2,7 @@
 //! kubectl, etcdctl, ssh and sim.
 
 pub mod apply;
+pub mod apply_custom;
 pub mod auth;
 pub mod autoscale;
 pub mod complete;
