@@ -185,6 +185,14 @@ subjects:
 ",
     );
     t.ok("kubectl apply -f rbac.yaml");
+    assert_eq!(
+        t.ok("kubectl create role ct-editor --verb=update --resource=ct -o jsonpath={.rules}"),
+        "[{\"apiGroups\":[\"stable.example.com\"],\"resources\":[\"crontabs\"],\"verbs\":[\"update\"]}]"
+    );
+    assert_eq!(
+        t.err("kubectl explain crontabs"),
+        "error: \"kubectl explain\" of crontabs.stable.example.com is not available in kubeloop yet\n"
+    );
     t.ok("kubectl apply -f my-crontab.yaml");
     assert!(t
         .ok("kubectl get ct --as=jane")

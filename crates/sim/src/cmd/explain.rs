@@ -203,6 +203,12 @@ pub async fn explain(k: Kubectl) -> i32 {
         Ok(kind) => kind,
         Err(e) => return k.error(&e),
     };
+    if matches!(kind, Kind::Custom(_) | Kind::CustomResourceDefinition) {
+        return k.error(&format!(
+            "\"kubectl explain\" of {} is not available in kubeloop yet",
+            kind.info().group_resource()
+        ));
+    }
     let Some(top) = def(&definition_name(kind)) else {
         return k.error(&format!(
             "GVK {} not found in OpenAPI schema",
