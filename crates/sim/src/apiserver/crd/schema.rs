@@ -90,6 +90,11 @@ pub fn validate(s: &JSONSchemaProps, v: &Value, path: &Path, errs: &mut Vec<Fiel
     let expected = s.type_.as_deref().unwrap_or("");
     if !type_matches(expected, v, s) {
         let actual = type_of(v);
+        let expected = if s.x_kubernetes_int_or_string == Some(true) {
+            "integer,string"
+        } else {
+            expected
+        };
         errs.push(FieldError::invalid(
             path,
             actual,
@@ -305,6 +310,32 @@ mod tests {
                 "spec.tags: Too many: 2: must have at most 1 items",
                 "spec.tags[1]: Invalid value: \"integer\": spec.tags[1] in body must be of type string: \"integer\"",
             ]
+        );
+    }
+
+    #[test]
+    fn lower_bounds_nullable_and_int_or_string() {
+        let s = json!({"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 3},
+            "ports": {"type": "array", "minItems": 1, "items": {"type": "integer"}},
+            "weight": {"type": "number", "exclusiveMinimum": true, "minimum": 0},
+            "note": {"type": "string", "nullable": true},
+            "port": {"x-kubernetes-int-or-string": true}}});
+        let got = errors(
+            s.clone(),
+            json!({"name": "ab", "ports": [], "weight": 0, "note": null, "port": "http"}),
+        );
+        assert_eq!(
+            got,
+            [
+                "name: Invalid value: \"ab\": name in body should be at least 3 chars long",
+                "ports: Invalid value: 0: ports in body should have at least 1 items",
+                "weight: Invalid value: 0: weight in body should be greater than 0",
+            ]
+        );
+        assert_eq!(
+            errors(s, json!({"port": true})),
+            ["port: Invalid value: \"boolean\": port in body must be of type integer,string: \"boolean\""]
         );
     }
 }
