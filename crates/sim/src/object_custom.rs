@@ -189,16 +189,6 @@ impl CustomObject {
             content,
         })
     }
-
-    /// The field at a dotted path (`spec.replicas`), if present.
-    pub fn field(&self, path: &[&str]) -> Option<&Value> {
-        let (first, rest) = path.split_first()?;
-        let mut v = self.content.get(*first)?;
-        for p in rest {
-            v = v.get(*p)?;
-        }
-        Some(v)
-    }
 }
 
 /// The JSON type name as Go's decoder prints it.

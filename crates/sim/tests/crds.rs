@@ -345,3 +345,23 @@ fn a_second_crd_claiming_taken_names_is_not_established() {
         "crontabs.stable.example.com\n"
     );
 }
+
+#[test]
+fn a_file_with_a_crd_and_its_object_needs_a_second_apply() {
+    let mut t = T::new();
+    t.file("both.yaml", &format!("{CRONTAB_CRD}---\n{MY_CRONTAB}"));
+    let o = t.run("kubectl apply -f both.yaml");
+    assert_eq!(
+        (o.exit_code, o.stdout.as_str(), o.stderr.as_str()),
+        (
+            1,
+            "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created\n",
+            "error: resource mapping not found for name: \"my-new-cron-object\" namespace: \"\" from \"both.yaml\": no matches for kind \"CronTab\" in version \"stable.example.com/v1\"\nensure CRDs are installed first\n"
+        )
+    );
+    assert_eq!(
+        t.ok("kubectl apply -f both.yaml"),
+        "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com unchanged\n\
+         crontab.stable.example.com/my-new-cron-object created\n"
+    );
+}
