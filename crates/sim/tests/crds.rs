@@ -365,3 +365,35 @@ fn a_file_with_a_crd_and_its_object_needs_a_second_apply() {
          crontab.stable.example.com/my-new-cron-object created\n"
     );
 }
+
+#[test]
+fn a_crd_update_changes_what_discovery_serves() {
+    let mut t = with_crd();
+    t.ok("kubectl apply -f my-crontab.yaml");
+    t.settle(30);
+    t.file(
+        "crd.yaml",
+        &CRONTAB_CRD.replace("    - ct\n", "    - ct\n    - cts\n"),
+    );
+    assert_eq!(
+        t.ok("kubectl apply -f crd.yaml"),
+        "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com configured\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get cts -o name"),
+        "crontab.stable.example.com/my-new-cron-object\n"
+    );
+    // The conditions keep their first transition time.
+    assert_eq!(
+        t.ok("kubectl get crd crontabs.stable.example.com -o 'jsonpath={.status.conditions[*].lastTransitionTime} {.status.acceptedNames.shortNames}'"),
+        "2026-01-01T00:00:00Z 2026-01-01T00:00:00Z [\"ct\",\"cts\"]"
+    );
+    t.file(
+        "crd.yaml",
+        &CRONTAB_CRD.replace("scope: Namespaced", "scope: Cluster"),
+    );
+    assert_eq!(
+        t.err("kubectl apply -f crd.yaml"),
+        "The CustomResourceDefinition \"crontabs.stable.example.com\" is invalid: spec.scope: Invalid value: \"Cluster\": field is immutable\n"
+    );
+}
