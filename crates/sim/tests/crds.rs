@@ -397,3 +397,12 @@ fn a_crd_update_changes_what_discovery_serves() {
         "The CustomResourceDefinition \"crontabs.stable.example.com\" is invalid: spec.scope: Invalid value: \"Cluster\": field is immutable\n"
     );
 }
+
+#[test]
+fn kubectl_wait_sees_the_established_condition() {
+    let mut t = with_crd();
+    assert_eq!(
+        t.ok("kubectl wait --for condition=established --timeout=60s crd/crontabs.stable.example.com"),
+        "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com condition met\n"
+    );
+}
