@@ -252,7 +252,15 @@ fn every_served_version_answers_with_its_own_api_version() {
             .count(),
         2
     );
+    let watch = "kubectl get crontabs.v1beta1.stable.example.com -w -o 'jsonpath={.apiVersion} '";
+    let pid = match kubeloop_sim::cmd::start(&mut t.w, watch, &t.files) {
+        kubeloop_sim::cmd::Started::Running(id) => id,
+        kubeloop_sim::cmd::Started::Done(o) => panic!("{o:?}"),
+    };
     t.ok("kubectl apply -f my-crontab.yaml");
+    t.settle(1);
+    let seen = t.w.terminal(pid).expect("watching").take_unread();
+    assert!(seen.ends_with(" stable.example.com/v1beta1 "), "{seen}");
     assert_eq!(
         t.ok("kubectl get crontabs.v1beta1.stable.example.com my-new-cron-object -o jsonpath={.apiVersion}"),
         "stable.example.com/v1beta1"
