@@ -217,6 +217,36 @@ fn validate_array(s: &JSONSchemaProps, list: &[Value], path: &Path, errs: &mut V
             validate(item, x, &path.index(i), errs);
         }
     }
+    duplicates(s, list, path, errs);
+}
+
+/// `x-kubernetes-list-type: set` (items unique) and `map` (items unique by their
+/// `x-kubernetes-list-map-keys`): `Duplicate value` at each repeated item.
+fn duplicates(s: &JSONSchemaProps, list: &[Value], path: &Path, errs: &mut Vec<FieldError>) {
+    let identity = |x: &Value| -> Value {
+        match s.x_kubernetes_list_type.as_deref() {
+            Some("map") => {
+                let keys = s.x_kubernetes_list_map_keys.iter().flatten();
+                Value::Object(
+                    keys.map(|k| (k.clone(), x.get(k).cloned().unwrap_or(Value::Null)))
+                        .collect(),
+                )
+            }
+            _ => x.clone(),
+        }
+    };
+    if !matches!(s.x_kubernetes_list_type.as_deref(), Some("set" | "map")) {
+        return;
+    }
+    let mut seen: Vec<Value> = Vec::new();
+    for (i, x) in list.iter().enumerate() {
+        let id = identity(x);
+        if seen.contains(&id) {
+            errs.push(FieldError::duplicate(&path.index(i), bad_value(&id)));
+        } else {
+            seen.push(id);
+        }
+    }
 }
 
 fn validate_object(
@@ -331,6 +361,22 @@ mod tests {
                 "name: Invalid value: \"ab\": name in body should be at least 3 chars long",
                 "ports: Invalid value: 0: ports in body should have at least 1 items",
                 "weight: Invalid value: 0: weight in body should be greater than 0",
+            ]
+        );
+        let lists = json!({"type": "object", "properties": {
+            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["name"], "items": {"type": "object",
+                    "properties": {"name": {"type": "string"}, "port": {"type": "integer"}}}}}});
+        assert_eq!(
+            errors(
+                lists,
+                json!({"tags": ["a", "b", "a"],
+                "ports": [{"name": "http", "port": 80}, {"name": "http", "port": 81}]})
+            ),
+            [
+                "ports[1]: Duplicate value: {\"name\":\"http\"}",
+                "tags[2]: Duplicate value: \"a\"",
             ]
         );
         assert_eq!(
