@@ -107,6 +107,7 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    depth: usize,
 }
 
 impl Parser {
@@ -131,6 +132,16 @@ impl Parser {
     }
 
     fn expr(&mut self) -> Result<Expr, String> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(format!("nesting deeper than {MAX_NESTING} levels"));
+        }
+        let e = self.ternary();
+        self.depth -= 1;
+        e
+    }
+
+    fn ternary(&mut self) -> Result<Expr, String> {
         let c = self.binary(0)?;
         if self.eat_op("?") {
             let a = self.expr()?;
@@ -168,7 +179,13 @@ impl Parser {
     fn unary(&mut self) -> Result<Expr, String> {
         for op in ['!', '-'] {
             if self.eat_op(&op.to_string()) {
-                return Ok(Expr::Unary(op, Box::new(self.unary()?)));
+                self.depth += 1;
+                if self.depth > MAX_NESTING {
+                    return Err(format!("nesting deeper than {MAX_NESTING} levels"));
+                }
+                let inner = self.unary()?;
+                self.depth -= 1;
+                return Ok(Expr::Unary(op, Box::new(inner)));
             }
         }
         self.postfix()
@@ -306,11 +323,21 @@ fn check_names(e: &Expr, vars: &mut Vec<String>) -> Result<(), String> {
     }
 }
 
+/// How deeply a rule may nest parentheses and brackets.
+const MAX_NESTING: usize = 32;
+/// How long a rule may be.
+const MAX_RULE_BYTES: usize = 4096;
+
 /// Parses a rule; an error names what is outside the supported subset.
 pub fn parse(rule: &str) -> Result<Expr, String> {
+    // The parser and the evaluator recurse once per nesting level (`Parser::depth`).
+    if rule.len() > MAX_RULE_BYTES {
+        return Err(format!("rule longer than {MAX_RULE_BYTES} bytes"));
+    }
     let mut p = Parser {
         toks: lex(rule)?,
         pos: 0,
+        depth: 0,
     };
     let e = p.expr()?;
     if p.pos != p.toks.len() {
@@ -377,6 +404,24 @@ mod tests {
             run("self.other == 1", spec),
             Err("no such key: other".into())
         );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_recursed() {
+        let deep = format!("{}1{}", "(".repeat(1000), ")".repeat(1000));
+        assert_eq!(
+            parse(&deep).map(|_| ()),
+            Err("nesting deeper than 32 levels".into())
+        );
+        let chain = format!("self{}", ".a".repeat(3000));
+        assert!(parse(&chain).is_err());
+        assert_eq!(
+            parse(&format!("{}true", "!".repeat(3000))).map(|_| ()),
+            Err("nesting deeper than 32 levels".into())
+        );
+        let ternaries = format!("{}1", "true ? 1 : ".repeat(300));
+        assert!(parse(&ternaries).is_err());
+        assert!(parse("self.a > 0 ? (self.b < 1 ? 1 : 2) : 3").is_ok());
     }
 
     #[test]
