@@ -26,6 +26,9 @@ use crate::object::Object;
 pub fn set_defaults(obj: &mut Object) {
     match obj {
         Object::Pod(p) => pod::default_pod(p),
+        Object::CustomResourceDefinition(c) => crate::apiserver::crd::set_defaults(c),
+        // Custom objects get their schema's defaults in `crd::admit`.
+        Object::Custom(_) => {}
         Object::Deployment(d) => default_deployment(d),
         Object::ReplicaSet(rs) => {
             let spec = rs.spec.get_or_insert_with(Default::default);

@@ -146,7 +146,12 @@ pub fn line(
                 ..Output::default()
             });
         }
-        return match kubectl::task_in(&s.on_exit, Rc::new(files.clone()), world.kubeconfig()) {
+        return match kubectl::task_in(
+            &s.on_exit,
+            Rc::new(files.clone()),
+            world.kubeconfig(),
+            world.observe().custom_kinds(),
+        ) {
             Ok((io, task)) => {
                 {
                     let mut io = io.borrow_mut();
@@ -166,7 +171,12 @@ pub fn line(
         "--".to_string(),
         text.to_string(),
     ]);
-    match kubectl::task_in(&args, Rc::new(files.clone()), world.kubeconfig()) {
+    match kubectl::task_in(
+        &args,
+        Rc::new(files.clone()),
+        world.kubeconfig(),
+        world.observe().custom_kinds(),
+    ) {
         Ok((io, task)) => Started::Running(world.spawn(Process::new(line, io, task, world.now()))),
         Err(out) => Started::Done(out),
     }

@@ -451,6 +451,7 @@ async fn attach(k: &Kubectl, o: &Options, ns: &str) -> Result<(i32, String), Str
         sys: k.sys.clone(),
         flags,
         context_namespace: k.context_namespace.clone(),
+        custom: k.custom.clone(),
     };
     crate::cmd::logs::logs(logs).await;
     if o.restart == "Always" {

@@ -5,6 +5,7 @@ mod apps;
 mod autoscaling;
 mod batch;
 mod core;
+mod generic;
 mod ingress;
 mod networking;
 mod node_pods;
@@ -62,6 +63,9 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::PersistentVolumeClaim(c) => core::describe_pvc(&mut w, c, &related.pods),
         Object::Ingress(i) => ingress::describe_ingress(&mut w, i, related),
         Object::IngressClass(i) => ingress::describe_ingress_class(&mut w, i),
+        Object::Custom(_) | Object::CustomResourceDefinition(_) => {
+            generic::describe_generic(&mut w, obj)
+        }
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));

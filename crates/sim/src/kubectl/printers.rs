@@ -5,6 +5,7 @@
 pub(crate) mod autoscaling;
 mod batch;
 mod cluster;
+mod custom;
 pub(crate) mod ingress;
 mod networking;
 mod pods;
@@ -69,11 +70,22 @@ pub(crate) const fn wide(name: &'static str) -> Column {
 
 /// The server-side table for objects of one kind, evaluated at virtual time `now`.
 pub fn table(kind: Kind, objects: &[Arc<Object>], now: Time) -> Table {
-    let columns = columns(kind);
+    let custom = matches!(kind, Kind::Custom(_));
+    let columns = if custom {
+        custom::columns(kind)
+    } else {
+        columns(kind)
+    };
     let rows = objects
         .iter()
         .filter(|o| o.kind() == kind)
-        .map(|o| row(o, now))
+        .map(|o| {
+            if custom {
+                custom::row(kind, o, now)
+            } else {
+                row(o, now)
+            }
+        })
         .collect();
     Table { columns, rows }
 }

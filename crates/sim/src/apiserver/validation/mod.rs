@@ -42,6 +42,9 @@ use crate::object::Object;
 pub fn validate_create(obj: &Object) -> Vec<FieldError> {
     match obj {
         Object::Pod(p) => pod::validate_pod_create(p),
+        Object::CustomResourceDefinition(c) => crate::apiserver::crd::validation::validate_crd(c),
+        // Validated against their CRD's schema in `crd::admit`.
+        Object::Custom(_) => Vec::new(),
         Object::Deployment(d) => apps::validate_deployment(d),
         Object::ReplicaSet(r) => apps::validate_replica_set(r),
         Object::StatefulSet(s) => statefulset::validate_stateful_set(s),
@@ -104,6 +107,10 @@ fn generic_update(new: &Object, old: &Object) -> Vec<FieldError> {
 pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
     match (new, old) {
         (Object::Pod(n), Object::Pod(o)) => pod::validate_pod_update(n, o),
+        (Object::CustomResourceDefinition(n), Object::CustomResourceDefinition(o)) => {
+            crate::apiserver::crd::validation::validate_crd_update(n, o)
+        }
+        (Object::Custom(_), Object::Custom(_)) => Vec::new(),
         (Object::Deployment(n), Object::Deployment(o)) => apps::validate_deployment_update(n, o),
         (Object::ReplicaSet(n), Object::ReplicaSet(o)) => apps::validate_replica_set_update(n, o),
         (Object::StatefulSet(n), Object::StatefulSet(o)) => {
