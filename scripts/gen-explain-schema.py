@@ -36,6 +36,7 @@
 # io.k8s.api.storage.v1.StorageClass,\
 # io.k8s.api.networking.v1.Ingress,\
 # io.k8s.api.networking.v1.IngressClass,\
+# io.k8s.api.networking.v1.NetworkPolicy,\
 # io.k8s.api.authorization.v1.SelfSubjectAccessReview
 import os, re, json, sys
 root = os.path.expanduser(sys.argv[1])

@@ -55,6 +55,12 @@ pub const EXAMPLES: [Example; 15] = [
         yaml: include_str!("../public/scenarios/nginx-service-traffic.yaml"),
     },
     Example {
+        id: "network-policy-dns",
+        title: "NetworkPolicy: default deny, then DNS, then the web",
+        title_zh: "NetworkPolicy：默认拒绝、放行 DNS、再放行 Web",
+        yaml: include_str!("../public/scenarios/network-policy-dns.yaml"),
+    },
+    Example {
         id: "readiness-rollout",
         title: "Rolling update with readiness probes",
         title_zh: "就绪探针与滚动更新",

@@ -152,6 +152,9 @@ pub struct RequestOptions {
     pub dry_run: bool,
     /// `fieldManager`.
     pub field_manager: Option<String>,
+    /// `fieldValidation=Ignore` (`kubectl --validate=false`): the custom resource handler
+    /// prunes unknown fields silently instead of refusing them.
+    pub ignore_unknown_fields: bool,
 }
 
 /// A request to kube-apiserver.

@@ -80,4 +80,8 @@ pub struct ShellSession {
     pub target: Vec<String>,
     /// The shell's prompt (`/ # ` for busybox's ash, `root@POD:/# ` for bash).
     pub prompt: String,
+    /// What `exit` prints (`kubectl run -ti`'s "Session ended, …" note).
+    pub exit_note: String,
+    /// kubectl arguments run after `exit` (`kubectl run --rm -ti` deletes its pod).
+    pub on_exit: Vec<String>,
 }

@@ -20,6 +20,7 @@ pub mod manifest;
 pub mod message;
 pub mod node;
 pub mod object;
+pub mod object_custom;
 pub mod process;
 pub mod proxy;
 pub mod quantity;

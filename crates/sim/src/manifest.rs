@@ -126,6 +126,33 @@ pub struct ManifestStream {
     pub errors: Vec<ManifestError>,
 }
 
+impl ManifestStream {
+    /// Resolves the objects whose kind no built-in serves against the custom kinds
+    /// discovery serves, dropping their mapping errors.
+    pub fn resolve_custom(&mut self, custom: &crate::object::CustomKinds) {
+        for m in self.manifests.iter_mut().filter(|m| m.kind.is_none()) {
+            let Some(kind) = custom.api_version_kind(&m.api_version, &m.kind_name) else {
+                continue;
+            };
+            let detail = format!(
+                "no matches for kind {:?} in version {:?}",
+                m.kind_name,
+                group_version_string(&m.api_version)
+            );
+            let name = format!("name: {:?} namespace: {:?}", m.name, m.namespace);
+            if let Some(i) = self.errors.iter().position(|e| {
+                e.kind == ManifestErrorKind::Mapping
+                    && e.doc_index == m.doc_index
+                    && e.detail == detail
+                    && e.message.contains(&name)
+            }) {
+                self.errors.remove(i);
+            }
+            m.kind = Some(kind);
+        }
+    }
+}
+
 impl Manifest {
     /// kubectl's error for an object whose apiVersion/kind the apiserver does not serve,
     /// or `None` when it is served.

@@ -14,12 +14,15 @@ use k8s_openapi::api::core::v1::{
     PersistentVolumeClaim, Pod, ResourceQuota, Secret, Service, ServiceAccount,
 };
 use k8s_openapi::api::discovery::v1::EndpointSlice;
-use k8s_openapi::api::networking::v1::{Ingress, IngressClass};
+use k8s_openapi::api::networking::v1::{Ingress, IngressClass, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::api::storage::v1::StorageClass;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+pub use crate::object_custom::{CustomKind, CustomKinds, CustomObject, PrinterColumn};
 
 /// Declares `Kind` and `Object` together so the two lists can never drift apart.
 macro_rules! kinds {
@@ -30,11 +33,19 @@ macro_rules! kinds {
     } ),* $(,)?) => {
         /// A resource kind the apiserver serves.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum Kind { $($variant),* }
+        pub enum Kind {
+            $($variant,)*
+            /// A kind a CustomResourceDefinition declares.
+            Custom(CustomKind),
+        }
 
         /// A stored API object of any kind.
         #[derive(Clone, Debug, PartialEq)]
-        pub enum Object { $($variant($ty)),* }
+        pub enum Object {
+            $($variant($ty),)*
+            /// An object of a custom kind.
+            Custom(CustomObject),
+        }
 
         impl Kind {
             /// Every kind, in declaration order.
@@ -50,9 +61,12 @@ macro_rules! kinds {
                         plural: $plural,
                         singular: $singular,
                         short_names: &[$($short),*],
+                        categories: &[],
+                        printer_columns: &[],
                         namespaced: $ns,
                         etcd_prefix: $etcd,
-                    }),*
+                    },)*
+                    Kind::Custom(c) => c.info(),
                 }
             }
         }
@@ -60,22 +74,34 @@ macro_rules! kinds {
         impl Object {
             /// The kind of this object.
             pub fn kind(&self) -> Kind {
-                match self { $(Object::$variant(_) => Kind::$variant),* }
+                match self {
+                    $(Object::$variant(_) => Kind::$variant,)*
+                    Object::Custom(o) => Kind::Custom(o.kind),
+                }
             }
 
             /// The object's metadata.
             pub fn meta(&self) -> &ObjectMeta {
-                match self { $(Object::$variant(o) => &o.metadata),* }
+                match self {
+                    $(Object::$variant(o) => &o.metadata,)*
+                    Object::Custom(o) => &o.metadata,
+                }
             }
 
             /// The object's metadata, mutably.
             pub fn meta_mut(&mut self) -> &mut ObjectMeta {
-                match self { $(Object::$variant(o) => &mut o.metadata),* }
+                match self {
+                    $(Object::$variant(o) => &mut o.metadata,)*
+                    Object::Custom(o) => &mut o.metadata,
+                }
             }
 
             /// Serializes to JSON (with apiVersion and kind).
             pub fn to_value(&self) -> serde_json::Value {
-                let v = match self { $(Object::$variant(o) => serde_json::to_value(o)),* };
+                let v = match self {
+                    $(Object::$variant(o) => serde_json::to_value(o),)*
+                    Object::Custom(o) => Ok(o.to_value()),
+                };
                 // Serializing these types cannot fail: they contain no maps with non-string keys.
                 v.unwrap_or(serde_json::Value::Null)
             }
@@ -90,7 +116,10 @@ macro_rules! kinds {
                     $(Kind::$variant => {
                         let o: $ty = decode_tracking_unknown(value, unknown)?;
                         Ok(Object::$variant(o))
-                    }),*
+                    })*
+                    Kind::Custom(c) => {
+                        Ok(Object::Custom(CustomObject::from_value(c, value, unknown)?))
+                    }
                 }
             }
         }
@@ -126,6 +155,7 @@ kinds! {
     CronJob: CronJob { group: "batch", version: "v1", plural: "cronjobs", singular: "cronjob", short: ["cj"], namespaced: true, etcd: "cronjobs" },
     HorizontalPodAutoscaler: HorizontalPodAutoscaler { group: "autoscaling", version: "v2", plural: "horizontalpodautoscalers", singular: "horizontalpodautoscaler", short: ["hpa"], namespaced: true, etcd: "horizontalpodautoscalers" },
     EndpointSlice: EndpointSlice { group: "discovery.k8s.io", version: "v1", plural: "endpointslices", singular: "endpointslice", short: [], namespaced: true, etcd: "endpointslices" },
+    NetworkPolicy: NetworkPolicy { group: "networking.k8s.io", version: "v1", plural: "networkpolicies", singular: "networkpolicy", short: ["netpol"], namespaced: true, etcd: "networkpolicies" },
     PodDisruptionBudget: PodDisruptionBudget { group: "policy", version: "v1", plural: "poddisruptionbudgets", singular: "poddisruptionbudget", short: ["pdb"], namespaced: true, etcd: "poddisruptionbudgets" },
     Lease: Lease { group: "coordination.k8s.io", version: "v1", plural: "leases", singular: "lease", short: [], namespaced: true, etcd: "leases" },
     Role: Role { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", singular: "role", short: [], namespaced: true, etcd: "roles" },
@@ -136,6 +166,7 @@ kinds! {
     StorageClass: StorageClass { group: "storage.k8s.io", version: "v1", plural: "storageclasses", singular: "storageclass", short: ["sc"], namespaced: false, etcd: "storageclasses" },
     Ingress: Ingress { group: "networking.k8s.io", version: "v1", plural: "ingresses", singular: "ingress", short: ["ing"], namespaced: true, etcd: "ingress" },
     IngressClass: IngressClass { group: "networking.k8s.io", version: "v1", plural: "ingressclasses", singular: "ingressclass", short: [], namespaced: false, etcd: "ingressclasses" },
+    CustomResourceDefinition: CustomResourceDefinition { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", singular: "customresourcedefinition", short: ["crd", "crds"], namespaced: false, etcd: "apiextensions.k8s.io/customresourcedefinitions" },
     // Never stored: the apiserver answers a create with the review's verdict.
     SelfSubjectAccessReview: SelfSubjectAccessReview { group: "authorization.k8s.io", version: "v1", plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview", short: [], namespaced: false, etcd: "selfsubjectaccessreviews" },
 }
@@ -155,6 +186,10 @@ pub struct KindInfo {
     pub singular: &'static str,
     /// kubectl short names: `po`.
     pub short_names: &'static [&'static str],
+    /// Categories a custom kind joins (`all`); built-in `all` members are in `get::ALL`.
+    pub categories: &'static [&'static str],
+    /// A custom kind's `additionalPrinterColumns` (built-ins print through `printers`).
+    pub printer_columns: &'static [PrinterColumn],
     /// Whether objects live in a namespace.
     pub namespaced: bool,
     /// The segment after `/registry/` in etcd keys (`minions` for nodes, as upstream).

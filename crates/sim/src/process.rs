@@ -46,6 +46,9 @@ pub struct Io {
     pub unread: String,
     /// Files the command wrote into the terminal's working directory (`kubectl cp POD:F F`).
     written: Vec<(String, String)>,
+    /// An interactive shell the command opened (`kubectl run -ti … -- sh`), for the
+    /// terminal to enter when the command ends.
+    pub session: Option<crate::kubeconfig_state::ShellSession>,
 }
 
 /// A handle the command's code uses to talk to the cluster and the terminal.
@@ -66,6 +69,11 @@ impl Sys {
     /// The current virtual time.
     pub fn now(&self) -> Time {
         self.io.borrow().now
+    }
+
+    /// Asks the terminal to enter `s` when this command ends.
+    pub fn open_session(&self, s: crate::kubeconfig_state::ShellSession) {
+        self.io.borrow_mut().session = Some(s);
     }
 
     /// Prints to stdout.
@@ -310,6 +318,11 @@ impl Process {
     /// The files the command wrote, in order, since the last call.
     pub fn take_written(&mut self) -> Vec<(String, String)> {
         std::mem::take(&mut self.io.borrow_mut().written)
+    }
+
+    /// The interactive shell the command opened, once (see [`Io::session`]).
+    pub fn take_session(&mut self) -> Option<crate::kubeconfig_state::ShellSession> {
+        self.io.borrow_mut().session.take()
     }
 
     /// What was printed since the last call (for live terminals).

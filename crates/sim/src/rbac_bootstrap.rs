@@ -94,12 +94,18 @@ pub fn objects(rng: &mut Rng) -> Vec<Object> {
         rule(&["discovery.k8s.io"], &["endpointslices"], READ),
         rule(&["policy"], &["poddisruptionbudgets"], READ),
         rule(&["autoscaling"], &["horizontalpodautoscalers"], READ),
+        rule(&["networking.k8s.io"], &["networkpolicies"], READ),
     ];
     let mut edit = view.clone();
     edit.push(rule(&[""], &workloads, &all_verbs));
     edit.push(rule(&["apps"], &apps, &all_verbs));
     edit.push(rule(&["batch"], &["jobs", "cronjobs"], &all_verbs));
     edit.push(rule(&["policy"], &["poddisruptionbudgets"], &all_verbs));
+    edit.push(rule(
+        &["networking.k8s.io"],
+        &["networkpolicies"],
+        &all_verbs,
+    ));
     edit.push(rule(
         &["autoscaling"],
         &["horizontalpodautoscalers"],

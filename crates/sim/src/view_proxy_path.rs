@@ -126,7 +126,7 @@ pub fn classify(p: &TrafficPath) -> PathOutcome {
         PathOutcome::Unresolved
     } else if o.starts_with("rejected") {
         PathOutcome::Rejected
-    } else if o == "dropped" {
+    } else if o.starts_with("dropped") {
         PathOutcome::Dropped
     } else if o.contains("unreachable") || o.contains("no route") || o.contains("no pod has") {
         PathOutcome::Timeout
@@ -188,7 +188,10 @@ pub fn path_view(p: &TrafficPath) -> PathView {
     let mut steps = vec![PathStep {
         kind: StepKind::Client,
         title: p.from.clone(),
-        detail: format!("GET {}", p.url),
+        detail: match p.url.strip_prefix("dns:") {
+            Some(name) => format!("DNS query {name} (UDP 53)"),
+            None => format!("GET {}", p.url),
+        },
         node: Some(p.node.clone()),
         taken: true,
     }];

@@ -337,7 +337,8 @@ impl World {
                 host.absorb_kubelet();
             }
             Actor::Runtime(n) => {
-                let net = Network::new(self.now, &mut self.nodes, &mut self.net);
+                let net = Network::new(self.now, &mut self.nodes, &mut self.net)
+                    .with_policies(&self.etcd.store);
                 let mut m = Machine::new(n, net);
                 crate::node::containerd::handle(&mut m, &mut ctx, from, payload);
             }
@@ -355,6 +356,9 @@ impl World {
             Actor::Terminal(id) => {
                 if let Some(p) = self.processes.get_mut(&id) {
                     p.handle(&mut ctx, from, payload);
+                    if let Some(s) = p.take_session() {
+                        self.shell = Some(s);
+                    }
                 }
             }
         }
@@ -760,7 +764,8 @@ impl World {
         if n as usize >= self.nodes.len() {
             return None;
         }
-        let net = Network::new(self.now, &mut self.nodes, &mut self.net);
+        let net =
+            Network::new(self.now, &mut self.nodes, &mut self.net).with_policies(&self.etcd.store);
         Some(f(&mut Machine::new(n, net)))
     }
 }

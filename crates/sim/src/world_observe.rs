@@ -71,6 +71,18 @@ impl<'a> Observer<'a> {
         self.parts.apiserver
     }
 
+    /// The custom kinds the apiserver's discovery serves (none while it is down).
+    pub fn custom_kinds(&self) -> crate::object::CustomKinds {
+        match self.parts.apiserver {
+            Some(a) => crate::apiserver::crd::discovery(
+                a.cache()
+                    .iter(crate::object::Kind::CustomResourceDefinition)
+                    .map(|o| &**o),
+            ),
+            None => Default::default(),
+        }
+    }
+
     /// kube-controller-manager, when running.
     pub fn controller_manager(&self) -> Option<&'a ControllerManager> {
         self.parts.controller_manager

@@ -11,17 +11,17 @@ fn api_resources_lists_every_served_kind_as_kubectl_does() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[0],
-        "NAME                       SHORTNAMES   APIVERSION                     NAMESPACED   KIND"
+        "NAME                        SHORTNAMES   APIVERSION                     NAMESPACED   KIND"
     );
     assert_eq!(
         lines[1],
-        "configmaps                 cm           v1                             true         ConfigMap"
+        "configmaps                  cm           v1                             true         ConfigMap"
     );
     for row in [
-        "pods                       po           v1                             true         Pod",
-        "deployments                deploy       apps/v1                        true         Deployment",
-        "horizontalpodautoscalers   hpa          autoscaling/v2                 true         HorizontalPodAutoscaler",
-        "storageclasses             sc           storage.k8s.io/v1              false        StorageClass",
+        "pods                        po           v1                             true         Pod",
+        "deployments                 deploy       apps/v1                        true         Deployment",
+        "horizontalpodautoscalers    hpa          autoscaling/v2                 true         HorizontalPodAutoscaler",
+        "storageclasses              sc           storage.k8s.io/v1              false        StorageClass",
     ] {
         assert!(lines.contains(&row), "{row}\n{out}");
     }
@@ -55,7 +55,7 @@ fn api_versions_and_cluster_info() {
     let v = t.ok("kubectl api-versions");
     assert!(
         v.starts_with(
-            "apps/v1\nauthorization.k8s.io/v1\nautoscaling/v1\nautoscaling/v2\nbatch/v1\n"
+            "apiextensions.k8s.io/v1\napps/v1\nauthorization.k8s.io/v1\nautoscaling/v1\nautoscaling/v2\nbatch/v1\n"
         ),
         "{v}"
     );

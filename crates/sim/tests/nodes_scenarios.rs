@@ -256,3 +256,35 @@ fn logs_follow_streams_until_the_next_step() {
     assert!(runner::is_streaming("kubectl logs web --follow"));
     assert!(!runner::is_streaming("kubectl logs web"));
 }
+
+#[test]
+fn network_policy_dns_breaks_lookups_until_dns_egress_is_allowed() {
+    let r = run("network-policy-dns");
+    let page = step(&r, 20, "kubectl exec client -- wget");
+    assert!(page.stdout.contains("Welcome to nginx!"), "{page:?}");
+    let denied = step(&r, 26, "kubectl exec client -- nslookup");
+    assert_eq!(
+        denied.stdout,
+        ";; connection timed out; no servers could be reached\n\n"
+    );
+    let ns = step(&r, 41, "kubectl exec client -- nslookup");
+    assert!(
+        ns.stdout.contains("Name:\tweb.default.svc.cluster.local\n"),
+        "{ns:?}"
+    );
+    let still = step(&r, 42, "kubectl exec client -- wget");
+    assert_eq!(
+        still.stderr,
+        "wget: download timed out\ncommand terminated with exit code 1\n"
+    );
+    let open = step(&r, 51, "kubectl exec client -- wget");
+    assert!(open.stdout.contains("Welcome to nginx!"), "{open:?}");
+    let list = step(&r, 52, "kubectl get networkpolicy");
+    assert_eq!(rows(list).len(), 4, "{}", list.stdout);
+    let d = step(&r, 53, "kubectl describe networkpolicy");
+    assert!(
+        d.stdout.contains("  Allowing ingress traffic:\n    To Port: 80/TCP\n    From:\n      PodSelector: app=client\n"),
+        "{}",
+        d.stdout
+    );
+}

@@ -26,6 +26,9 @@ use crate::object::Object;
 pub fn set_defaults(obj: &mut Object) {
     match obj {
         Object::Pod(p) => pod::default_pod(p),
+        Object::CustomResourceDefinition(c) => crate::apiserver::crd::set_defaults(c),
+        // Custom objects get their schema's defaults in `crd::admit`.
+        Object::Custom(_) => {}
         Object::Deployment(d) => default_deployment(d),
         Object::ReplicaSet(rs) => {
             let spec = rs.spec.get_or_insert_with(Default::default);
@@ -39,6 +42,7 @@ pub fn set_defaults(obj: &mut Object) {
         Object::Job(j) => default_job(j),
         // policy/v1 defaults nothing (v1beta1 defaulted minAvailable to 1).
         Object::PodDisruptionBudget(_) => {}
+        Object::NetworkPolicy(p) => default_network_policy(p),
         Object::CronJob(c) => batch::default_cron_job(c),
         Object::HorizontalPodAutoscaler(h) => default_hpa(h),
         Object::ControllerRevision(_) => {}
@@ -506,5 +510,34 @@ fn default_hpa(h: &mut k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscale
         };
         b.scale_up = Some(fill(b.scale_up.take(), default_scale_up()));
         b.scale_down = Some(fill(b.scale_down.take(), default_scale_down()));
+    }
+}
+
+/// `SetDefaults_NetworkPolicy` and `SetDefaults_NetworkPolicyPort`: ports default to TCP;
+/// a policy without policyTypes is an Ingress policy, and an Egress one too when it has
+/// egress rules. The internal type's podSelector is not a pointer, so it is always there.
+fn default_network_policy(p: &mut k8s_openapi::api::networking::v1::NetworkPolicy) {
+    let spec = p.spec.get_or_insert_with(Default::default);
+    spec.pod_selector.get_or_insert_with(Default::default);
+    let ports = spec
+        .ingress
+        .iter_mut()
+        .flatten()
+        .flat_map(|r| r.ports.iter_mut().flatten())
+        .chain(
+            spec.egress
+                .iter_mut()
+                .flatten()
+                .flat_map(|r| r.ports.iter_mut().flatten()),
+        );
+    for port in ports {
+        default_protocol(&mut port.protocol);
+    }
+    if spec.policy_types.as_ref().is_none_or(|t| t.is_empty()) {
+        let mut types = vec!["Ingress".to_string()];
+        if spec.egress.as_ref().is_some_and(|e| !e.is_empty()) {
+            types.push("Egress".into());
+        }
+        spec.policy_types = Some(types);
     }
 }

@@ -5,6 +5,7 @@ pub mod admission;
 pub mod admission_chain;
 pub mod authz;
 pub mod autoscaling_v1;
+pub mod crd;
 pub mod defaults;
 pub mod eviction;
 pub mod field_error;

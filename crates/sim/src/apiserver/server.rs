@@ -326,6 +326,10 @@ impl ApiServer {
     }
 
     fn respond(&mut self, ctx: &mut Ctx, r: Request, result: Result<ApiResult, Status>) {
+        let result = match r.req.kind {
+            Kind::Custom(_) => result.map(|res| at_version(res, r.req.kind)),
+            _ => result,
+        };
         let code = match &result {
             Ok(_) if r.req.verb == Verb::Create => 201,
             Ok(_) => 200,
@@ -403,6 +407,16 @@ impl ApiServer {
         }
         if r.req.kind == Kind::SelfSubjectAccessReview {
             return self.access_review(ctx, r);
+        }
+        if matches!(r.req.kind, Kind::Custom(_))
+            && crate::apiserver::crd::served(&self.cache, r.req.kind).is_none()
+        {
+            let s = crate::api::Status::new(
+                404,
+                crate::api::StatusReason::NotFound,
+                "the server could not find the requested resource",
+            );
+            return self.respond(ctx, r, Err(s));
         }
         match r.req.verb {
             Verb::Get => {
@@ -675,6 +689,22 @@ impl ApiServer {
         (0..5)
             .map(|_| ALPHABET[self.rng.intn(ALPHABET.len() as u64) as usize] as char)
             .collect()
+    }
+}
+
+/// A custom resource result at the version the request addressed.
+fn at_version(res: ApiResult, kind: Kind) -> ApiResult {
+    let conv = |o: Arc<Object>| Arc::new(crate::apiserver::crd::admit::at_version(&o, kind));
+    match res {
+        ApiResult::Object(o) => ApiResult::Object(conv(o)),
+        ApiResult::List {
+            items,
+            resource_version,
+        } => ApiResult::List {
+            items: items.into_iter().map(conv).collect(),
+            resource_version,
+        },
+        other => other,
     }
 }
 

@@ -26,6 +26,8 @@ pub fn has_status_subresource(kind: Kind) -> bool {
             | Kind::Job
             | Kind::CronJob
             | Kind::PodDisruptionBudget
+            | Kind::CustomResourceDefinition
+            | Kind::Ingress
     )
 }
 
@@ -41,6 +43,10 @@ fn tracks_generation(kind: Kind) -> bool {
             | Kind::CronJob
             | Kind::Pod
             | Kind::PodDisruptionBudget
+            | Kind::NetworkPolicy
+            | Kind::CustomResourceDefinition
+            | Kind::Ingress
+            | Kind::IngressClass
     )
 }
 
@@ -167,6 +173,13 @@ fn keep_system_metadata(new: &mut Object, old: &Object) {
 
 /// Copies `from`'s status onto `to` (same kind).
 fn copy_status(to: &mut Object, from: &Object) {
+    if let (Object::Custom(t), Object::Custom(f)) = (&mut *to, from) {
+        match f.content.get("status") {
+            Some(s) => t.content.insert("status".into(), s.clone()),
+            None => t.content.remove("status"),
+        };
+        return;
+    }
     macro_rules! cp {
         ($($v:ident),*) => {
             match (to, from) {
@@ -190,7 +203,8 @@ fn copy_status(to: &mut Object, from: &Object) {
         Job,
         CronJob,
         PodDisruptionBudget,
-        HorizontalPodAutoscaler
+        HorizontalPodAutoscaler,
+        CustomResourceDefinition
     );
 }
 

@@ -199,8 +199,18 @@ impl Watcher {
             && self.fields.as_ref().is_none_or(|f| f.matches(o))
     }
 
-    /// The event this watcher sees for a cache event, if any.
+    /// The event this watcher sees for a cache event, if any (a custom object at the
+    /// version the watch addressed).
     pub fn translate(&self, ev: &CacheEvent) -> Option<(WatchEventType, Arc<Object>)> {
+        let (t, o) = self.translate_stored(ev)?;
+        if matches!(self.kind, Kind::Custom(_)) {
+            let at = crate::apiserver::crd::admit::at_version(&o, self.kind);
+            return Some((t, Arc::new(at)));
+        }
+        Some((t, o))
+    }
+
+    fn translate_stored(&self, ev: &CacheEvent) -> Option<(WatchEventType, Arc<Object>)> {
         let now = !ev.deleted && self.matches(&ev.object);
         let before = match &ev.prev {
             Some(p) => self.matches(p),

@@ -11,7 +11,7 @@ use crate::api::{
 };
 use crate::apiserver::server::{ApiServer, Request};
 use crate::apiserver::watch::with_rv;
-use crate::apiserver::{admission_chain, eviction, namespace, patch, strategy};
+use crate::apiserver::{admission_chain, crd, eviction, namespace, patch, strategy};
 use crate::etcd::{Expect, KeyValue, TxnOp};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::{k8s_time, Time};
@@ -321,6 +321,14 @@ fn create(s: &mut ApiServer, req: &ApiRequest, now: Time) -> Result<WriteOp, Sta
     // create handler: a pod's QoS class is computed after LimitRanger's defaults.
     admission_chain::mutate_create(s, &mut obj)?;
     strategy::prepare_for_create(&mut obj);
+    crd::on_write(
+        &s.cache,
+        req,
+        &mut obj,
+        None,
+        crd::admit::Write::Create,
+        now,
+    )?;
     admission_chain::validate_create(s, &obj, now)?;
     let key = obj.key().etcd_key();
     let obj = Arc::new(obj);
@@ -332,19 +340,28 @@ fn create(s: &mut ApiServer, req: &ApiRequest, now: Time) -> Result<WriteOp, Sta
 
 fn update(
     s: &mut ApiServer,
-    _req: &ApiRequest,
+    req: &ApiRequest,
     sub: Option<Subresource>,
     mut new: Object,
     current: &Arc<Object>,
     precondition: bool,
-    _now: Time,
+    now: Time,
 ) -> Result<WriteOp, Status> {
-    match sub {
-        Some(Subresource::Status) => strategy::prepare_for_status_update(&mut new, current),
+    let write = match sub {
+        Some(Subresource::Status) => {
+            strategy::prepare_for_status_update(&mut new, current);
+            crd::admit::Write::Status
+        }
         _ => {
             strategy::prepare_for_update(&mut new, current);
             admission_chain::mutate_update(s, &mut new, current)?;
+            crd::admit::Write::Update
         }
+    };
+    crd::on_write(&s.cache, req, &mut new, Some(current), write, now)?;
+    if matches!(new, Object::Custom(_)) && crd::admit::unchanged(&new, current) {
+        // The custom resource storage writes nothing for a no-op update.
+        return Ok(WriteOp::Respond(ApiResult::Object(current.clone())));
     }
     admission_chain::validate_update(s, &new, current)?;
     let key = current.key().etcd_key();
@@ -379,6 +396,7 @@ fn scale(
         Object::Deployment(d) => d.spec.get_or_insert_with(Default::default).replicas = Some(n),
         Object::ReplicaSet(r) => r.spec.get_or_insert_with(Default::default).replicas = Some(n),
         Object::StatefulSet(x) => x.spec.get_or_insert_with(Default::default).replicas = Some(n),
+        Object::Custom(c) => crd::scale::set_replicas(&s.cache, c, n)?,
         _ => {
             return Err(Status::new(
                 404,
@@ -523,6 +541,9 @@ fn delete(req: &ApiRequest, current: Option<Arc<Object>>, now: Time) -> Result<W
     }
     m.generation = m.generation.map(|g| g + 1);
     m.resource_version = None;
+    if let Object::CustomResourceDefinition(c) = &mut obj {
+        crd::set_terminating(c.status.get_or_insert_with(Default::default), now);
+    }
     Ok(WriteOp::Update {
         key,
         expect,

@@ -273,6 +273,7 @@ pub(super) fn run_on(pod: &mut Pod, node: usize, host: &NodeHost, ip: &str) -> B
                 ports: c.ports.iter().flatten().map(|p| p.container_port).collect(),
                 mounts: Vec::new(),
                 overrides: Default::default(),
+                stdin: false,
             }
         })
         .collect();

@@ -64,7 +64,8 @@ pub(crate) fn manifests(k: &Kubectl) -> Result<Files, i32> {
         let Some(text) = k.sys.files.get(&f) else {
             continue;
         };
-        let stream = parse_manifest_stream(text, &f);
+        let mut stream = parse_manifest_stream(text, &f);
+        stream.resolve_custom(&k.custom);
         out.manifests.extend(
             stream
                 .manifests
@@ -182,9 +183,43 @@ fn list_key(field: &str, modified: &[Value], current: &[Value]) -> Option<&'stat
         .then_some(key)
 }
 
+/// The patch `kubectl apply` sends: a strategic merge patch for the built-in kinds, a JSON
+/// merge patch for custom objects (their schemas carry no merge keys).
+pub(crate) fn patch_type(kind: Kind) -> PatchType {
+    if matches!(kind, Kind::Custom(_)) {
+        PatchType::Merge
+    } else {
+        PatchType::StrategicMerge
+    }
+}
+
 /// Client-side apply's three-way merge (a strategic merge patch): changes from `modified` that differ from `current`,
 /// and deletions (null) of fields `original` had that `modified` dropped.
 pub fn three_way(original: Option<&Value>, modified: &Value, current: &Value) -> Value {
+    merge_three_way(original, modified, current, true)
+}
+
+/// [`three_way`] for `kind`: custom objects get a JSON merge patch (lists replaced whole).
+pub(crate) fn three_way_for(
+    kind: Kind,
+    original: Option<&Value>,
+    modified: &Value,
+    current: &Value,
+) -> Value {
+    merge_three_way(
+        original,
+        modified,
+        current,
+        !matches!(kind, Kind::Custom(_)),
+    )
+}
+
+fn merge_three_way(
+    original: Option<&Value>,
+    modified: &Value,
+    current: &Value,
+    keyed: bool,
+) -> Value {
     let mut patch = Map::new();
     if let Value::Object(m) = modified {
         for (key, mv) in m {
@@ -192,12 +227,14 @@ pub fn three_way(original: Option<&Value>, modified: &Value, current: &Value) ->
             let ov = original.and_then(|o| o.get(key));
             match (mv, cv) {
                 (Value::Object(_), Value::Object(_)) => {
-                    let sub = three_way(ov, mv, cv);
+                    let sub = merge_three_way(ov, mv, cv, keyed);
                     if sub.as_object().is_some_and(|s| !s.is_empty()) {
                         patch.insert(key.clone(), sub);
                     }
                 }
-                (Value::Array(ml), Value::Array(cl)) if list_key(key, ml, cl).is_some() => {
+                (Value::Array(ml), Value::Array(cl))
+                    if keyed && list_key(key, ml, cl).is_some() =>
+                {
                     let mk = list_key(key, ml, cl).unwrap_or("name");
                     if let Some(sub) = keyed_list_patch(mk, ov, ml, cl) {
                         patch.insert(key.clone(), sub);
@@ -230,6 +267,8 @@ fn subset(a: &Value, b: &Value) -> bool {
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(v, w)| subset(v, w))
         }
+        // `1` in the file and a float field's stored `1.0` are the same number.
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
         _ => a == b,
     }
 }
@@ -321,10 +360,14 @@ pub async fn apply(k: Kubectl) -> i32 {
                 let mut req =
                     ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
                 req.options.dry_run = dry == DryRun::Server;
+                req.options.ignore_unknown_fields =
+                    crate::cmd::apply_custom::ignores_unknown_fields(&k);
                 match k.sys.api(req).await {
-                    Ok(_) => k
-                        .sys
-                        .out(&format!("{} created{note}\n", kind_name(kind, &m.name))),
+                    Ok(_) => {
+                        k.sys
+                            .out(&format!("{} created{note}\n", kind_name(kind, &m.name)));
+                        crate::cmd::apply_custom::warn_unevaluated_rules(&k, kind, &m.value);
+                    }
                     Err(s) => code = file_error(&k, s, "creating", &file),
                 }
             }
@@ -332,7 +375,7 @@ pub async fn apply(k: Kubectl) -> i32 {
             Ok(ApiResult::Object(live)) => {
                 let current = live.to_value();
                 let original = last_applied(&live);
-                let patch = three_way(original.as_ref(), &modified, &current);
+                let patch = three_way_for(kind, original.as_ref(), &modified, &current);
                 if patch.as_object().is_none_or(|p| p.is_empty()) {
                     k.sys
                         .out(&format!("{} unchanged{note}\n", kind_name(kind, &m.name)));
@@ -344,12 +387,16 @@ pub async fn apply(k: Kubectl) -> i32 {
                     continue;
                 }
                 let mut req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
-                    .with_body(Body::Patch(PatchType::StrategicMerge, patch));
+                    .with_body(Body::Patch(crate::cmd::apply::patch_type(kind), patch));
                 req.options.dry_run = dry == DryRun::Server;
+                req.options.ignore_unknown_fields =
+                    crate::cmd::apply_custom::ignores_unknown_fields(&k);
                 match k.sys.api(req).await {
-                    Ok(_) => k
-                        .sys
-                        .out(&format!("{} configured{note}\n", kind_name(kind, &m.name))),
+                    Ok(_) => {
+                        k.sys
+                            .out(&format!("{} configured{note}\n", kind_name(kind, &m.name)));
+                        crate::cmd::apply_custom::warn_unevaluated_rules(&k, kind, &m.value);
+                    }
                     Err(s) => code = file_error(&k, s, "patching", &file),
                 }
             }
@@ -419,6 +466,7 @@ async fn write_each(k: Kubectl, verb: Verb) -> i32 {
         }
         let mut req = ApiRequest::new(verb, kind, &ns, name).with_body(Body::Raw(value));
         req.options.dry_run = dry == DryRun::Server;
+        req.options.ignore_unknown_fields = crate::cmd::apply_custom::ignores_unknown_fields(&k);
         match k.sys.api(req).await {
             Ok(ApiResult::Object(o)) => k
                 .sys
@@ -451,7 +499,7 @@ type Target = (Kind, String, String, Option<String>);
 async fn by_type(k: &Kubectl, types: &str, names: &[String], ns: &str) -> Result<Vec<Target>, i32> {
     let mut kinds = Vec::new();
     for t in types.split(',').filter(|t| !t.is_empty()) {
-        kinds.push(resolve_kind(t).map_err(|e| k.error(&e))?);
+        kinds.push(resolve_kind(t, &k.custom).map_err(|e| k.error(&e))?);
     }
     let select = k.flags.bool("all") || k.flags.has("selector");
     if !select && names.is_empty() {
@@ -531,7 +579,7 @@ pub async fn delete(k: Kubectl) -> i32 {
         if first.contains('/') {
             for a in args {
                 let (t, n) = a.split_once('/').unwrap_or((a, ""));
-                match resolve_kind(t) {
+                match resolve_kind(t, &k.custom) {
                     Ok(kind) => targets.push((
                         kind,
                         if kind.info().namespaced {

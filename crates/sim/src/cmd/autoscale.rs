@@ -33,7 +33,7 @@ fn target(k: &Kubectl) -> Result<(Kind, String), String> {
             }
         },
     };
-    Ok((resolve_kind(&t)?, n))
+    Ok((resolve_kind(&t, &k.custom)?, n))
 }
 
 /// `--cpu=70%` (Utilization) or `--cpu=500m` (AverageValue).

@@ -419,7 +419,7 @@ fn role(k: &Kubectl, sub: &str, args: &[String]) -> Result<(Kind, Value), i32> {
         let (group, plural) = if res == "*" {
             (String::new(), "*".to_string())
         } else {
-            match Kind::from_resource_arg(res) {
+            match Kind::from_resource_arg(res).or_else(|| k.custom.resource_arg(res)) {
                 Some(kind) => (
                     kind.info().group.to_string(),
                     kind.info().plural.to_string(),

@@ -32,7 +32,7 @@ pub async fn job(k: &Kubectl, args: &[String]) -> Result<(Kind, Value), i32> {
         }
         (None, Some(from)) => {
             let (t, cj_name) = from.split_once('/').unwrap_or(("", from.as_str()));
-            let kind = crate::cmd::kubectl::resolve_kind(t).map_err(|e| k.error(&e))?;
+            let kind = crate::cmd::kubectl::resolve_kind(t, &k.custom).map_err(|e| k.error(&e))?;
             let req = ApiRequest::new(Verb::Get, kind, &k.namespace(), cj_name);
             let obj = match k.sys.api(req).await {
                 Ok(ApiResult::Object(o)) => o,

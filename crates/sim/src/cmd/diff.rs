@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::api::{ApiRequest, ApiResult, Body, PatchType, Verb};
-use crate::cmd::apply::{manifests, target, three_way, with_last_applied};
+use crate::api::{ApiRequest, ApiResult, Body, Verb};
+use crate::cmd::apply::{manifests, target, three_way_for, with_last_applied};
 use crate::cmd::kubectl::Kubectl;
 use crate::cmd::unified::hunks;
 use crate::kubectl::output::object_value;
@@ -90,12 +90,17 @@ async fn merged(
         None => ApiRequest::new(Verb::Create, kind, ns, "").with_body(Body::Raw(modified)),
         Some(live) => {
             let original = crate::cmd::apply::last_applied(&live);
-            let patch = three_way(original.as_ref(), &modified, &live.to_value());
+            let patch = crate::cmd::apply::three_way_for(
+                kind,
+                original.as_ref(),
+                &modified,
+                &live.to_value(),
+            );
             if patch.as_object().is_none_or(|p| p.is_empty()) {
                 return Ok(live.clone());
             }
             ApiRequest::new(Verb::Patch, kind, ns, name)
-                .with_body(Body::Patch(PatchType::StrategicMerge, patch))
+                .with_body(Body::Patch(crate::cmd::apply::patch_type(kind), patch))
         }
     };
     req.options.dry_run = true;

@@ -6,13 +6,15 @@ use crate::api::{ApiRequest, ApiResult, Transport, Verb};
 use crate::cluster::APISERVER_HOST;
 use crate::cmd::kubectl::Kubectl;
 use crate::kubectl::tabwriter::{align, TabConfig};
-use crate::object::{Kind, Object};
+use crate::object::{CustomKinds, Kind, Object};
 use crate::selector::LabelSelector;
 
-/// Every group/version the apiserver serves (autoscaling/v1 besides each kind's own).
-fn group_versions() -> Vec<String> {
+/// Every group/version the apiserver serves (autoscaling/v1 besides each kind's own, and
+/// the served versions of established CRDs).
+fn group_versions(custom: &CustomKinds) -> Vec<String> {
     let mut gv: Vec<String> = Kind::ALL.iter().map(|k| k.info().api_version()).collect();
     gv.push("autoscaling/v1".into());
+    gv.extend(custom.group_versions());
     gv.sort();
     gv.dedup();
     gv
@@ -30,6 +32,8 @@ async fn reachable(k: &Kubectl) -> Result<(), i32> {
 fn verbs(kind: Kind) -> &'static str {
     match kind {
         Kind::SelfSubjectAccessReview => "[create]",
+        // The custom resource handler's verbs, in the order its discovery lists them.
+        Kind::Custom(_) => "[delete deletecollection get list patch create update watch]",
         _ => "[create delete deletecollection get list patch update watch]",
     }
 }
@@ -62,6 +66,7 @@ pub async fn api_resources(k: Kubectl) -> i32 {
     let mut kinds: Vec<Kind> = Kind::ALL
         .iter()
         .copied()
+        .chain(k.custom.preferred())
         .filter(|kd| namespaced.is_none_or(|n| kd.info().namespaced == n))
         .filter(|kd| group.is_none_or(|g| kd.info().group == g))
         .collect();
@@ -104,9 +109,9 @@ pub async fn api_resources(k: Kubectl) -> i32 {
         ));
         if wide {
             let cat = if crate::cmd::get::ALL.contains(&kd) {
-                "all"
+                "all".to_string()
             } else {
-                ""
+                i.categories.join(",")
             };
             text.push_str(&format!("\t{}\t{cat}", verbs(kd)));
         }
@@ -121,7 +126,7 @@ pub async fn api_versions(k: Kubectl) -> i32 {
     if let Err(code) = reachable(&k).await {
         return code;
     }
-    for gv in group_versions() {
+    for gv in group_versions(&k.custom) {
         k.sys.out(&format!("{gv}\n"));
     }
     0

@@ -8,10 +8,13 @@ use serde_json::{json, Value};
 
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Verb};
 use crate::cmd::kubectl::{kind_name, resolve_kind, Kubectl};
-use crate::object::{Kind, Object};
+use crate::object::{CustomKinds, Kind, Object};
 
 /// Splits `TYPE NAME…` or `TYPE/NAME…` into targets; returns the remaining words.
-fn targets(args: &[String]) -> Result<(Vec<(Kind, String)>, Vec<String>), String> {
+fn targets(
+    args: &[String],
+    custom: &CustomKinds,
+) -> Result<(Vec<(Kind, String)>, Vec<String>), String> {
     let Some(first) = args.first() else {
         return Err("You must provide one or more resources by argument or filename.".into());
     };
@@ -20,12 +23,12 @@ fn targets(args: &[String]) -> Result<(Vec<(Kind, String)>, Vec<String>), String
         let mut i = 0;
         while i < args.len() && args[i].contains('/') && !args[i].contains('=') {
             let (k, n) = args[i].split_once('/').unwrap_or_default();
-            t.push((resolve_kind(k)?, n.to_string()));
+            t.push((resolve_kind(k, custom)?, n.to_string()));
             i += 1;
         }
         return Ok((t, args[i..].to_vec()));
     }
-    let kind = resolve_kind(first)?;
+    let kind = resolve_kind(first, custom)?;
     let Some(name) = args.get(1) else {
         return Err("resource name may not be empty".into());
     };
@@ -59,8 +62,13 @@ async fn send_patch(
     pt: PatchType,
     patch: Value,
 ) -> Result<Arc<Object>, i32> {
-    let req = ApiRequest::new(Verb::Patch, kind, &ns_for(k, kind), name)
+    let mut req = ApiRequest::new(Verb::Patch, kind, &ns_for(k, kind), name)
         .with_body(Body::Patch(pt, patch));
+    req.subresource = match k.flags.get("subresource") {
+        Some("status") => Some(crate::api::Subresource::Status),
+        Some("scale") => Some(crate::api::Subresource::Scale),
+        _ => None,
+    };
     match k.sys.api(req).await {
         Ok(ApiResult::Object(o)) => Ok(o),
         Ok(_) => Err(1),
@@ -74,7 +82,7 @@ pub async fn set(k: Kubectl) -> i32 {
     if args.first().map(String::as_str) != Some("image") {
         return k.error("unknown command for \"kubectl set\"; only \"set image\" is available");
     }
-    let (ts, rest) = match targets(&args[1..]) {
+    let (ts, rest) = match targets(&args[1..], &k.custom) {
         Ok(t) => t,
         Err(e) => return k.error(&e),
     };
@@ -143,7 +151,7 @@ pub async fn set(k: Kubectl) -> i32 {
 pub async fn label(k: Kubectl, annotate: bool) -> i32 {
     let selected = match k.flags.args.first() {
         Some(first) if crate::cmd::select::selects(&k) && !first.contains('/') => {
-            let kind = match resolve_kind(first) {
+            let kind = match resolve_kind(first, &k.custom) {
                 Ok(kind) => kind,
                 Err(e) => return k.error(&e),
             };
@@ -157,7 +165,7 @@ pub async fn label(k: Kubectl, annotate: bool) -> i32 {
         }
         _ => None,
     };
-    let (ts, rest) = match selected.map_or_else(|| targets(&k.flags.args), Ok) {
+    let (ts, rest) = match selected.map_or_else(|| targets(&k.flags.args, &k.custom), Ok) {
         Ok(t) => t,
         Err(e) => return k.error(&e),
     };
@@ -224,7 +232,7 @@ pub async fn label(k: Kubectl, annotate: bool) -> i32 {
 
 /// `kubectl patch TYPE NAME -p PATCH [--type strategic|merge|json]`.
 pub async fn patch(k: Kubectl) -> i32 {
-    let (ts, _) = match targets(&k.flags.args) {
+    let (ts, _) = match targets(&k.flags.args, &k.custom) {
         Ok(t) => t,
         Err(e) => return k.error(&e),
     };
@@ -249,7 +257,23 @@ pub async fn patch(k: Kubectl) -> i32 {
             ))
         }
     };
+    if let Some(s) = k.flags.get("subresource") {
+        if !matches!(s, "status" | "scale") {
+            return k.error(&format!(
+                "invalid subresource value: \"{s}\". Must be one of [status scale]"
+            ));
+        }
+    }
     for (kind, name) in ts {
+        if matches!(kind, Kind::Custom(_)) && pt == PatchType::StrategicMerge {
+            // The custom resource handler accepts no strategic merge patches (415).
+            let i = kind.info();
+            return k.error(&format!(
+                "application/strategic-merge-patch+json is not supported by {}, Kind={}: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+                i.api_version(),
+                i.kind
+            ));
+        }
         let before = match get(&k, kind, &name).await {
             Ok(o) => o,
             Err(c) => return c,
@@ -301,7 +325,7 @@ pub async fn taint(k: Kubectl) -> i32 {
     let (Some(t), Some(name)) = (args.first(), args.get(1)) else {
         return k.error("at least one taint update is required");
     };
-    if resolve_kind(t) != Ok(Kind::Node) {
+    if resolve_kind(t, &k.custom) != Ok(Kind::Node) {
         return k.error("taint only applies to nodes");
     }
     let o = match get(&k, Kind::Node, name).await {

@@ -199,10 +199,16 @@ pub async fn explain(k: Kubectl) -> i32 {
         return k.error("We accept only this format: explain RESOURCE");
     }
     let mut path = arg.split('.');
-    let kind = match resolve_kind(path.next().unwrap_or_default()) {
+    let kind = match resolve_kind(path.next().unwrap_or_default(), &k.custom) {
         Ok(kind) => kind,
         Err(e) => return k.error(&e),
     };
+    if matches!(kind, Kind::Custom(_) | Kind::CustomResourceDefinition) {
+        return k.error(&format!(
+            "\"kubectl explain\" of {} is not available in kubeloop yet",
+            kind.info().group_resource()
+        ));
+    }
     let Some(top) = def(&definition_name(kind)) else {
         return k.error(&format!(
             "GVK {} not found in OpenAPI schema",
@@ -275,7 +281,11 @@ mod tests {
 
     #[test]
     fn every_served_kind_has_a_schema() {
-        for kind in Kind::ALL {
+        // CustomResourceDefinitions are not explained yet (docs/controlplane.md).
+        for kind in Kind::ALL
+            .iter()
+            .filter(|k| **k != Kind::CustomResourceDefinition)
+        {
             assert!(def(&definition_name(*kind)).is_some(), "{kind:?}");
         }
     }

@@ -23,7 +23,7 @@ fn target(k: &Kubectl) -> Result<(Kind, String), String> {
             }
         },
     };
-    Ok((resolve_kind(&t)?, n))
+    Ok((resolve_kind(&t, &k.custom)?, n))
 }
 
 fn int_or_string(s: &str) -> IntOrString {
@@ -180,7 +180,7 @@ pub async fn scale(k: Kubectl) -> i32 {
     }
     let (kind, names) = match k.flags.args.first() {
         Some(first) if crate::cmd::select::selects(&k) && !first.contains('/') => {
-            let kind = match resolve_kind(first) {
+            let kind = match resolve_kind(first, &k.custom) {
                 Ok(kind) => kind,
                 Err(e) => return k.error(&e),
             };
@@ -196,7 +196,7 @@ pub async fn scale(k: Kubectl) -> i32 {
     };
     if !matches!(
         kind,
-        Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet
+        Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::Custom(_)
     ) {
         return k.error(&format!(
             "no scaler has been implemented for {{\"{}\" \"{}\"}}",

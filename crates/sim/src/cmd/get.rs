@@ -7,7 +7,7 @@ use crate::cmd::kubectl::{resolve_kind, Kubectl};
 use crate::kubectl::describe::{describe as describe_object, DescribeContext};
 use crate::kubectl::output::{print_objects, OutputFormat};
 use crate::kubectl::printers::{no_resources_message, print_table, print_tables, PrintOptions};
-use crate::object::{Kind, Object};
+use crate::object::{CustomKinds, Kind, Object};
 use crate::selector::{FieldSelector, LabelSelector};
 
 /// What `kubectl get all` expands to (the `all` category).
@@ -31,7 +31,7 @@ struct Request {
     namespace: Option<String>,
 }
 
-fn parse_targets(args: &[String]) -> Result<Vec<Request>, String> {
+fn parse_targets(args: &[String], custom: &CustomKinds) -> Result<Vec<Request>, String> {
     let Some(first) = args.first() else {
         return Err("You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.".into());
     };
@@ -39,7 +39,7 @@ fn parse_targets(args: &[String]) -> Result<Vec<Request>, String> {
         let mut out: Vec<Request> = Vec::new();
         for a in args {
             let (t, n) = a.split_once('/').unwrap_or((a, ""));
-            let kind = resolve_kind(t)?;
+            let kind = resolve_kind(t, custom)?;
             match out.iter_mut().find(|r| r.kind == kind) {
                 Some(r) => r.names.push(n.to_string()),
                 None => out.push(Request {
@@ -56,10 +56,14 @@ fn parse_targets(args: &[String]) -> Result<Vec<Request>, String> {
     }
     let mut kinds = Vec::new();
     for t in first.split(',').filter(|t| !t.is_empty()) {
+        let in_category = custom.in_category(t);
         if t == "all" {
             kinds.extend_from_slice(ALL);
+            kinds.extend(in_category);
+        } else if resolve_kind(t, custom).is_err() && !in_category.is_empty() {
+            kinds.extend(in_category);
         } else {
-            kinds.push(resolve_kind(t)?);
+            kinds.push(resolve_kind(t, custom)?);
         }
     }
     let names: Vec<String> = args[1..].to_vec();
@@ -112,7 +116,7 @@ pub async fn get(k: Kubectl) -> i32 {
             Err(code) => return code,
         }
     } else {
-        match parse_targets(&k.flags.args) {
+        match parse_targets(&k.flags.args, &k.custom) {
             Ok(t) => t,
             Err(e) => return k.error(&e),
         }
@@ -309,7 +313,7 @@ pub async fn describe(k: Kubectl) -> i32 {
             Err(code) => return code,
         }
     } else {
-        match parse_targets(&k.flags.args) {
+        match parse_targets(&k.flags.args, &k.custom) {
             Ok(t) => t,
             Err(e) => return k.error(&e.replace("get", "describe")),
         }

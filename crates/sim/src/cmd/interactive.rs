@@ -55,7 +55,13 @@ pub fn open(world: &mut World, args: &[String]) -> Option<Output> {
     let prompt = prompt_for(world, &target, shell)?;
     let id = 1 + crate::rng::fnv1a(format!("{}/{}", world.now(), target.join(" ")).as_bytes())
         % (1 << 40);
-    world.set_shell_session(Some(ShellSession { id, target, prompt }));
+    world.set_shell_session(Some(ShellSession {
+        id,
+        target,
+        prompt,
+        exit_note: String::new(),
+        on_exit: Vec::new(),
+    }));
     Some(Output::default())
 }
 
@@ -102,18 +108,23 @@ fn prompt_for(world: &World, target: &[String], shell: &str) -> Option<String> {
         Some(n) => spec.containers.iter().find(|c| &c.name == n)?,
         None => spec.containers.first()?,
     };
-    let image = crate::node::images::parse(c.image.as_deref().unwrap_or(""));
+    Some(prompt(c.image.as_deref().unwrap_or(""), shell, &pod))
+}
+
+/// The prompt `shell` shows in a container of `image` in pod `pod`.
+pub(crate) fn prompt(image: &str, shell: &str, pod: &str) -> String {
+    let image = crate::node::images::parse(image);
     let busybox = matches!(
         image.repo.rsplit('/').next(),
         Some("busybox" | "alpine" | "curl")
     );
-    Some(if shell.ends_with("bash") && !busybox {
+    if shell.ends_with("bash") && !busybox {
         format!("root@{pod}:/# ")
     } else if busybox {
         "/ # ".to_string()
     } else {
         "# ".to_string()
-    })
+    }
 }
 
 /// A line typed while the shell is open.
@@ -129,7 +140,28 @@ pub fn line(
     }
     if text == "exit" || text.starts_with("exit ") || text == "logout" {
         world.set_shell_session(None);
-        return Started::Done(Output::default());
+        if s.on_exit.is_empty() {
+            return Started::Done(Output {
+                stdout: s.exit_note.clone(),
+                ..Output::default()
+            });
+        }
+        return match kubectl::task_in(
+            &s.on_exit,
+            Rc::new(files.clone()),
+            world.kubeconfig(),
+            world.observe().custom_kinds(),
+        ) {
+            Ok((io, task)) => {
+                {
+                    let mut io = io.borrow_mut();
+                    io.stdout.push_str(&s.exit_note);
+                    io.unread.push_str(&s.exit_note);
+                }
+                Started::Running(world.spawn(Process::new(line, io, task, world.now())))
+            }
+            Err(out) => Started::Done(out),
+        };
     }
     let mut args = vec!["exec".to_string()];
     args.extend(s.target.iter().cloned());
@@ -139,7 +171,12 @@ pub fn line(
         "--".to_string(),
         text.to_string(),
     ]);
-    match kubectl::task_in(&args, Rc::new(files.clone()), world.kubeconfig()) {
+    match kubectl::task_in(
+        &args,
+        Rc::new(files.clone()),
+        world.kubeconfig(),
+        world.observe().custom_kinds(),
+    ) {
         Ok((io, task)) => Started::Running(world.spawn(Process::new(line, io, task, world.now()))),
         Err(out) => Started::Done(out),
     }

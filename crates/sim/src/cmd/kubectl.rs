@@ -10,7 +10,7 @@ use std::rc::Rc;
 use crate::api::Status;
 use crate::cluster::APISERVER_HOST;
 use crate::cmd::flags::{self, flag, Flag, Parsed};
-use crate::object::Kind;
+use crate::object::{CustomKinds, Kind};
 use crate::process::{Io, Output, Process, Sys};
 
 /// The admin identity in the terminal's kubeconfig (kubeadm's `kubernetes-admin`).
@@ -103,7 +103,12 @@ pub fn task(
     args: &[String],
     files: Rc<BTreeMap<String, String>>,
 ) -> Result<(Rc<RefCell<Io>>, Task), Output> {
-    task_in(args, files, &crate::cmd::kubeconfig::State::default())
+    task_in(
+        args,
+        files,
+        &crate::cmd::kubeconfig::State::default(),
+        CustomKinds::default(),
+    )
 }
 
 /// The subcommand of a kubectl command line: the first word that is not a global flag
@@ -126,6 +131,7 @@ pub fn task_in(
     args: &[String],
     files: Rc<BTreeMap<String, String>>,
     kubeconfig: &crate::cmd::kubeconfig::State,
+    custom: CustomKinds,
 ) -> Result<(Rc<RefCell<Io>>, Task), Output> {
     // The subcommand is the first word that is not a global flag or its value.
     let Some((i, _)) = subcommand(args) else {
@@ -178,6 +184,7 @@ pub fn task_in(
         sys,
         flags: parsed,
         context_namespace,
+        custom: Rc::new(custom),
     };
     let task: Task = match sub {
         "get" => Box::pin(crate::cmd::get::get(ctx)),
@@ -323,6 +330,7 @@ const PATCH_FLAGS: &[Flag] = &[
     flag("patch", Some('p'), true),
     flag("type", None, true),
     flag("filename", Some('f'), true),
+    flag("subresource", None, true),
 ];
 const CREATE_FLAGS: &[Flag] = &[
     flag("filename", Some('f'), true),
@@ -514,6 +522,8 @@ pub struct Kubectl {
     pub flags: Parsed,
     /// The namespace the kubeconfig's context sets, if any.
     pub context_namespace: Option<String>,
+    /// The custom kinds discovery served when the command started.
+    pub custom: Rc<CustomKinds>,
 }
 
 impl Kubectl {
@@ -540,9 +550,11 @@ impl Kubectl {
     }
 }
 
-/// Resolves a resource word or `error: the server doesn't have a resource type "x"`.
-pub fn resolve_kind(word: &str) -> Result<Kind, String> {
+/// Resolves a resource word (built-in kinds first, then the custom kinds discovery
+/// serves) or `error: the server doesn't have a resource type "x"`.
+pub fn resolve_kind(word: &str, custom: &CustomKinds) -> Result<Kind, String> {
     Kind::from_resource_arg(word)
+        .or_else(|| custom.resource_arg(word))
         .ok_or_else(|| format!("the server doesn't have a resource type \"{word}\""))
 }
 

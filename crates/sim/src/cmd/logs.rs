@@ -32,7 +32,7 @@ fn transport(k: &Kubectl, e: &str, what: String) -> i32 {
 pub(crate) async fn target_pod(k: &Kubectl, arg: &str) -> Result<Pod, i32> {
     let ns = k.namespace();
     let (kind, name) = match arg.split_once('/') {
-        Some((t, n)) => match crate::cmd::kubectl::resolve_kind(t) {
+        Some((t, n)) => match crate::cmd::kubectl::resolve_kind(t, &k.custom) {
             Ok(kind) => (kind, n.to_string()),
             Err(e) => return Err(k.error(&e)),
         },
@@ -306,6 +306,7 @@ async fn by_selector(k: Kubectl) -> i32 {
             sys: k.sys.clone(),
             flags,
             context_namespace: k.context_namespace.clone(),
+            custom: k.custom.clone(),
         };
         code = code.max(Box::pin(logs(one)).await);
     }

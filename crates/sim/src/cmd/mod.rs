@@ -2,6 +2,7 @@
 //! kubectl, etcdctl, ssh and sim.
 
 pub mod apply;
+pub mod apply_custom;
 pub mod auth;
 pub mod autoscale;
 pub mod cluster_dump;
@@ -153,7 +154,12 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
                 let rest: Vec<String> = args[..i].iter().chain(&args[i + 1..]).cloned().collect();
                 return Started::Done(config::run(world.kubeconfig_mut(), &rest));
             }
-            match kubectl::task_in(args, Rc::new(files.clone()), world.kubeconfig()) {
+            match kubectl::task_in(
+                args,
+                Rc::new(files.clone()),
+                world.kubeconfig(),
+                world.observe().custom_kinds(),
+            ) {
                 Ok((io, task)) => {
                     Started::Running(world.spawn(Process::new(line, io, task, world.now())))
                 }

@@ -73,7 +73,7 @@ pub async fn rollout(k: Kubectl) -> i32 {
             _ => return k.error("required resource not specified"),
         },
     };
-    let kind = match resolve_kind(&t) {
+    let kind = match resolve_kind(&t, &k.custom) {
         Ok(kd) => kd,
         Err(e) => return k.error(&e),
     };

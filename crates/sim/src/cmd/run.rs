@@ -248,6 +248,9 @@ pub async fn run(k: Kubectl) -> i32 {
     if let Err(s) = k.sys.api(req).await {
         return k.status_error(&s);
     }
+    if let Some(shell) = interactive_shell(&o) {
+        return open_shell(&k, &o, &ns, &shell).await;
+    }
     let code = attach(&k, &o, &ns).await;
     if o.remove {
         let mut del = ApiRequest::new(Verb::Delete, Kind::Pod, &ns, &o.name);
@@ -334,6 +337,96 @@ async fn wait_pod(
     }
 }
 
+/// The shell `kubectl run -i -t` attaches to: the container runs a shell with no script
+/// (`-- sh`, `-- /bin/sh`, or busybox's default command).
+fn interactive_shell(o: &Options) -> Option<String> {
+    if !o.tty {
+        return None;
+    }
+    let c = o.pod.pointer("/spec/containers/0")?;
+    let words: Vec<String> = ["command", "args"]
+        .iter()
+        .filter_map(|f| c.get(*f).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let image = c.get("image").and_then(Value::as_str).unwrap_or("");
+    match words.as_slice() {
+        [] if crate::node::images::parse(image).repo.ends_with("busybox") => Some("sh".into()),
+        [sh] if matches!(
+            sh.as_str(),
+            "sh" | "/bin/sh" | "ash" | "/bin/ash" | "bash" | "/bin/bash"
+        ) =>
+        {
+            Some(sh.clone())
+        }
+        _ => None,
+    }
+}
+
+/// `kubectl run -i -t … -- sh`: waits for the pod, then the terminal enters its shell;
+/// `exit` prints attach's note and, with `--rm`, deletes the pod.
+async fn open_shell(k: &Kubectl, o: &Options, ns: &str, shell: &str) -> i32 {
+    let pod = match wait_pod(k, ns, &o.name, Some(o.timeout), |p| {
+        matches!(phase(p), "Succeeded" | "Failed") || (phase(p) == "Running" && ready(p))
+    })
+    .await
+    {
+        Ok(p) => p,
+        Err(msg) => {
+            k.sys.err(&msg);
+            return 1;
+        }
+    };
+    if phase(&pod) != "Running" {
+        k.sys.err(&format!("pod {ns}/{} terminated\n", o.name));
+        return 1;
+    }
+    if !o.quiet {
+        k.sys
+            .err("If you don't see a command prompt, try pressing enter.\n");
+    }
+    let image = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.containers.first())
+        .and_then(|c| c.image.clone())
+        .unwrap_or_default();
+    let target = vec![
+        "-n".to_string(),
+        ns.to_string(),
+        "-c".to_string(),
+        o.name.clone(),
+        o.name.clone(),
+    ];
+    let always = pod.spec.as_ref().and_then(|s| s.restart_policy.as_deref()) == Some("Always");
+    let exit_note = if always && !o.quiet {
+        format!(
+            "Session ended, resume using 'kubectl attach {n} -c {n} -i -t' command when the pod is running\n",
+            n = o.name
+        )
+    } else {
+        String::new()
+    };
+    let on_exit = if o.remove {
+        ["delete", "pod", &o.name, "-n", ns]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    k.sys.open_session(crate::kubeconfig_state::ShellSession {
+        id: 1 + crate::rng::fnv1a(format!("{}/{ns}/{}", k.sys.now(), o.name).as_bytes())
+            % (1 << 40),
+        target,
+        prompt: crate::cmd::interactive::prompt(&image, shell, &o.name),
+        exit_note,
+        on_exit,
+    });
+    0
+}
+
 /// Waits for the pod to run, shows its output (the simulator's attach is the container's
 /// log from its start), then waits for it to finish when its restart policy lets it.
 /// The exit code and what to print after `--rm`'s deletion, or the error.
@@ -358,6 +451,7 @@ async fn attach(k: &Kubectl, o: &Options, ns: &str) -> Result<(i32, String), Str
         sys: k.sys.clone(),
         flags,
         context_namespace: k.context_namespace.clone(),
+        custom: k.custom.clone(),
     };
     crate::cmd::logs::logs(logs).await;
     if o.restart == "Always" {

@@ -181,11 +181,11 @@ async fn targets(k: &Kubectl, delete: bool) -> Result<Vec<Arc<Object>>, i32> {
     if first.contains('/') {
         for a in args {
             let (t, n) = a.split_once('/').unwrap_or((a, ""));
-            let kind = resolve_kind(t).map_err(|e| k.error(&e))?;
+            let kind = resolve_kind(t, &k.custom).map_err(|e| k.error(&e))?;
             named.push((kind, ns_for(k, kind), n.to_string()));
         }
     } else {
-        let kind = resolve_kind(first).map_err(|e| k.error(&e))?;
+        let kind = resolve_kind(first, &k.custom).map_err(|e| k.error(&e))?;
         if args.len() > 1 {
             named.extend(args[1..].iter().map(|n| (kind, ns_for(k, kind), n.clone())));
         } else if k.flags.has("selector") || k.flags.bool("all") {

@@ -17,7 +17,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use crate::api::{ApiRequest, ApiResponse, ApiResult, Body, PatchType, Propagation, ReqId, Verb};
 use crate::client::{Change, Pending, WorkQueue};
 use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
-use crate::object::{Kind, Object};
+use crate::object::{CustomKinds, Kind, Object};
 use crate::time::{Time, SECOND};
 
 /// How often the collector re-scans every dependent (catches deletions it missed).
@@ -98,8 +98,9 @@ fn id(o: &Object) -> String {
     format!("{}/{}/{}", o.kind(), o.namespace(), o.name())
 }
 
-fn owner_kind(r: &OwnerReference) -> Option<Kind> {
+fn owner_kind(r: &OwnerReference, custom: &CustomKinds) -> Option<Kind> {
     Kind::from_api_version_kind(&r.api_version, &r.kind)
+        .or_else(|| custom.api_version_kind(&r.api_version, &r.kind))
 }
 
 fn waits_for_dependents(o: &Object) -> bool {
@@ -111,6 +112,13 @@ fn waits_for_dependents(o: &Object) -> bool {
 }
 
 impl GarbageCollector {
+    /// The custom kinds the CRDs of the last lists serve (discovery, as upstream's
+    /// collector resyncs its monitors from it).
+    fn custom_kinds(&self) -> CustomKinds {
+        let crds = self.listed.get(&Kind::CustomResourceDefinition);
+        crate::apiserver::crd::discovery(crds.into_iter().flatten().map(|o| &**o))
+    }
+
     fn recently_asked(&self, key: &str, now: Time) -> bool {
         self.asked.get(key).is_some_and(|t| now < t + RESCAN)
     }
@@ -138,7 +146,8 @@ impl GarbageCollector {
             return;
         }
         self.last_list = Some(now);
-        let kinds = listed_kinds();
+        let mut kinds = listed_kinds();
+        kinds.extend(self.custom_kinds().preferred());
         for k in &kinds {
             let id = env.send(ApiRequest::new(Verb::List, *k, "", ""));
             self.sent.insert(id, *k);
@@ -161,8 +170,10 @@ impl GarbageCollector {
         if uids.contains_key(&r.uid) {
             return false;
         }
-        match owner_kind(r) {
+        match owner_kind(r, &self.custom_kinds()) {
             Some(k) if INFORMED.contains(&k) => true,
+            // A custom kind not in the last set of lists (its CRD was new then).
+            Some(k @ Kind::Custom(_)) if !self.listed.contains_key(&k) => false,
             // Owners of listed kinds: absent from a list asked for after the dependent
             // was created (an owner is created before its dependents).
             Some(_) => {
@@ -374,6 +385,10 @@ impl Controller for GarbageCollector {
         match &resp.result {
             Ok(ApiResult::List { items, .. }) => {
                 l.objects.insert(kind, items.clone());
+            }
+            // A custom kind whose CRD went away meanwhile has no objects left.
+            Err(s) if s.is_not_found() && matches!(kind, Kind::Custom(_)) => {
+                l.objects.insert(kind, Vec::new());
             }
             _ => l.failed = true,
         }

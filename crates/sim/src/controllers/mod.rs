@@ -2,6 +2,7 @@
 //! EndpointSlice, node lifecycle, garbage-collector, namespace, service-account, PV binder,
 //! disruption and horizontal-pod-autoscaler controllers.
 
+pub mod crd_cleanup;
 pub mod cron;
 pub mod cronjob;
 pub mod daemonset;
@@ -102,6 +103,7 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(ttl_after_finished::TtlAfterFinishedController::default()),
         Box::new(statefulset::StatefulSetController::default()),
         Box::new(daemonset::DaemonSetController::default()),
+        Box::new(crd_cleanup::CrdCleanupController::default()),
     ]
 }
 

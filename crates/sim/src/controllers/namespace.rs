@@ -146,7 +146,8 @@ impl Controller for NamespaceController {
     }
 
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::Namespace]
+        // CRDs: the custom kinds discovery serves are swept too.
+        &[Kind::Namespace, Kind::CustomResourceDefinition]
     }
 
     fn on_change(
@@ -177,7 +178,9 @@ impl Controller for NamespaceController {
         }
         // Like the controller's discovery walk: every namespaced resource the server has.
         let mut sweep = Sweep::default();
-        for &kind in Kind::ALL {
+        let crds = inf.of(Kind::CustomResourceDefinition).iter().map(|o| &**o);
+        let custom = crate::apiserver::crd::discovery(crds).preferred();
+        for kind in Kind::ALL.iter().copied().chain(custom) {
             if !kind.info().namespaced {
                 continue;
             }

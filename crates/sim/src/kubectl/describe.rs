@@ -5,6 +5,8 @@ mod apps;
 mod autoscaling;
 mod batch;
 mod core;
+mod generic;
+mod ingress;
 mod networking;
 mod node_pods;
 mod pod;
@@ -48,6 +50,7 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::Node(n) => workloads::describe_node(&mut w, n, related, now),
         Object::PriorityClass(pc) => describe_priority_class(&mut w, pc),
         Object::PodDisruptionBudget(p) => policy::describe_pod_disruption_budget(&mut w, p),
+        Object::NetworkPolicy(p) => networking::describe_network_policy(&mut w, p),
         Object::HorizontalPodAutoscaler(h) => autoscaling::describe_hpa(&mut w, h),
         Object::Job(j) => batch::describe_job(&mut w, j),
         Object::CronJob(c) => batch::describe_cron_job(&mut w, c),
@@ -58,8 +61,11 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
         Object::ResourceQuota(q) => core::describe_resource_quota(&mut w, q),
         Object::LimitRange(l) => core::describe_limit_range(&mut w, l),
         Object::PersistentVolumeClaim(c) => core::describe_pvc(&mut w, c, &related.pods),
-        Object::Ingress(i) => networking::describe_ingress(&mut w, i, related),
-        Object::IngressClass(i) => networking::describe_ingress_class(&mut w, i),
+        Object::Ingress(i) => ingress::describe_ingress(&mut w, i, related),
+        Object::IngressClass(i) => ingress::describe_ingress_class(&mut w, i),
+        Object::Custom(_) | Object::CustomResourceDefinition(_) => {
+            generic::describe_generic(&mut w, obj)
+        }
         _ => {
             let m = obj.meta();
             w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));
@@ -76,7 +82,10 @@ pub fn describe(obj: &Object, related: &DescribeContext, now: Time) -> String {
     // Upstream's describers for these print no events.
     if !matches!(
         obj,
-        Object::Secret(_) | Object::ResourceQuota(_) | Object::LimitRange(_)
+        Object::Secret(_)
+            | Object::ResourceQuota(_)
+            | Object::LimitRange(_)
+            | Object::NetworkPolicy(_)
     ) {
         describe_events(&mut w, obj, &related.events, now);
     }

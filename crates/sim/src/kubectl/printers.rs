@@ -5,7 +5,9 @@
 pub(crate) mod autoscaling;
 mod batch;
 mod cluster;
-pub(crate) mod networking;
+mod custom;
+pub(crate) mod ingress;
+mod networking;
 mod pods;
 mod policy;
 mod workloads;
@@ -68,11 +70,22 @@ pub(crate) const fn wide(name: &'static str) -> Column {
 
 /// The server-side table for objects of one kind, evaluated at virtual time `now`.
 pub fn table(kind: Kind, objects: &[Arc<Object>], now: Time) -> Table {
-    let columns = columns(kind);
+    let custom = matches!(kind, Kind::Custom(_));
+    let columns = if custom {
+        custom::columns(kind)
+    } else {
+        columns(kind)
+    };
     let rows = objects
         .iter()
         .filter(|o| o.kind() == kind)
-        .map(|o| row(o, now))
+        .map(|o| {
+            if custom {
+                custom::row(kind, o, now)
+            } else {
+                row(o, now)
+            }
+        })
         .collect();
     Table { columns, rows }
 }
@@ -84,9 +97,10 @@ fn columns(kind: Kind) -> Vec<Column> {
             workloads::columns(kind)
         }
         Kind::PodDisruptionBudget => policy::columns(),
+        Kind::NetworkPolicy => networking::columns(),
         Kind::HorizontalPodAutoscaler => autoscaling::columns(),
         Kind::CronJob => batch::columns(),
-        Kind::Ingress | Kind::IngressClass => networking::columns(kind),
+        Kind::Ingress | Kind::IngressClass => ingress::columns(kind),
         _ => cluster::columns(kind),
     }
 }
@@ -100,10 +114,11 @@ fn row(obj: &Object, now: Time) -> Vec<String> {
         | Object::StatefulSet(_)
         | Object::Job(_) => workloads::row(obj, now),
         Object::PodDisruptionBudget(p) => policy::row(p, now),
+        Object::NetworkPolicy(p) => networking::row(p, now),
         Object::HorizontalPodAutoscaler(h) => autoscaling::row(h, now),
         Object::CronJob(c) => batch::row(c, now),
-        Object::Ingress(i) => networking::ingress_row(i, now),
-        Object::IngressClass(i) => networking::ingress_class_row(i, now),
+        Object::Ingress(i) => ingress::ingress_row(i, now),
+        Object::IngressClass(i) => ingress::ingress_class_row(i, now),
         _ => cluster::row(obj, now),
     }
 }

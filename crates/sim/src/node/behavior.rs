@@ -535,12 +535,23 @@ pub fn behaviour(
     b.script = b.load.is_none()
         && !command.is_empty()
         && !matches!(repo, "coredns" | "pause" | "agnhost")
-        && crate::node::sh::APPLETS.contains(&name);
+        && (crate::node::sh::APPLETS.contains(&name)
+            || (repo == "busybox" && matches!(name, "wget" | "nslookup")));
     if b.script {
         b.exits = None;
     }
     apply(&mut b, o);
     b
+}
+
+/// Whether the container's command is a shell with no script, which reads its commands
+/// from stdin (busybox's default `sh` too).
+pub fn reads_stdin(repo: &str, command: &[String]) -> bool {
+    match command {
+        [] => repo.ends_with("busybox"),
+        [sh] => matches!(sh.rsplit('/').next(), Some("sh" | "ash" | "bash")),
+        _ => false,
+    }
 }
 
 fn agnhost_cmdline(command: &[String]) -> String {

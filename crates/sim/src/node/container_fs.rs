@@ -7,14 +7,13 @@ use crate::node::cri::{Container, Sandbox};
 use crate::node::images::parse;
 use crate::node::journal::NodeOs;
 use crate::node::machine::Machine;
-use crate::node::net::CLUSTER_DNS;
 use crate::node::sh::FsError;
 
 /// The file the image or the kubelet puts at `path`, if any.
 pub fn image_file(c: &Container, sb: &Sandbox, path: &str) -> Option<String> {
     let repo = parse(&c.image).repo;
     Some(match path {
-        "/etc/resolv.conf" => format!("search {ns}.svc.cluster.local svc.cluster.local cluster.local\nnameserver {CLUSTER_DNS}\noptions ndots:5\n", ns = sb.namespace),
+        "/etc/resolv.conf" => sb.dns.resolv_conf(),
         "/etc/hostname" => format!("{}\n", sb.name),
         "/etc/hosts" => format!("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n{}\t{}\n", sb.ip, sb.name),
         "/usr/share/nginx/html/index.html" if repo == "nginx" => crate::node::http::NGINX_WELCOME.to_string(),

@@ -105,6 +105,8 @@ pub struct Sandbox {
     pub created: Time,
     /// PID of its pause process.
     pub pid: u32,
+    /// Its resolver configuration (`/etc/resolv.conf`).
+    pub dns: crate::node::dns::DnsConfig,
 }
 
 /// An image in the store.
@@ -137,6 +139,8 @@ pub struct ContainerConfig {
     pub mounts: Vec<(String, String)>,
     /// `kubeloop.dev/behavior` tuning.
     pub overrides: Overrides,
+    /// `stdin: true`: a shell started without a script waits for input.
+    pub stdin: bool,
 }
 
 /// CRI calls.
@@ -153,6 +157,8 @@ pub enum CriOp {
         /// `spec.hostNetwork`: the sandbox shares the node's network namespace (no CNI
         /// ADD; the pod's IP is the node's).
         host_network: bool,
+        /// The resolver configuration the kubelet computed (`/etc/resolv.conf`).
+        dns: crate::node::dns::DnsConfig,
     },
     /// Stops a sandbox: CNI DEL frees its IP.
     StopPodSandbox {

@@ -300,12 +300,14 @@ pub fn wget(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
     let mut quiet = false;
     let mut to_stdout = false;
     let mut timeout: Option<Time> = None;
+    let mut spider = false;
     let mut url = None;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
         match a {
             "-q" => quiet = true,
+            "--spider" => spider = true,
             "-O-" | "-qO-" | "-O" => {
                 if a == "-O" {
                     i += 1;
@@ -358,6 +360,16 @@ pub fn wget(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
         format!("Connecting to {} ({ip}:{})\n", u.host, u.port)
     };
     match net::get(net, src, &u.host, ip, u.port, &u.path, &raw, dns) {
+        Fetch::Answered { response, .. } if response.status < 400 && spider => RunResult {
+            stdout: if quiet {
+                String::new()
+            } else {
+                "remote file exists\n".into()
+            },
+            stderr: err,
+            code: 0,
+            elapsed: 1,
+        },
         Fetch::Answered { response, .. } if response.status < 400 => {
             if !quiet {
                 err.push_str(&format!("writing to stdout\n-                    100% |********************************|   {}  0:00:00 ETA\nwritten to stdout\n", response.body.len()));

@@ -197,6 +197,12 @@ const CATALOG: &[CatalogImage] = &[
         agnhost_tag,
     ),
     img(
+        "registry.k8s.io/e2e-test-images/jessie-dnsutils",
+        "registry.k8s.io/e2e-test-images/jessie-dnsutils",
+        112_300_000,
+        semverish,
+    ),
+    img(
         "registry.k8s.io/echoserver",
         "registry.k8s.io/echoserver",
         46_200_000,

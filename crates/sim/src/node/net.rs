@@ -5,12 +5,16 @@
 
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
+use crate::etcd::Store;
 use crate::node::behavior::Proto;
 use crate::node::host::{reachable, NodeHost};
 use crate::node::http::{self, Request, Response};
 use crate::node::kubelet_api::SCRAPE;
 use crate::node::logs;
+use crate::node::netpol::PolicyView;
+use crate::node::netpol_walk;
 use crate::proxy::model::Protocol;
 use crate::proxy::traffic::{self, AffinityTable, Hop, Outcome, Packet};
 use crate::proxy::{Cidr, ProxyInput, ProxyOptions};
@@ -42,6 +46,8 @@ pub struct NetState {
     pub served_window: Time,
     /// How many requests the walk being made stands for (a load loop's batch).
     pub weight: u64,
+    /// kindnet's view of the NetworkPolicies, as of a store revision.
+    pub policies: Option<(u64, Option<Arc<PolicyView>>)>,
 }
 
 impl NetState {
@@ -79,6 +85,7 @@ impl NetState {
             served: Default::default(),
             served_window: 0,
             weight: 1,
+            policies: None,
         }
     }
 }
@@ -91,12 +98,41 @@ pub struct Network<'a> {
     pub now: Time,
     hosts: &'a mut [NodeHost],
     state: &'a mut NetState,
+    store: Option<&'a Store>,
 }
 
 impl<'a> Network<'a> {
     /// The network over `hosts` at `now`.
     pub fn new(now: Time, hosts: &'a mut [NodeHost], state: &'a mut NetState) -> Network<'a> {
-        Network { now, hosts, state }
+        Network {
+            now,
+            hosts,
+            state,
+            store: None,
+        }
+    }
+
+    /// The same network with the cluster's NetworkPolicies enforced as kindnet programs
+    /// them from `store` (see [`crate::node::netpol`]).
+    pub fn with_policies(self, store: &'a Store) -> Network<'a> {
+        Network {
+            store: Some(store),
+            ..self
+        }
+    }
+
+    /// kindnet's current view of the policies (None: no policy exists).
+    pub(crate) fn policies(&mut self) -> Option<Arc<PolicyView>> {
+        let store = self.store?;
+        let rev = store.revision();
+        match &self.state.policies {
+            Some((r, v)) if *r == rev => v.clone(),
+            _ => {
+                let v = PolicyView::from_store(store).map(Arc::new);
+                self.state.policies = Some((rev, v.clone()));
+                v
+            }
+        }
     }
 
     /// The machines, read-only (a program may look at a machine's own state through
@@ -224,7 +260,7 @@ fn input<'a>(
 }
 
 /// Where a connection from `src` to `dst:port` is delivered (a program's own connection,
-/// not recorded as a traffic path).
+/// not recorded as a traffic path), after NetworkPolicy has judged it.
 pub(crate) fn route(
     net: &mut Network,
     src: &Source,
@@ -232,11 +268,25 @@ pub(crate) fn route(
     port: u16,
     proto: Protocol,
 ) -> Outcome {
-    walk(net, src, dst, port, proto).1
+    let (mut hops, outcome) = walk(net, src, dst, port, proto);
+    let (ip, p, seen) = match &outcome {
+        Outcome::Delivered {
+            pod_ip,
+            port,
+            source_seen,
+            ..
+        } => (*pod_ip, *port, *source_seen),
+        Outcome::NotAService { dst_ip, dst_port } => (*dst_ip, *dst_port, src.ip),
+        _ => return outcome,
+    };
+    match netpol_walk::check(net, src, seen, ip, p, proto, &mut hops) {
+        Ok(()) => outcome,
+        Err(d) => Outcome::Dropped { reason: d.0 },
+    }
 }
 
 /// Where a packet from `src` to `dst:port` ends up after the source node's rules.
-fn walk(
+pub(crate) fn walk(
     net: &mut Network,
     src: &Source,
     dst: Ipv4Addr,
@@ -273,7 +323,7 @@ fn walk(
 }
 
 /// A reachable machine index holding `ip` (pod network or node address), from `from`.
-fn locate(net: &Network, from: u32, ip: Ipv4Addr) -> Result<Option<u32>, Fetch> {
+pub(crate) fn locate(net: &Network, from: u32, ip: Ipv4Addr) -> Result<Option<u32>, Fetch> {
     let owner = net.hosts.iter().position(|h| {
         Cidr::parse(&h.pod_cidr).is_some_and(|c| c.contains(ip)) || h.ip == ip.to_string()
     });
@@ -284,139 +334,7 @@ fn locate(net: &Network, from: u32, ip: Ipv4Addr) -> Result<Option<u32>, Fetch> 
     }
 }
 
-/// Resolves `name` as the pod's resolver would (search path, ndots:5) through the
-/// `kube-dns` Service. Nodes use the host's resolver, which knows no cluster names.
-pub fn resolve(
-    net: &mut Network,
-    src: &Source,
-    name: &str,
-) -> (Result<Ipv4Addr, Fetch>, Option<DnsAnswer>) {
-    if let Ok(ip) = name.parse::<Ipv4Addr>() {
-        return (Ok(ip), None);
-    }
-    if name == "localhost" {
-        return (Ok(Ipv4Addr::LOCALHOST), None);
-    }
-    let Some((ns, _)) = src.pod.clone() else {
-        if name == net.hosts[src.node as usize].config.name {
-            return (
-                net.hosts[src.node as usize]
-                    .ip
-                    .parse()
-                    .map_err(|_| Fetch::Unresolved),
-                None,
-            );
-        }
-        return (Err(Fetch::Unresolved), None);
-    };
-    let dns: Ipv4Addr = CLUSTER_DNS.parse().unwrap_or(Ipv4Addr::UNSPECIFIED);
-    let (_, outcome) = walk(net, src, dns, 53, Protocol::Udp);
-    let (server_ip, server_node) = match outcome {
-        Outcome::Delivered { pod_ip, node, .. } => (pod_ip, node),
-        Outcome::Rejected { .. } => return (Err(Fetch::Unresolved), None),
-        _ => return (Err(Fetch::Timeout), None),
-    };
-    let Ok(Some(idx)) = locate(net, src.node, server_ip) else {
-        return (Err(Fetch::Timeout), None);
-    };
-    let host = &net.hosts[idx as usize];
-    let ip_s = server_ip.to_string();
-    let Some(sb) = host.runtime.sandbox_by_ip(&ip_s) else {
-        return (Err(Fetch::Timeout), None);
-    };
-    let now = net.now;
-    let serving = host.runtime.running_in(&sb.id).any(|c| c.accepts(53, now));
-    if !serving {
-        return (Err(Fetch::Unresolved), None);
-    }
-    let coredns = format!("{}/{}", sb.namespace, sb.name);
-    let _ = server_node;
-    let services = host.rules.clone().unwrap_or_default().services;
-    let candidates: Vec<String> =
-        if name.trim_end_matches('.').matches('.').count() >= 5 || name.ends_with('.') {
-            vec![name.trim_end_matches('.').to_string()]
-        } else {
-            vec![
-                format!("{name}.{ns}.svc.cluster.local"),
-                format!("{name}.svc.cluster.local"),
-                format!("{name}.cluster.local"),
-                name.to_string(),
-            ]
-        };
-    let slices = host.rules.clone().unwrap_or_default().slices;
-    for fqdn in candidates {
-        let parts: Vec<&str> = fqdn.split('.').collect();
-        if let Some(ip) = headless_answer(&services, &slices, &parts) {
-            return (Ok(ip), Some((fqdn.clone(), ip.to_string(), coredns)));
-        }
-        if let [svc, sns, "svc", "cluster", "local"] = parts.as_slice() {
-            if let Some(s) = services.iter().find(|s| {
-                s.metadata.name.as_deref() == Some(svc)
-                    && s.metadata.namespace.as_deref() == Some(sns)
-            }) {
-                let ip = s
-                    .spec
-                    .as_ref()
-                    .and_then(|x| x.cluster_ip.clone())
-                    .unwrap_or_default();
-                if let Ok(a) = ip.parse::<Ipv4Addr>() {
-                    return (Ok(a), Some((fqdn, ip, coredns)));
-                }
-            }
-        }
-        if let [dashed, _, "pod", "cluster", "local"] = parts.as_slice() {
-            if let Ok(a) = dashed.replace('-', ".").parse::<Ipv4Addr>() {
-                return (Ok(a), Some((fqdn.clone(), a.to_string(), coredns)));
-            }
-        }
-    }
-    (
-        Err(Fetch::Unresolved),
-        Some((name.to_string(), "NXDOMAIN".into(), coredns)),
-    )
-}
-
-/// CoreDNS's answers for a headless Service (clusterIP None): `svc.ns.svc.cluster.local`
-/// is an A record per ready endpoint (the first, by address, here), and
-/// `host.svc.ns.svc.cluster.local` the endpoint whose hostname is `host` (a StatefulSet
-/// pod's stable name).
-fn headless_answer(
-    services: &[std::sync::Arc<k8s_openapi::api::core::v1::Service>],
-    slices: &[std::sync::Arc<k8s_openapi::api::discovery::v1::EndpointSlice>],
-    parts: &[&str],
-) -> Option<Ipv4Addr> {
-    let (hostname, svc, sns) = match parts {
-        [svc, sns, "svc", "cluster", "local"] => (None, *svc, *sns),
-        [h, svc, sns, "svc", "cluster", "local"] => (Some(*h), *svc, *sns),
-        _ => return None,
-    };
-    let headless = services.iter().any(|s| {
-        s.metadata.name.as_deref() == Some(svc)
-            && s.metadata.namespace.as_deref() == Some(sns)
-            && s.spec.as_ref().and_then(|x| x.cluster_ip.as_deref()) == Some("None")
-    });
-    if !headless {
-        return None;
-    }
-    let mut ips: Vec<Ipv4Addr> = slices
-        .iter()
-        .filter(|s| {
-            s.metadata.namespace.as_deref() == Some(sns)
-                && s.metadata
-                    .labels
-                    .as_ref()
-                    .and_then(|l| l.get("kubernetes.io/service-name"))
-                    .map(String::as_str)
-                    == Some(svc)
-        })
-        .flat_map(|s| s.endpoints.iter())
-        .filter(|e| e.conditions.as_ref().and_then(|c| c.ready) != Some(false))
-        .filter(|e| hostname.is_none_or(|h| e.hostname.as_deref() == Some(h)))
-        .filter_map(|e| e.addresses.first().and_then(|a| a.parse().ok()))
-        .collect();
-    ips.sort();
-    ips.first().copied()
-}
+pub use crate::node::resolver::resolve;
 
 /// Opens a TCP connection from `src` to `dst:port` and sends `GET path`, recording the walk.
 #[allow(clippy::too_many_arguments)]
@@ -431,7 +349,7 @@ pub fn get(
     dns: Option<DnsAnswer>,
 ) -> Fetch {
     let now = net.now;
-    let (hops, outcome) = walk(net, src, dst, port, Protocol::Tcp);
+    let (mut hops, outcome) = walk(net, src, dst, port, Protocol::Tcp);
     let (final_ip, final_port, seen_src) = match &outcome {
         Outcome::Delivered {
             pod_ip,
@@ -456,6 +374,18 @@ pub fn get(
             return record(net, src, url, dns, hops, "dropped", None, Fetch::Timeout)
         }
     };
+    let verdict = netpol_walk::check(
+        net,
+        src,
+        seen_src,
+        final_ip,
+        final_port,
+        Protocol::Tcp,
+        &mut hops,
+    );
+    if let Err(d) = verdict {
+        return record(net, src, url, dns, hops, &d.0, None, Fetch::Timeout);
+    }
     let fin = format!("{final_ip}:{final_port}");
     if final_ip.to_string() == crate::cluster::CONTROL_PLANE_IP && final_port == 6443 {
         let response = Response {
@@ -623,7 +553,7 @@ pub fn get(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn record(
+pub(crate) fn record(
     net: &mut Network,
     src: &Source,
     url: &str,

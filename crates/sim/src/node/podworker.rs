@@ -526,6 +526,7 @@ impl PodWorker {
                     name: p.metadata.name.clone().unwrap_or_default(),
                     namespace: p.metadata.namespace.clone().unwrap_or_default(),
                     host_network: p.spec.as_ref().and_then(|s| s.host_network) == Some(true),
+                    dns: crate::node::dns::DnsConfig::for_pod(p),
                 })
             }
             Action::EnsureImage { container } => Some(CriOp::ImageStatus {

@@ -8,10 +8,12 @@ use std::collections::BTreeMap;
 use crate::node::container_fs;
 use crate::node::cri::Container;
 use crate::node::curl::{self, RunResult};
+use crate::node::dns::{QType, Record};
 use crate::node::images::parse;
 use crate::node::kubelet_api::KubeletReply;
 use crate::node::machine::Machine;
-use crate::node::net::{self, Fetch, Source, CLUSTER_DNS};
+use crate::node::net::Source;
+use crate::node::resolver::{self, Lookup};
 use crate::node::sh::{FsError, Host, Shell, APPLETS};
 use crate::time::SECOND;
 
@@ -188,6 +190,11 @@ fn busybox(c: &Container) -> bool {
     )
 }
 
+/// Images that ship Debian's dnsutils (dig, BIND's nslookup).
+fn dnsutils(c: &Container) -> bool {
+    parse(&c.image).repo.ends_with("jessie-dnsutils")
+}
+
 /// The image's own programs that are not shell applets: curl and wget over the data
 /// plane, busybox nslookup, redis-cli, ps, and the servers' binaries.
 fn program(
@@ -215,6 +222,8 @@ fn program(
             curl::wget(m.net(), &src, args)
         }
         "nslookup" if busybox(c) => nslookup(m, &src, args),
+        "nslookup" if dnsutils(c) => crate::node::dnsutils::nslookup(m.net(), &src, args),
+        "dig" if dnsutils(c) => crate::node::dnsutils::dig(m.net(), &src, args),
         "redis-server" | "redis-cli" if args.iter().any(|a| a == "--version" || a == "-v") => {
             RunResult::out(format!(
                 "{name} v={} sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=a1b2c3d4e5f60718\n",
@@ -323,24 +332,58 @@ impl Host for ContainerHost<'_, '_> {
     }
 }
 
+/// busybox `nslookup [-type=a|srv] NAME`: the first nameserver of the pod's resolv.conf,
+/// the search path, and busybox's output for A, CNAME and SRV answers.
 fn nslookup(m: &mut Machine, src: &Source, args: &[String]) -> RunResult {
-    let Some(name) = args.iter().find(|a| !a.starts_with('-')) else {
-        return RunResult::err(1, "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]\n");
-    };
-    let head = format!("Server:\t\t{CLUSTER_DNS}\nAddress:\t{CLUSTER_DNS}:53\n\n");
-    let (r, dns) = net::resolve(m.net(), src, name);
-    match (r, dns) {
-        (Ok(ip), Some((fqdn, _, _))) => {
-            RunResult::out(format!("{head}Name:\t{fqdn}\nAddress: {ip}\n\n"))
+    let usage = "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]\n";
+    let mut qtype = QType::A;
+    let mut name = None;
+    for a in args {
+        let lower = a.to_ascii_lowercase();
+        match lower.split_once('=') {
+            Some(("-type" | "-query" | "-q" | "-t", t)) => match t {
+                "a" => qtype = QType::A,
+                "srv" => qtype = QType::Srv,
+                _ => return RunResult::err(1, format!("nslookup: invalid query type \"{t}\"\n")),
+            },
+            _ if a.starts_with('-') => {}
+            _ if name.is_none() => name = Some(a.clone()),
+            _ => {}
         }
-        (Ok(ip), None) => RunResult::out(format!("{head}Name:\t{name}\nAddress: {ip}\n\n")),
-        (Err(Fetch::Timeout), _) => RunResult {
+    }
+    let Some(name) = name else {
+        return RunResult::err(1, usage);
+    };
+    let server = resolver::server_of(m.net(), src);
+    let head = format!("Server:\t\t{server}\nAddress:\t{server}:53\n\n");
+    match resolver::lookup(m.net(), src, &name, qtype) {
+        Lookup::Answer { records, .. } => {
+            let mut out = head;
+            for r in &records {
+                out.push_str(&match r {
+                    Record::A { name, ip } => format!("Name:\t{name}\nAddress: {ip}\n"),
+                    Record::Cname { name, target } => {
+                        format!("{name}\tcanonical name = {target}\n")
+                    }
+                    Record::Srv {
+                        name,
+                        priority,
+                        weight,
+                        port,
+                        target,
+                    } => format!("{name}\tservice = {priority} {weight} {port} {target}\n"),
+                });
+            }
+            out.push('\n');
+            RunResult::out(out)
+        }
+        Lookup::Timeout => RunResult {
             stdout: ";; connection timed out; no servers could be reached\n\n".into(),
             code: 1,
             elapsed: 10 * SECOND,
             ..RunResult::default()
         },
-        (Err(_), _) => RunResult {
+        Lookup::NxDomain { .. } | Lookup::Refused => RunResult {
             stdout: format!("{head}** server can't find {name}: NXDOMAIN\n\n"),
             code: 1,
             ..RunResult::default()

@@ -2,6 +2,8 @@
 //! bound to a cluster.
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod crd;
+
 use std::collections::BTreeMap;
 
 use kubeloop_sim::cluster::ClusterConfig;

@@ -13,6 +13,7 @@ pub mod cronjob;
 pub mod dns;
 pub mod endpoints;
 pub mod env;
+pub mod ingress;
 pub mod meta;
 pub mod mounts;
 pub mod names;
@@ -41,6 +42,9 @@ use crate::object::Object;
 pub fn validate_create(obj: &Object) -> Vec<FieldError> {
     match obj {
         Object::Pod(p) => pod::validate_pod_create(p),
+        Object::CustomResourceDefinition(c) => crate::apiserver::crd::validation::validate_crd(c),
+        // Validated against their CRD's schema in `crd::admit`.
+        Object::Custom(_) => Vec::new(),
         Object::Deployment(d) => apps::validate_deployment(d),
         Object::ReplicaSet(r) => apps::validate_replica_set(r),
         Object::StatefulSet(s) => statefulset::validate_stateful_set(s),
@@ -67,6 +71,7 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
         Object::PriorityClass(p) => other::validate_priority_class(p),
         Object::Lease(l) => other::validate_lease(l),
         Object::PodDisruptionBudget(p) => policy::validate_pod_disruption_budget(p),
+        Object::NetworkPolicy(p) => networking::validate_network_policy(p),
         Object::Event(e) => other::validate_event(e),
         Object::PersistentVolumeClaim(p) => storage::validate_pvc(p),
         Object::PersistentVolume(p) => storage::validate_pv(p),
@@ -80,8 +85,8 @@ pub fn validate_create(obj: &Object) -> Vec<FieldError> {
         Object::ControllerRevision(r) => other::validate_meta_only(&r.metadata),
         Object::CronJob(c) => cronjob::validate_cron_job(c),
         Object::HorizontalPodAutoscaler(h) => autoscaling::validate_hpa(h),
-        Object::Ingress(i) => networking::validate_ingress(i),
-        Object::IngressClass(i) => networking::validate_ingress_class(i),
+        Object::Ingress(i) => ingress::validate_ingress(i),
+        Object::IngressClass(i) => ingress::validate_ingress_class(i),
     }
 }
 
@@ -102,6 +107,10 @@ fn generic_update(new: &Object, old: &Object) -> Vec<FieldError> {
 pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
     match (new, old) {
         (Object::Pod(n), Object::Pod(o)) => pod::validate_pod_update(n, o),
+        (Object::CustomResourceDefinition(n), Object::CustomResourceDefinition(o)) => {
+            crate::apiserver::crd::validation::validate_crd_update(n, o)
+        }
+        (Object::Custom(_), Object::Custom(_)) => Vec::new(),
         (Object::Deployment(n), Object::Deployment(o)) => apps::validate_deployment_update(n, o),
         (Object::ReplicaSet(n), Object::ReplicaSet(o)) => apps::validate_replica_set_update(n, o),
         (Object::StatefulSet(n), Object::StatefulSet(o)) => {
@@ -140,7 +149,7 @@ pub fn validate_update(new: &Object, old: &Object) -> Vec<FieldError> {
         }
         (Object::LimitRange(_), Object::LimitRange(_)) => validate_create(new),
         (Object::IngressClass(n), Object::IngressClass(o)) => {
-            networking::validate_ingress_class_update(n, o)
+            ingress::validate_ingress_class_update(n, o)
         }
         (n, o) if n.kind() == o.kind() => generic_update(n, o),
         (n, o) => vec![FieldError::internal(

@@ -1,399 +1,299 @@
-//! networking.k8s.io/v1 validation: Ingress and IngressClass
-//! (`pkg/apis/networking/validation/validation.go`).
+//! networking.k8s.io/v1 validation: NetworkPolicy (`pkg/apis/networking/validation`).
 
 use k8s_openapi::api::networking::v1::{
-    HTTPIngressPath, Ingress, IngressBackend, IngressClass, IngressRule, IngressSpec,
+    IPBlock, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyPort,
 };
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::meta::*;
 use super::names::*;
 use crate::apiserver::field_error::{BadValue, FieldError, Path};
 
-/// The `pathType` values, sorted as upstream's set lists them.
-const PATH_TYPES: &[&str] = &["Exact", "ImplementationSpecific", "Prefix"];
-/// `invalidPathSequences` and `invalidPathSuffixes`.
-const BAD_SEQUENCES: &[&str] = &["//", "/./", "/../", "%2f", "%2F"];
-const BAD_SUFFIXES: &[&str] = &["/..", "/."];
-/// The annotation older Ingresses name their class with.
-pub const CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
+/// The protocols a policy port may name.
+const PROTOCOLS: &[&str] = &["TCP", "UDP", "SCTP"];
+/// The policy types.
+const POLICY_TYPES: &[&str] = &["Ingress", "Egress"];
 
-/// `ValidateIngressCreate`: metadata, spec, and the class annotation agreeing with
-/// `ingressClassName`.
-pub fn validate_ingress(ing: &Ingress) -> Vec<FieldError> {
+/// `ValidateNetworkPolicy`: metadata, then the spec.
+pub fn validate_network_policy(np: &NetworkPolicy) -> Vec<FieldError> {
     let mut errs = validate_object_meta(
-        &ing.metadata,
+        &np.metadata,
         true,
         name_is_dns_subdomain,
         &Path::new("metadata"),
     );
-    let spec = ing.spec.clone().unwrap_or_default();
-    errs.extend(validate_ingress_spec(&spec, &Path::new("spec")));
-    let annotation = ing
-        .metadata
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(CLASS_ANNOTATION));
-    if let (Some(a), Some(class)) = (annotation, spec.ingress_class_name.as_ref()) {
-        if a != class {
-            errs.push(FieldError::invalid(
-                &Path::new("annotations").child(CLASS_ANNOTATION),
-                a.as_str(),
-                "must match `ingressClassName` when both are specified",
-            ));
-        }
+    let spec = np.spec.clone().unwrap_or_default();
+    let path = Path::new("spec");
+    let all = spec.pod_selector.clone().unwrap_or_default();
+    errs.extend(validate_label_selector(
+        Some(&all),
+        &path.child("podSelector"),
+    ));
+    for (i, rule) in spec.ingress.iter().flatten().enumerate() {
+        let p = path.child("ingress").index(i);
+        errs.extend(rule_errors(&p, "from", &rule.ports, &rule.from));
     }
-    errs
-}
-
-/// `ValidateIngressSpec`.
-fn validate_ingress_spec(spec: &IngressSpec, path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let rules = spec.rules.as_deref().unwrap_or(&[]);
-    if rules.is_empty() && spec.default_backend.is_none() {
+    for (i, rule) in spec.egress.iter().flatten().enumerate() {
+        let p = path.child("egress").index(i);
+        errs.extend(rule_errors(&p, "to", &rule.ports, &rule.to));
+    }
+    let types = spec.policy_types.clone().unwrap_or_default();
+    if types.len() > POLICY_TYPES.len() {
         errs.push(FieldError::invalid(
-            path,
-            BadValue::Json("null".into()),
-            "either `defaultBackend` or `rules` must be specified",
+            &path.child("policyTypes"),
+            BadValue::string_list(Some(&types)),
+            "may not specify more than two policyTypes",
         ));
+        return errs;
     }
-    if let Some(b) = &spec.default_backend {
-        errs.extend(validate_backend(b, &path.child("defaultBackend")));
-    }
-    for (i, rule) in rules.iter().enumerate() {
-        errs.extend(validate_rule(rule, &path.child("rules").index(i)));
-    }
-    for (i, tls) in spec.tls.iter().flatten().enumerate() {
-        let p = path.child("tls").index(i).child("hosts");
-        for (j, host) in tls.hosts.iter().flatten().enumerate() {
-            errs.extend(validate_host(host, &p.index(j)));
-        }
-    }
-    if let Some(class) = &spec.ingress_class_name {
-        errs.extend(invalid_each(
-            &path.child("ingressClassName"),
-            class,
-            name_is_dns_subdomain(class, false),
-        ));
-    }
-    errs
-}
-
-/// A rule's or a TLS entry's host: a DNS subdomain, or a wildcard one (`*.example.com`).
-fn validate_host(host: &str, path: &Path) -> Vec<FieldError> {
-    if host.contains('*') {
-        invalid_each(path, host, is_wildcard_dns1123_subdomain(host))
-    } else {
-        invalid_each(path, host, is_dns1123_subdomain(host))
-    }
-}
-
-/// `IsWildcardDNS1123Subdomain`.
-fn is_wildcard_dns1123_subdomain(v: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if v.len() > 253 {
-        errs.push(max_len_error(253));
-    }
-    let ok = v
-        .strip_prefix("*.")
-        .is_some_and(|rest| is_dns1123_subdomain(rest).is_empty());
-    if !ok {
-        errs.push(regex_error(
-            "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character",
-            "\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
-            &["*.example.com"],
-        ));
-    }
-    errs
-}
-
-/// `validateIngressRules` for one rule.
-fn validate_rule(rule: &IngressRule, path: &Path) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    if let Some(host) = rule.host.as_deref().filter(|h| !h.is_empty()) {
-        if host.parse::<std::net::IpAddr>().is_ok() {
-            errs.push(FieldError::invalid(
-                &path.child("host"),
-                host,
-                "must be a DNS name, not an IP address",
+    for (i, t) in types.iter().enumerate() {
+        if !POLICY_TYPES.contains(&t.as_str()) {
+            errs.push(FieldError::not_supported(
+                &path.child("policyTypes").index(i),
+                BadValue::typed_str(t),
+                POLICY_TYPES,
             ));
         }
-        errs.extend(validate_host(host, &path.child("host")));
-    }
-    if let Some(http) = &rule.http {
-        let p = path.child("http").child("paths");
-        if http.paths.is_empty() {
-            errs.push(FieldError::required(&p, ""));
-        }
-        for (i, hp) in http.paths.iter().enumerate() {
-            errs.extend(validate_path(hp, &p.index(i)));
-        }
     }
     errs
 }
 
-/// `validateHTTPIngressPath`.
-fn validate_path(hp: &HTTPIngressPath, path: &Path) -> Vec<FieldError> {
+fn rule_errors(
+    path: &Path,
+    peers_field: &str,
+    ports: &Option<Vec<NetworkPolicyPort>>,
+    peers: &Option<Vec<NetworkPolicyPeer>>,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let value = hp.path.as_deref().unwrap_or("");
-    let p = path.child("path");
-    match hp.path_type.as_str() {
-        "" => {
-            return vec![FieldError::required(
-                &path.child("pathType"),
-                "pathType must be specified",
-            )]
-        }
-        "Exact" | "Prefix" => {
-            if !value.starts_with('/') {
-                errs.push(FieldError::invalid(&p, value, "must be an absolute path"));
-            }
-            for seq in BAD_SEQUENCES.iter().filter(|s| value.contains(*s)) {
-                errs.push(FieldError::invalid(
-                    &p,
-                    value,
-                    &format!("must not contain '{seq}'"),
-                ));
-            }
-            for suffix in BAD_SUFFIXES.iter().filter(|s| value.ends_with(*s)) {
-                errs.push(FieldError::invalid(
-                    &p,
-                    value,
-                    &format!("cannot end with '{suffix}'"),
-                ));
-            }
-        }
-        "ImplementationSpecific" => {
-            if !value.is_empty() && !value.starts_with('/') {
-                errs.push(FieldError::invalid(&p, value, "must be an absolute path"));
-            }
-        }
-        other => errs.push(FieldError::not_supported(
-            &path.child("pathType"),
-            BadValue::typed_str(other),
-            PATH_TYPES,
-        )),
+    for (i, port) in ports.iter().flatten().enumerate() {
+        errs.extend(validate_port(port, &path.child("ports").index(i)));
     }
-    errs.extend(validate_backend(&hp.backend, &path.child("backend")));
+    for (i, peer) in peers.iter().flatten().enumerate() {
+        errs.extend(validate_peer(peer, &path.child(peers_field).index(i)));
+    }
     errs
 }
 
-/// `validateIngressBackend`: a Service (name, and a port name or number) or a resource.
-fn validate_backend(b: &IngressBackend, path: &Path) -> Vec<FieldError> {
+/// `ValidateNetworkPolicyPort`.
+fn validate_port(port: &NetworkPolicyPort, path: &Path) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    match (&b.service, &b.resource) {
-        (Some(_), Some(_)) => errs.push(FieldError::invalid(
-            path,
-            "",
-            "cannot set both resource and service backends",
-        )),
-        (None, Some(r)) => {
-            let p = path.child("resource");
-            if r.kind.is_empty() {
-                errs.push(FieldError::required(&p.child("kind"), ""));
-            }
-            if r.name.is_empty() {
-                errs.push(FieldError::required(&p.child("name"), ""));
-            }
+    if let Some(proto) = port.protocol.as_deref() {
+        if !PROTOCOLS.contains(&proto) {
+            errs.push(FieldError::not_supported(
+                &path.child("protocol"),
+                BadValue::typed_str(proto),
+                PROTOCOLS,
+            ));
         }
-        (Some(s), None) => {
-            let p = path.child("service");
-            if s.name.is_empty() {
-                errs.push(FieldError::required(&p.child("name"), ""));
-            } else {
-                errs.extend(invalid_each(
-                    &p.child("name"),
-                    &s.name,
-                    name_is_dns1035_label(&s.name, false),
-                ));
+    }
+    match (&port.port, port.end_port) {
+        (Some(IntOrString::Int(p)), end) => {
+            for msg in is_valid_port_num(i64::from(*p)) {
+                errs.push(FieldError::invalid(&path.child("port"), *p, &msg));
             }
-            let port = s.port.clone().unwrap_or_default();
-            let name = port.name.as_deref().filter(|n| !n.is_empty());
-            let number = port.number.filter(|n| *n != 0);
-            match (name, number) {
-                (Some(_), Some(_)) => errs.push(FieldError::invalid(
-                    path,
-                    "",
-                    "cannot set both port name & port number",
-                )),
-                (Some(n), None) => errs.extend(invalid_each(
-                    &p.child("port").child("name"),
-                    n,
-                    is_valid_port_name(n),
-                )),
-                (None, Some(n)) => {
-                    for msg in is_valid_port_num(i64::from(n)) {
-                        errs.push(FieldError::invalid(
-                            &p.child("port").child("number"),
-                            BadValue::Int(i64::from(n)),
-                            &msg,
-                        ));
-                    }
+            if let Some(end) = end {
+                if end < *p {
+                    errs.push(FieldError::invalid(
+                        &path.child("endPort"),
+                        end,
+                        "must be greater than or equal to `port`",
+                    ));
                 }
-                (None, None) => errs.push(FieldError::required(
-                    path,
-                    "port name or number is required",
-                )),
+                for msg in is_valid_port_num(i64::from(end)) {
+                    errs.push(FieldError::invalid(&path.child("endPort"), end, &msg));
+                }
             }
         }
-        (None, None) => errs.push(FieldError::invalid(
-            path,
-            "",
-            "resource or service backend is required",
+        (Some(IntOrString::String(name)), end) => {
+            if let Some(end) = end {
+                errs.push(FieldError::invalid(
+                    &path.child("endPort"),
+                    end,
+                    "may not be specified when `port` is non-numeric",
+                ));
+            }
+            errs.extend(invalid_each(
+                &path.child("port"),
+                name,
+                is_valid_port_name(name),
+            ));
+        }
+        (None, Some(end)) => errs.push(FieldError::invalid(
+            &path.child("endPort"),
+            end,
+            "may not be specified when `port` is not specified",
         )),
+        (None, None) => {}
     }
     errs
 }
 
-/// `ValidateIngressClass`: a controller name that is a domain-prefixed path.
-pub fn validate_ingress_class(ic: &IngressClass) -> Vec<FieldError> {
-    let mut errs = validate_object_meta(
-        &ic.metadata,
-        false,
-        name_is_dns_subdomain,
-        &Path::new("metadata"),
-    );
-    let spec = ic.spec.clone().unwrap_or_default();
-    let p = Path::new("spec").child("controller");
-    let controller = spec.controller.as_deref().unwrap_or("");
-    if controller.is_empty() {
-        errs.push(FieldError::required(&p, ""));
-    } else if controller.len() > 250 {
-        errs.push(FieldError::too_long(&p, 250));
-    } else {
-        errs.extend(validate_domain_prefixed_path(controller, &p));
+/// `ValidateNetworkPolicyPeer`: at least one selector or block; an ipBlock alone.
+fn validate_peer(peer: &NetworkPolicyPeer, path: &Path) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut n = 0;
+    if let Some(s) = &peer.pod_selector {
+        n += 1;
+        errs.extend(validate_label_selector(Some(s), &path.child("podSelector")));
     }
-    errs
-}
-
-/// `ValidateIngressClassUpdate`: the controller is immutable.
-pub fn validate_ingress_class_update(new: &IngressClass, old: &IngressClass) -> Vec<FieldError> {
-    let mut errs =
-        validate_object_meta_update(&new.metadata, &old.metadata, &Path::new("metadata"));
-    let controller = |ic: &IngressClass| ic.spec.as_ref().and_then(|s| s.controller.clone());
-    if controller(new) != controller(old) {
-        errs.push(FieldError::invalid(
-            &Path::new("spec").child("controller"),
-            controller(new).unwrap_or_default().as_str(),
-            "field is immutable",
+    if let Some(s) = &peer.namespace_selector {
+        n += 1;
+        errs.extend(validate_label_selector(
+            Some(s),
+            &path.child("namespaceSelector"),
         ));
     }
-    errs.extend(validate_ingress_class(new));
+    if let Some(b) = &peer.ip_block {
+        n += 1;
+        errs.extend(validate_ip_block(b, &path.child("ipBlock")));
+    }
+    if n == 0 {
+        errs.push(FieldError::required(path, "must specify a peer"));
+    } else if n > 1 && peer.ip_block.is_some() {
+        errs.push(FieldError::forbidden(
+            path,
+            "may not specify both ipBlock and another peer",
+        ));
+    }
     errs
 }
 
-/// `ValidateDomainPrefixedPath` (`k8s.io/ingress-nginx`, `example.com/controller`).
-fn validate_domain_prefixed_path(v: &str, path: &Path) -> Vec<FieldError> {
-    let Some((domain, rest)) = v.split_once('/') else {
+const CIDR_MSG: &str = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
+
+/// `ValidateIPBlock`: a valid cidr, and every `except` a strict subset of it.
+fn validate_ip_block(b: &IPBlock, path: &Path) -> Vec<FieldError> {
+    if b.cidr.is_empty() {
+        return vec![FieldError::required(&path.child("cidr"), "")];
+    }
+    let Some(outer) = Cidr::parse(&b.cidr) else {
         return vec![FieldError::invalid(
-            path,
-            v,
-            "must be a domain-prefixed path (such as \"acme.io/foo\")",
+            &path.child("cidr"),
+            b.cidr.as_str(),
+            CIDR_MSG,
         )];
     };
-    let mut errs = invalid_each(path, domain, is_dns1123_subdomain(domain));
-    let ok = |c: char| c.is_ascii_alphanumeric() || "/-._~%!$&'()*+,;=:".contains(c);
-    if !rest.chars().all(ok) {
-        errs.push(FieldError::invalid(
-            path,
-            rest,
-            "must be a valid path (segments of ASCII letters, digits and -._~%!$&'()*+,;=:)",
-        ));
+    let mut errs = Vec::new();
+    for (i, e) in b.except.iter().flatten().enumerate() {
+        let p = path.child("except").index(i);
+        let Some(inner) = Cidr::parse(e) else {
+            errs.push(FieldError::invalid(&p, e.as_str(), CIDR_MSG));
+            continue;
+        };
+        if !outer.contains(&inner.net) || outer.bits >= inner.bits {
+            errs.push(FieldError::invalid(
+                &p,
+                e.as_str(),
+                "must be a strict subset of `cidr`",
+            ));
+        }
     }
     errs
+}
+
+/// A parsed CIDR of either family (the network address masked, as `ParseCIDR` returns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cidr {
+    /// The masked network address, as 128 bits (IPv4 mapped into the low 32).
+    pub net: std::net::IpAddr,
+    /// The prefix length.
+    pub bits: u8,
+}
+
+impl Cidr {
+    /// Parses `a.b.c.d/n` or `x::/n`; None if malformed.
+    pub fn parse(s: &str) -> Option<Cidr> {
+        let (ip, bits) = s.split_once('/')?;
+        if bits.is_empty() || !bits.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let bits: u8 = bits.parse().ok()?;
+        let ip: std::net::IpAddr = ip.parse().ok()?;
+        let max = if ip.is_ipv4() { 32 } else { 128 };
+        if bits > max {
+            return None;
+        }
+        let net = match ip {
+            std::net::IpAddr::V4(a) => {
+                let m = if bits == 0 {
+                    0
+                } else {
+                    u32::MAX << (32 - bits)
+                };
+                std::net::IpAddr::V4((u32::from(a) & m).into())
+            }
+            std::net::IpAddr::V6(a) => {
+                let m = if bits == 0 {
+                    0
+                } else {
+                    u128::MAX << (128 - bits)
+                };
+                std::net::IpAddr::V6((u128::from(a) & m).into())
+            }
+        };
+        Some(Cidr { net, bits })
+    }
+
+    /// Whether `ip` is inside this network (families must match).
+    pub fn contains(&self, ip: &std::net::IpAddr) -> bool {
+        match (self.net, ip) {
+            (std::net::IpAddr::V4(n), std::net::IpAddr::V4(a)) => {
+                let m = if self.bits == 0 {
+                    0
+                } else {
+                    u32::MAX << (32 - self.bits)
+                };
+                u32::from(*a) & m == u32::from(n)
+            }
+            (std::net::IpAddr::V6(n), std::net::IpAddr::V6(a)) => {
+                let m = if self.bits == 0 {
+                    0
+                } else {
+                    u128::MAX << (128 - self.bits)
+                };
+                u128::from(*a) & m == u128::from(n)
+            }
+            _ => false,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::apiserver::field_error::invalid_message;
-    use serde_json::json;
 
-    fn ingress(spec: serde_json::Value) -> Ingress {
-        serde_json::from_value(
-            json!({"metadata": {"name": "web", "namespace": "default"}, "spec": spec}),
-        )
-        .expect("ingress")
+    fn errors(yaml: &str) -> String {
+        let np: NetworkPolicy = serde_yaml::from_str(yaml).unwrap();
+        let errs = validate_network_policy(&np);
+        invalid_message("NetworkPolicy", "networking.k8s.io", "p", &errs)
     }
 
-    fn message(spec: serde_json::Value) -> String {
-        invalid_message(
-            "Ingress",
-            "networking.k8s.io",
-            "web",
-            &validate_ingress(&ingress(spec)),
-        )
-    }
+    const HEAD: &str = "metadata: {name: p, namespace: default}\n";
 
     #[test]
-    fn an_ingress_needs_rules_or_a_default_backend() {
+    fn ports_and_peers_get_upstreams_field_errors() {
+        let m = errors(&format!("{HEAD}spec:\n  podSelector: {{}}\n  ingress:\n  - ports:\n    - {{port: 80, endPort: 70}}\n    - {{port: http, endPort: 90, protocol: ICMP}}\n    from:\n    - {{}}\n    - ipBlock: {{cidr: 10.0.0.0/8, except: [10.0.0.0/8, 192.168.0.0/16, nope]}}\n      podSelector: {{}}\n"));
         assert_eq!(
-            message(json!({})),
-            "Ingress.networking.k8s.io \"web\" is invalid: spec: Invalid value: null: either `defaultBackend` or `rules` must be specified"
-        );
-        assert!(validate_ingress(&ingress(json!({"defaultBackend": {
-            "service": {"name": "web", "port": {"number": 80}}}})))
-        .is_empty());
-    }
-
-    #[test]
-    fn paths_need_a_type_and_an_absolute_path_and_backends_a_port() {
-        let m = message(
-            json!({"rules": [{"host": "foo.example.com", "http": {"paths": [
-                {"path": "/api", "backend": {"service": {"name": "api", "port": {"number": 80}}}},
-                {"path": "docs", "pathType": "Prefix",
-                 "backend": {"service": {"name": "docs", "port": {}}}},
-                {"path": "/a//b", "pathType": "Regex",
-                 "backend": {"service": {"name": "x", "port": {"number": 80}}}}
-            ]}}]}),
-        );
-        assert!(
-            m.contains(
-                "spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified"
-            ),
-            "{m}"
-        );
-        assert!(
-            m.contains("spec.rules[0].http.paths[1].path: Invalid value: \"docs\": must be an absolute path"),
-            "{m}"
-        );
-        assert!(
-            m.contains("spec.rules[0].http.paths[1].backend: Required value: port name or number is required"),
-            "{m}"
-        );
-        assert!(
-            m.contains("spec.rules[0].http.paths[2].pathType: Unsupported value: \"Regex\": supported values: \"Exact\", \"ImplementationSpecific\", \"Prefix\""),
-            "{m}"
+            m,
+            "NetworkPolicy.networking.k8s.io \"p\" is invalid: [spec.ingress[0].ports[0].endPort: Invalid value: 70: must be greater than or equal to `port`, spec.ingress[0].ports[1].protocol: Unsupported value: \"ICMP\": supported values: \"TCP\", \"UDP\", \"SCTP\", spec.ingress[0].ports[1].endPort: Invalid value: 90: may not be specified when `port` is non-numeric, spec.ingress[0].from[0]: Required value: must specify a peer, spec.ingress[0].from[1].ipBlock.except[0]: Invalid value: \"10.0.0.0/8\": must be a strict subset of `cidr`, spec.ingress[0].from[1].ipBlock.except[1]: Invalid value: \"192.168.0.0/16\": must be a strict subset of `cidr`, spec.ingress[0].from[1].ipBlock.except[2]: Invalid value: \"nope\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64), spec.ingress[0].from[1]: Forbidden: may not specify both ipBlock and another peer]"
         );
     }
 
     #[test]
-    fn hosts_are_dns_names_and_wildcards_only_lead() {
-        let m = message(json!({"rules": [
-            {"host": "10.0.0.1"},
-            {"host": "foo.*.example.com"},
-            {"host": "*.example.com"}
-        ]}));
-        assert!(
-            m.contains("spec.rules[0].host: Invalid value: \"10.0.0.1\": must be a DNS name, not an IP address"),
-            "{m}"
-        );
-        assert!(m.contains("spec.rules[1].host: Invalid value: \"foo.*.example.com\": a wildcard DNS-1123 subdomain must start with '*.'"), "{m}");
-        assert!(!m.contains("spec.rules[2]"), "{m}");
+    fn policy_types_are_ingress_or_egress() {
+        let m = errors(&format!(
+            "{HEAD}spec:\n  podSelector: {{}}\n  policyTypes: [Ingress, Sideways]\n"
+        ));
+        assert_eq!(m, "NetworkPolicy.networking.k8s.io \"p\" is invalid: spec.policyTypes[1]: Unsupported value: \"Sideways\": supported values: \"Ingress\", \"Egress\"");
+        let m = errors(&format!(
+            "{HEAD}spec:\n  podSelector: {{}}\n  policyTypes: [Ingress, Egress, Ingress]\n"
+        ));
+        assert_eq!(m, "NetworkPolicy.networking.k8s.io \"p\" is invalid: spec.policyTypes: Invalid value: [\"Ingress\",\"Egress\",\"Ingress\"]: may not specify more than two policyTypes");
     }
 
     #[test]
-    fn an_ingress_class_names_its_controller() {
-        let ic: IngressClass =
-            serde_json::from_value(json!({"metadata": {"name": "nginx"}, "spec": {}})).unwrap();
-        let errs = validate_ingress_class(&ic);
-        assert_eq!(
-            invalid_message("IngressClass", "networking.k8s.io", "nginx", &errs),
-            "IngressClass.networking.k8s.io \"nginx\" is invalid: spec.controller: Required value"
-        );
-        let ok: IngressClass = serde_json::from_value(
-            json!({"metadata": {"name": "nginx"}, "spec": {"controller": "k8s.io/ingress-nginx"}}),
-        )
-        .unwrap();
-        assert!(validate_ingress_class(&ok).is_empty());
+    fn a_valid_policy_has_no_errors() {
+        let m = errors(&format!("{HEAD}spec:\n  podSelector: {{matchLabels: {{app: web}}}}\n  egress:\n  - to:\n    - namespaceSelector: {{}}\n      podSelector: {{matchLabels: {{k8s-app: kube-dns}}}}\n    ports:\n    - {{port: 53, protocol: UDP}}\n    - {{port: 32000, endPort: 32768}}\n"));
+        assert_eq!(m, "NetworkPolicy.networking.k8s.io \"p\" is invalid");
     }
 }

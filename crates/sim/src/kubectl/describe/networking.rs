@@ -1,134 +1,156 @@
-//! `describeIngressV1` and `describeIngressClassV1`.
+//! `describeNetworkPolicy`: the spec in words, rule by rule.
 
-use k8s_openapi::api::networking::v1::{Ingress, IngressBackend, IngressClass};
+use k8s_openapi::api::networking::v1::{NetworkPolicy, NetworkPolicyPeer, NetworkPolicyPort};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time as K8sTime;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::workloads::format_endpoint_slices;
-use super::{annotations_multiline, labels_multiline, DescribeContext, Writer};
-use crate::kubectl::printers::networking::load_balancer_address;
-use crate::object::Object;
+use super::{annotations_multiline, labels_multiline, Writer};
+use crate::kubectl::printers::format_label_selector;
 
-pub(super) fn describe_ingress(w: &mut Writer, ing: &Ingress, ctx: &DescribeContext) {
-    let m = &ing.metadata;
-    let ns = m.namespace.as_deref().unwrap_or("");
-    w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));
-    labels_multiline(w, "", "Labels", m.labels.as_ref());
-    w.line(0, &format!("Namespace:\t{ns}"));
-    let status = ing.status.as_ref().and_then(|s| s.load_balancer.as_ref());
-    w.line(0, &format!("Address:\t{}", load_balancer_address(status)));
-    let spec = ing.spec.clone().unwrap_or_default();
-    let class = spec.ingress_class_name.as_deref().unwrap_or("<none>");
-    w.line(0, &format!("Ingress Class:\t{class}"));
-    match &spec.default_backend {
-        None => w.line(0, "Default backend:\t<default>"),
-        Some(b) => w.line(0, &format!("Default backend:\t{}", backend(ctx, ns, b))),
+/// Go's `time.Time.String()` for a UTC instant (`2026-01-01 00:00:05 +0000 UTC`).
+fn go_time(t: Option<&K8sTime>) -> String {
+    match t {
+        Some(t) => t.0.strftime("%Y-%m-%d %H:%M:%S +0000 UTC").to_string(),
+        None => "0001-01-01 00:00:00 +0000 UTC".into(),
     }
-    if let Some(tls) = spec.tls.as_ref().filter(|t| !t.is_empty()) {
-        w.line(0, "TLS:");
-        for t in tls {
-            let hosts = t.hosts.clone().unwrap_or_default().join(",");
-            match t.secret_name.as_deref().filter(|s| !s.is_empty()) {
-                None => w.line(1, &format!("SNI routes {hosts}")),
-                Some(s) => w.line(1, &format!("{s} terminates {hosts}")),
-            }
-        }
-    }
-    w.line(0, "Rules:");
-    w.line(1, "Host\tPath\tBackends");
-    w.line(1, "----\t----\t--------");
-    let mut count = 0;
-    for rule in spec.rules.iter().flatten() {
-        let Some(http) = &rule.http else {
-            continue;
-        };
-        count += 1;
-        let host = rule
-            .host
-            .as_deref()
-            .filter(|h| !h.is_empty())
-            .unwrap_or("*");
-        w.line(1, &format!("{host}\t"));
-        for p in &http.paths {
-            let path = p.path.as_deref().unwrap_or("");
-            w.line(2, &format!("\t{path} \t{}", backend(ctx, ns, &p.backend)));
-        }
-    }
-    if count == 0 {
-        let def = spec
-            .default_backend
-            .as_ref()
-            .map(|b| backend(ctx, ns, b))
-            .unwrap_or_default();
-        w.line(1, &format!("*\t*\t{def}"));
-    }
-    annotations_multiline(w, "Annotations", m.annotations.as_ref());
 }
 
-/// `describeBackendV1`: `svc:port (endpoints)`, the error when the Service is missing, or
-/// the resource reference.
-fn backend(ctx: &DescribeContext, ns: &str, b: &IngressBackend) -> String {
-    if let Some(s) = &b.service {
-        let port = s.port.clone().unwrap_or_default();
-        let port_text = match port.name.as_deref().filter(|n| !n.is_empty()) {
-            Some(n) => n.to_string(),
-            None => port.number.unwrap_or(0).to_string(),
-        };
-        let sb = format!("{}:{port_text}", s.name);
-        let service = ctx.services.iter().find_map(|o| match o.as_ref() {
-            Object::Service(svc)
-                if svc.metadata.name.as_deref() == Some(s.name.as_str())
-                    && svc.metadata.namespace.as_deref() == Some(ns) =>
-            {
-                Some(svc)
-            }
-            _ => None,
-        });
-        let Some(service) = service else {
-            return format!("{sb} (<error: services \"{}\" not found>)", s.name);
-        };
-        let ports = service
-            .spec
-            .as_ref()
-            .and_then(|sp| sp.ports.clone())
-            .unwrap_or_default();
-        let mut port_name = String::new();
-        for sp in &ports {
-            let by_number = port.number.is_some_and(|n| n != 0 && n == sp.port);
-            let by_name = port
-                .name
-                .as_deref()
-                .is_some_and(|n| !n.is_empty() && Some(n) == sp.name.as_deref());
-            if by_number || by_name {
-                port_name = sp.name.clone().unwrap_or_default();
-            }
-        }
-        return format!(
-            "{sb} ({})",
-            format_endpoint_slices(ctx, service, &port_name)
-        );
-    }
-    if let Some(r) = &b.resource {
-        let group = r.api_group.as_deref().unwrap_or("<none>");
-        return format!("APIGroup: {group}, Kind: {}, Name: {}", r.kind, r.name);
-    }
-    String::new()
-}
-
-pub(super) fn describe_ingress_class(w: &mut Writer, ic: &IngressClass) {
-    let m = &ic.metadata;
+pub(super) fn describe_network_policy(w: &mut Writer, np: &NetworkPolicy) {
+    let m = &np.metadata;
     w.line(0, &format!("Name:\t{}", m.name.as_deref().unwrap_or("")));
-    labels_multiline(w, "", "Labels", m.labels.as_ref());
-    annotations_multiline(w, "Annotations", m.annotations.as_ref());
-    let spec = ic.spec.clone().unwrap_or_default();
     w.line(
         0,
-        &format!("Controller:\t{}", spec.controller.unwrap_or_default()),
+        &format!("Namespace:\t{}", m.namespace.as_deref().unwrap_or("")),
     );
-    if let Some(p) = &spec.parameters {
-        w.line(0, "Parameters:");
-        if let Some(g) = &p.api_group {
-            w.line(1, &format!("APIGroup:\t{g}"));
+    w.line(
+        0,
+        &format!("Created on:\t{}", go_time(m.creation_timestamp.as_ref())),
+    );
+    labels_multiline(w, "", "Labels", m.labels.as_ref());
+    annotations_multiline(w, "Annotations", m.annotations.as_ref());
+    let spec = np.spec.clone().unwrap_or_default();
+    w.line(0, "Spec:");
+    w.write(1, "PodSelector: ");
+    let sel = spec.pod_selector.clone().unwrap_or_default();
+    let empty = sel.match_labels.as_ref().is_none_or(|l| l.is_empty())
+        && sel.match_expressions.as_ref().is_none_or(|e| e.is_empty());
+    if empty {
+        w.line(
+            2,
+            "<none> (Allowing the specific traffic to all pods in this namespace)",
+        );
+    } else {
+        w.line(2, &format_label_selector(Some(&sel)));
+    }
+    let types = spec.policy_types.clone().unwrap_or_default();
+    let has = |t: &str| types.iter().any(|x| x == t);
+    if has("Ingress") {
+        w.line(1, "Allowing ingress traffic:");
+        let rules: Vec<_> = spec
+            .ingress
+            .iter()
+            .flatten()
+            .map(|r| (r.ports.clone(), r.from.clone()))
+            .collect();
+        rules_text(w, &rules, Direction::Ingress);
+    } else {
+        w.line(1, "Not affecting ingress traffic");
+    }
+    if has("Egress") {
+        w.line(1, "Allowing egress traffic:");
+        let rules: Vec<_> = spec
+            .egress
+            .iter()
+            .flatten()
+            .map(|r| (r.ports.clone(), r.to.clone()))
+            .collect();
+        rules_text(w, &rules, Direction::Egress);
+    } else {
+        w.line(1, "Not affecting egress traffic");
+    }
+    w.line(1, &format!("Policy Types: {}", types.join(", ")));
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Ingress,
+    Egress,
+}
+
+type Rule = (
+    Option<Vec<NetworkPolicyPort>>,
+    Option<Vec<NetworkPolicyPeer>>,
+);
+
+/// `printNetworkPolicySpecIngressFrom` / `…EgressTo` (indent "    ").
+fn rules_text(w: &mut Writer, rules: &[Rule], dir: Direction) {
+    const IN: &str = "    ";
+    let (isolated, peer_word, any_peer) = match dir {
+        Direction::Ingress => (
+            "<none> (Selected pods are isolated for ingress connectivity)",
+            "From",
+            "From: <any> (traffic not restricted by source)",
+        ),
+        Direction::Egress => (
+            "<none> (Selected pods are isolated for egress connectivity)",
+            "To",
+            "To: <any> (traffic not restricted by destination)",
+        ),
+    };
+    if rules.is_empty() {
+        w.line(0, &format!("{IN}{isolated}"));
+        return;
+    }
+    for (i, (ports, peers)) in rules.iter().enumerate() {
+        let ports = ports.clone().unwrap_or_default();
+        if ports.is_empty() {
+            w.line(
+                0,
+                &format!("{IN}To Port: <any> (traffic allowed to all ports)"),
+            );
         }
-        w.line(1, &format!("Kind:\t{}", p.kind));
-        w.line(1, &format!("Name:\t{}", p.name));
+        for p in &ports {
+            let proto = p.protocol.as_deref().unwrap_or("TCP");
+            let port = match &p.port {
+                Some(IntOrString::Int(n)) => n.to_string(),
+                Some(IntOrString::String(s)) => s.clone(),
+                None => "<nil>".into(),
+            };
+            match p.end_port {
+                None => w.line(0, &format!("{IN}To Port: {port}/{proto}")),
+                Some(end) => w.line(0, &format!("{IN}To Port Range: {port}-{end}/{proto}")),
+            }
+        }
+        let peers = peers.clone().unwrap_or_default();
+        if peers.is_empty() {
+            w.line(0, &format!("{IN}{any_peer}"));
+        }
+        for peer in &peers {
+            w.line(0, &format!("{IN}{peer_word}:"));
+            peer_text(w, peer);
+        }
+        if i != rules.len() - 1 {
+            w.line(0, &format!("{IN}----------"));
+        }
+    }
+}
+
+fn peer_text(w: &mut Writer, peer: &NetworkPolicyPeer) {
+    const IN: &str = "    ";
+    let f = |s| format_label_selector(Some(s));
+    match (&peer.pod_selector, &peer.namespace_selector, &peer.ip_block) {
+        (Some(p), Some(n), _) => {
+            w.line(1, &format!("{IN}NamespaceSelector: {}", f(n)));
+            w.line(1, &format!("{IN}PodSelector: {}", f(p)));
+        }
+        (Some(p), None, _) => w.line(1, &format!("{IN}PodSelector: {}", f(p))),
+        (None, Some(n), _) => w.line(1, &format!("{IN}NamespaceSelector: {}", f(n))),
+        (None, None, Some(b)) => {
+            w.line(1, &format!("{IN}IPBlock:"));
+            w.line(2, &format!("{IN}CIDR: {}", b.cidr));
+            let except = b.except.clone().unwrap_or_default().join(", ");
+            w.line(2, &format!("{IN}Except: {except}"));
+        }
+        (None, None, None) => {}
     }
 }

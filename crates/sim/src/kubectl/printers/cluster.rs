@@ -100,7 +100,9 @@ pub(super) fn columns(kind: Kind) -> Vec<Column> {
             col("Age"),
             col("PreemptionPolicy"),
         ],
-        Kind::Role | Kind::ClusterRole | Kind::LimitRange => vec![col("Name"), col("Created At")],
+        Kind::Role | Kind::ClusterRole | Kind::LimitRange | Kind::CustomResourceDefinition => {
+            vec![col("Name"), col("Created At")]
+        }
         Kind::RoleBinding | Kind::ClusterRoleBinding => vec![
             col("Name"),
             col("Role"),
@@ -282,7 +284,10 @@ pub(super) fn row(obj: &Object, now: Time) -> Vec<String> {
             created,
             pc.preemption_policy.clone().unwrap_or_default(),
         ],
-        Object::Role(_) | Object::ClusterRole(_) | Object::LimitRange(_) => {
+        Object::Role(_)
+        | Object::ClusterRole(_)
+        | Object::LimitRange(_)
+        | Object::CustomResourceDefinition(_) => {
             vec![name, created_at(obj.meta().creation_timestamp.as_ref())]
         }
         Object::RoleBinding(rb) => binding_row(

@@ -138,6 +138,7 @@ impl Kubelet {
                 .map(|p| p.container_port)
                 .collect(),
             mounts: volumes::container_mounts(spec, &w.volumes.mounted),
+            stdin: spec.stdin == Some(true),
             overrides: Overrides {
                 cpu_limit: spec
                     .resources

@@ -313,6 +313,7 @@ impl Kubelet {
                         ready: true,
                         created: now,
                         pid: 0,
+                        dns: Default::default(),
                     },
                 );
                 w.containers.clear();

@@ -34,6 +34,7 @@ impl Runtime {
                 ready: true,
                 created: at,
                 pid: self.next_pid,
+                dns: crate::node::dns::DnsConfig::host(),
             },
         );
         for cfg in containers {

@@ -291,6 +291,7 @@ impl Runtime {
                 name,
                 namespace,
                 host_network,
+                dns,
             } => {
                 if let Some(s) = self
                     .sandboxes
@@ -334,6 +335,7 @@ impl Runtime {
                         ready: true,
                         created: now,
                         pid: self.next_pid,
+                        dns,
                     },
                 );
                 self.log(
@@ -596,13 +598,18 @@ impl Runtime {
             self.logs.remove(&id);
         }
         let id = self.hex_id();
-        let b = behavior::behaviour(
+        let mut b = behavior::behaviour(
             &images::parse(&cfg.image),
             &cfg.command,
             &cfg.env,
             self.cpus,
             &cfg.overrides,
         );
+        if cfg.stdin && behavior::reads_stdin(&images::parse(&cfg.image).repo, &cfg.command) {
+            // An interactive shell (`kubectl run -i -t … -- sh`) waits for what is typed.
+            b.script = false;
+            b.exits = None;
+        }
         self.next_pid += 7 + b.processes.len() as u32;
         self.containers.insert(
             id.clone(),
