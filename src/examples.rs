@@ -17,7 +17,7 @@ pub struct Example {
 }
 
 /// Every example, the default first.
-pub const EXAMPLES: [Example; 15] = [
+pub const EXAMPLES: [Example; 16] = [
     Example {
         id: "playground",
         title: "nginx Deployment (press Apply)",

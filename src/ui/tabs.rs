@@ -116,6 +116,10 @@ mod tests {
         for p in Pane::ALL {
             assert_eq!(p.next().prev(), p);
         }
-        assert_eq!(Pane::default(), Pane::Cluster, "a phone opens on the diagram");
+        assert_eq!(
+            Pane::default(),
+            Pane::Cluster,
+            "a phone opens on the diagram"
+        );
     }
 }
