@@ -828,6 +828,10 @@ pub use flow::{deployment_to_expose, newest_user_pod, pod_flow, PodFlow};
 #[path = "view_timeline.rs"]
 pub mod timeline;
 
+/// The causal traces of a pod and a Deployment's rollout.
+#[path = "view_trace.rs"]
+pub mod trace;
+
 /// The proxy view: a node's kube-proxy rules as a graph, its `iptables-save` text and
 /// the last request's path.
 #[path = "view_proxy.rs"]

@@ -374,7 +374,7 @@ impl Timeline {
     }
 
     /// Every kept entry, oldest first.
-    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = &Entry> + ExactSizeIterator {
         self.entries.iter()
     }
 
