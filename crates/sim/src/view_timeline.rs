@@ -249,7 +249,7 @@ impl Timeline {
                 let info = r.kind.info();
                 let heartbeat = r.kind == crate::object::Kind::Lease
                     || (r.kind == crate::object::Kind::Node
-                        && matches!(r.verb, Verb::Patch | Verb::Update)
+                        && matches!(r.verb, Verb::Get | Verb::Patch | Verb::Update)
                         && matches!(env.from, Actor::Kubelet(_)));
                 let object = if r.name.is_empty() {
                     String::new()
