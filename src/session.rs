@@ -570,6 +570,9 @@ impl Session {
         // What was sent during the replay is history, not dots.
         self.flight_seq = self.world.next_seq();
         if self.live.is_some() {
+            // A moment shows the messages in flight at that time.
+            self.flight_seq = 0;
+            self.sample();
             self.revision += 1;
             return;
         }

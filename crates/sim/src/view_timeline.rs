@@ -448,6 +448,33 @@ impl Timeline {
     }
 }
 
+impl Timeline {
+    /// How many filtered entries fall in each of `bins` equal slices of `[from, to]`:
+    /// the scrubber's density strip.
+    pub fn density(&self, f: &Filter, from: Time, to: Time, bins: usize) -> Vec<usize> {
+        let mut out = vec![0; bins];
+        let width = to.saturating_sub(from).max(1) as u128;
+        let (a, b) = (self.first_at(from), self.first_at(to.saturating_add(1)));
+        for e in self.entries.range(a..b).filter(|e| f.matches(e)) {
+            let i = (u128::from(e.sent - from) * bins as u128 / width) as usize;
+            if let Some(n) = out.get_mut(i.min(bins.saturating_sub(1))) {
+                *n += 1;
+            }
+        }
+        out
+    }
+}
+
+/// The span the list and the scrubber show: `span` ms (0 = everything) around `cursor`,
+/// kept inside `[0, live]`.
+pub fn span_around(cursor: Time, live: Time, span: Time) -> (Time, Time) {
+    if span == 0 || span >= live {
+        return (0, live);
+    }
+    let from = cursor.saturating_sub(span / 2).min(live - span);
+    (from, from + span)
+}
+
 /// Which open call a message starts, to match its answer.
 fn open_key(env: &Envelope) -> Option<OpenKey> {
     match &env.payload {

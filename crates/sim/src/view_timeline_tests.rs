@@ -173,3 +173,28 @@ fn activity_marks_the_burst_after_apply() {
     let lonely = Timeline::with_capacity(10);
     assert_eq!(lonely.activity(post, 1000, 1000), 0);
 }
+
+#[test]
+fn the_density_strip_counts_every_shown_entry_once_and_spans_stay_inside() {
+    let (w, tl) = applied(TIMELINE_CAPACITY, 20 * SECOND);
+    let f = Filter::default();
+    let bins = tl.density(&f, 0, w.now(), 50);
+    assert_eq!(bins.len(), 50);
+    assert_eq!(
+        bins.iter().sum::<usize>(),
+        tl.window(&f, 0, w.now(), 0, usize::MAX).rows.len()
+    );
+    assert!(
+        bins[0] > bins[25],
+        "the apply's burst is at the start: {bins:?}"
+    );
+    assert_eq!(span_around(5_000, 20_000, 0), (0, 20_000));
+    assert_eq!(span_around(5_000, 20_000, 1_000), (4_500, 5_500));
+    assert_eq!(span_around(100, 20_000, 1_000), (0, 1_000));
+    assert_eq!(span_around(19_900, 20_000, 1_000), (19_000, 20_000));
+    assert_eq!(
+        span_around(3, 2, 1_000),
+        (0, 2),
+        "a span longer than the run is all of it"
+    );
+}
