@@ -31,7 +31,10 @@ test('the timeline opens a past moment, follows a pod and plays in slow motion',
   const timeline = page.getByTestId('timeline');
   const rows = timeline.getByTestId('timeline-row');
   await expect(rows.first()).toBeVisible();
-  await expect(rows.filter({ hasText: 'POST /apis/apps/v1/namespaces/default/deployments' }).first()).toBeVisible();
+  // What kubectl sent: apply's GET (404) and its POST.
+  await timeline.getByTestId('timeline-component').selectOption('kubectl');
+  await expect(rows.filter({ hasText: 'POST /apis/apps/v1/namespaces/default/deployments' }).first()).toContainText('201 Created');
+  await timeline.getByTestId('timeline-component').selectOption('');
   // Follow one pod: pick it in the diagram, then "Follow this pod".
   await page.getByTestId('play-pause').click();
   const pod = cluster.pods.first();

@@ -9,7 +9,7 @@ use crate::i18n::{Key, Lang};
 use crate::startup;
 
 /// The speeds offered.
-pub const SPEEDS: [f64; 7] = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
+pub const SPEEDS: [f64; 6] = [0.1, 0.5, 1.0, 2.0, 4.0, 8.0];
 
 /// Virtual time as the clock shows it: `01:05.320`, `1:02:03.004`.
 pub fn clock_text(ms: Time) -> String {
@@ -99,10 +99,6 @@ pub fn Header() -> impl IntoView {
                         >{speed_label(sp)}</button>
                     }).collect_view()}
                 </div>
-                <button class="btn speed slowmo" data-testid="slowmo" title=move || ui.t(Key::SlowMoHint)
-                    aria-pressed=move || ui.slowmo.get().to_string()
-                    class:active=move || ui.slowmo.get()
-                    on:click=move |_| ui.slowmo.update(|v| *v = !*v)>{move || ui.t(Key::SlowMo)}</button>
                 <div class="clock" data-testid="clock" title=move || ui.t(Key::VirtualTime)>
                     <span class="clock-label">{move || ui.t(Key::VirtualTime)}</span>
                     <span class="clock-value" data-testid="clock-value">{move || clock_text(ui.clock.get())}</span>

@@ -315,6 +315,10 @@ pub fn TimelinePanel() -> impl IntoView {
                         on:change=move |ev| heartbeats.set(event_target_checked(&ev))/>
                     {move || ui.t(Key::Heartbeats)}
                 </label>
+                <button class="btn slowmo" data-testid="slowmo" title=move || ui.t(Key::SlowMoHint)
+                    aria-pressed=move || ui.slowmo.get().to_string()
+                    class:active=move || ui.slowmo.get()
+                    on:click=move |_| ui.slowmo.update(|v| *v = !*v)>{move || ui.t(Key::SlowMo)}</button>
                 <button class="btn" data-testid="follow-pod"
                     disabled=move || ui.selected.get().is_none()
                     aria-pressed=move || following().to_string()

@@ -160,7 +160,9 @@ pub fn pod_trace(world: &World, tl: &Timeline, ns: &str, name: &str) -> Option<P
                 step.what = format!("{} → {rules}", step.what);
             }
             if i == 6 {
-                step.inner = proxies_told(world, tl, e);
+                // A create names its slice only in the answer (the timeline's object).
+                let object = step.seq.and_then(|q| tl.get(q)).map(|t| t.object.clone());
+                step.inner = proxies_told(world, tl, e, object);
             }
         }
     }
@@ -207,17 +209,25 @@ pub fn pod_trace(world: &World, tl: &Timeline, ns: &str, name: &str) -> Option<P
 
 /// The kube-proxies the EndpointSlice write reached (each then rewrote its rules): when
 /// the watch event arrived, on which node, what it said.
-fn proxies_told(world: &World, tl: &Timeline, e: &AuditEntry) -> Vec<(Time, String, Option<Time>)> {
-    let Some(slice) = e.path.rsplit('/').next() else {
-        return Vec::new();
-    };
+fn proxies_told(
+    world: &World,
+    tl: &Timeline,
+    e: &AuditEntry,
+    object: Option<String>,
+) -> Vec<(Time, String, Option<Time>)> {
     let ns = e
         .path
         .split("/namespaces/")
         .nth(1)
         .and_then(|r| r.split('/').next())
         .unwrap_or_default();
-    let object = object_name("EndpointSlice", ns, slice);
+    let named = e.path.rsplit('/').next().filter(|s| *s != "endpointslices");
+    let Some(object) = object
+        .filter(|o| !o.is_empty())
+        .or_else(|| named.map(|n| object_name("EndpointSlice", ns, n)))
+    else {
+        return Vec::new();
+    };
     let mut seen = std::collections::BTreeSet::new();
     tl.entries()
         .filter(|t| {
