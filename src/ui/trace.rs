@@ -11,6 +11,9 @@ use super::timeline::{t_label, throttled_rev};
 use super::{use_ui, Ui};
 use crate::i18n::Key;
 
+/// The most inner steps drawn per stage (a hundred kube-proxies are counted, not listed).
+const MAX_INNER: usize = 5;
+
 /// The title of stage `n` (1…8).
 pub fn stage_key(n: u8) -> Key {
     match n {
@@ -43,7 +46,8 @@ fn stage_view(ui: Ui, s: TraceStep, pod: String) -> impl IntoView {
         .unwrap_or_default();
     let took = s.took.map(format_duration);
     let cause = s.cause.clone();
-    let inner = s.inner.clone();
+    let hidden = s.inner.len().saturating_sub(MAX_INNER);
+    let inner: Vec<_> = s.inner.iter().take(MAX_INNER).cloned().collect();
     let (at, seq) = (s.at, s.seq);
     view! {
         <li class="tr-step" class:lit=lit data-testid="trace-stage" data-stage=n.to_string()>
@@ -67,6 +71,7 @@ fn stage_view(ui: Ui, s: TraceStep, pod: String) -> impl IntoView {
                                 {inner.into_iter().map(|(t, l, d)| view! {
                                     <li class="mono">{t_label(t)}" "{l}{d.map(|d| format!(" · {}", format_duration(d)))}</li>
                                 }).collect_view()}
+                                {(hidden > 0).then(|| view! { <li class="mono">{format!("+{hidden}")}</li> })}
                             </ul>
                         })}
                     </div>
