@@ -9,6 +9,7 @@ use kubeloop_sim::manifest::{parse_manifest_stream, Located};
 use kubeloop_sim::runner::{cluster_config, is_streaming};
 use kubeloop_sim::scenario::{NodeGroup, Scenario, Step};
 use kubeloop_sim::time::{format_duration, Time, SECOND};
+use kubeloop_sim::view::timeline::Timeline;
 use kubeloop_sim::view::{self, ClusterView, Stage, ViewCache};
 use kubeloop_sim::World;
 
@@ -93,6 +94,20 @@ pub struct Session {
     anim_duration: f64,
     /// The page's language, for the page's own terminal text (`help`).
     lang: Lang,
+    /// Every message between components, for the timeline (the live session's).
+    timeline: Timeline,
+    /// What the learner did, at its virtual time: a moment is rebuilt from these.
+    actions: Vec<moment::Action>,
+    /// Whether the files as they stand are the last ones in `actions`.
+    files_logged: bool,
+    /// While this session shows a past moment: the live session, waiting.
+    live: Option<Box<Session>>,
+    /// While it shows a past moment: the live session's actions still to replay, and the
+    /// files the commands read.
+    pending: VecDeque<moment::Action>,
+    replay_files: Option<BTreeMap<String, String>>,
+    /// How many scenario steps the session started with (its greeting says so).
+    steps_at_start: usize,
     /// Bumped whenever something the page shows changed.
     pub revision: u64,
     /// Bumped whenever the scenario (files, nodes, recorded steps) changed: time to save.
@@ -104,9 +119,19 @@ pub struct Session {
 impl Session {
     /// A session running `scenario` from t=0; its steps run at their times.
     pub fn new(scenario: Scenario) -> Session {
+        let mut s = Session::blank(scenario);
+        s.steps_at_start = s.schedule.len();
+        s.greet(s.steps_at_start);
+        s.enqueue_due_steps();
+        s.pump();
+        s
+    }
+
+    /// A session at t=0 that has not greeted nor run anything yet.
+    fn blank(scenario: Scenario) -> Session {
         let world = World::new(cluster_config(&scenario));
         let view = view::cluster_view(&world);
-        let mut s = Session {
+        Session {
             schedule: scenario.steps_in_order(),
             scenario,
             world,
@@ -126,17 +151,20 @@ impl Session {
             pod_writers: BTreeMap::new(),
             anim_duration: crate::traffic::duration_at(1.0),
             lang: Lang::En,
+            timeline: Timeline::default(),
+            actions: Vec::new(),
+            files_logged: false,
+            live: None,
+            pending: VecDeque::new(),
+            replay_files: None,
+            steps_at_start: 0,
             revision: 1,
             scenario_revision: 0,
             files_revision: 0,
-        };
-        s.greet();
-        s.enqueue_due_steps();
-        s.pump();
-        s
+        }
     }
 
-    fn greet(&mut self) {
+    fn greet(&mut self, steps: usize) {
         let nodes = self.world.observe().nodes().len();
         let name = if self.scenario.metadata.name.is_empty() {
             "scenario".to_string()
@@ -147,10 +175,9 @@ impl Session {
             "{name}: a cluster with {nodes} worker node{} at t=0. Type help for commands.",
             if nodes == 1 { "" } else { "s" }
         ));
-        if !self.schedule.is_empty() {
+        if steps > 0 {
             self.terminal.info(&format!(
-                "{} scenario step(s) will run at their virtual times.",
-                self.schedule.len()
+                "{steps} scenario step(s) will run at their virtual times."
             ));
         }
     }
@@ -188,12 +215,15 @@ impl Session {
 
     /// The scenario as it stands (files edited, commands recorded as steps).
     pub fn scenario(&self) -> &Scenario {
-        &self.scenario
+        self.live.as_ref().map_or(&self.scenario, |l| &l.scenario)
     }
 
     /// The scenario to keep for a reload: as it stands, with `spec.until` at the current
     /// virtual time so the reload replays to here.
     pub fn saved_yaml(&self) -> String {
+        if let Some(live) = &self.live {
+            return live.saved_yaml();
+        }
         let mut sc = self.scenario.clone();
         let now = self.world.now();
         if now > 0 {
@@ -324,9 +354,13 @@ impl Session {
 
     /// Changes a file (the editor); the errors apply found in it are cleared.
     pub fn set_file(&mut self, name: &str, text: &str) {
+        if let Some(live) = self.live.as_mut() {
+            live.set_file(name, text);
+        }
         if self.file(name) == Some(text) {
             return;
         }
+        self.files_logged = false;
         self.scenario
             .spec
             .files
@@ -377,7 +411,15 @@ impl Session {
     /// A line typed in the terminal: page commands run at once; cluster commands are
     /// recorded as steps and run when the terminal is free.
     pub fn submit(&mut self, line: &str) {
+        if self.refuse_in_moment() {
+            return;
+        }
+        self.submit_line(line);
+    }
+
+    fn submit_line(&mut self, line: &str) {
         let line = line.trim();
+        self.log(moment::Act::Submit(line.to_string()));
         self.terminal.remember(line);
         self.revision += 1;
         match line {
@@ -449,6 +491,10 @@ impl Session {
     /// A command from a button (Apply, a failure switch): recorded, and started at once
     /// beside whatever the terminal is running.
     pub fn run_button(&mut self, line: &str) {
+        if self.refuse_in_moment() {
+            return;
+        }
+        self.log(moment::Act::Button(line.to_string()));
         self.record(line);
         self.start(line, false, false);
         self.pump();
@@ -456,6 +502,14 @@ impl Session {
 
     /// Ctrl-C: interrupts the terminal's command and drops the typed commands waiting.
     pub fn interrupt(&mut self) {
+        if self.refuse_in_moment() {
+            return;
+        }
+        self.log(moment::Act::Interrupt);
+        self.interrupt_now();
+    }
+
+    fn interrupt_now(&mut self) {
         self.queue.clear();
         let i = self
             .jobs
@@ -490,8 +544,11 @@ impl Session {
             return 0;
         }
         let start = self.world.now();
-        self.run_to(start.saturating_add(ms), true, over_budget);
-        self.world.now() - start
+        let target = self.playback_limit(start.saturating_add(ms));
+        self.run_to(target, true, over_budget);
+        let done = self.world.now() - start;
+        self.catch_up();
+        done
     }
 
     /// Where the world would replay to on a reload: the last scenario step or
@@ -539,6 +596,13 @@ impl Session {
         self.replay_to = None;
         // What was sent during the replay is history, not dots.
         self.flight_seq = self.world.next_seq();
+        if self.live.is_some() {
+            // A moment shows the messages in flight at that time.
+            self.flight_seq = 0;
+            self.sample();
+            self.revision += 1;
+            return;
+        }
         self.terminal.info(&format!(
             "(replayed to t={}s)",
             kubeloop_sim::runner::seconds(self.world.now())
@@ -562,17 +626,15 @@ impl Session {
         let mut events = 0u32;
         let reached = loop {
             self.pump();
-            let next_step = self
-                .schedule
-                .get(self.next_step)
-                .map(|s| s.at_ms)
-                .filter(|t| *t <= target);
+            let next_step = self.next_due().filter(|t| *t <= target);
             let next_event = self.world.next_event_time().filter(|t| *t <= target);
             match (next_event, next_step) {
                 (None, None) => break true,
                 // Events at a step's time run before it, as `World::run_until` runs them.
                 (Some(e), s) if s.is_none_or(|s| e <= s) => {
+                    self.note();
                     self.world.step();
+                    self.note();
                     if sample {
                         self.sample();
                     }
@@ -613,11 +675,11 @@ impl Session {
     /// Runs to the next moment a message is sent (at most [`STEP_LIMIT`] ahead).
     pub fn step(&mut self) {
         self.finish_replay();
-        let limit = self.world.now() + STEP_LIMIT;
+        let limit = self.playback_limit(self.world.now() + STEP_LIMIT);
         let before = self.traffic.total();
         loop {
             self.pump();
-            let next_step = self.schedule.get(self.next_step).map(|s| s.at_ms);
+            let next_step = self.next_due();
             let next = match (next_step, self.world.next_event_time()) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -625,6 +687,11 @@ impl Session {
             let Some(t) = next.filter(|t| *t <= limit) else {
                 break;
             };
+            while self.world.next_event_time() == Some(t) {
+                self.note();
+                self.world.step();
+                self.note();
+            }
             self.world.run_until(t);
             self.sample();
             self.enqueue_due_steps();
@@ -634,6 +701,7 @@ impl Session {
             }
         }
         self.revision += 1;
+        self.catch_up();
     }
 
     fn sample(&mut self) {
@@ -646,6 +714,10 @@ impl Session {
     }
 
     fn record(&mut self, line: &str) {
+        if self.live.is_some() {
+            // A moment replays the live session's commands; they are recorded there.
+            return;
+        }
         let first = line.split_whitespace().next().unwrap_or("");
         if !CLUSTER_COMMANDS.contains(&first) {
             return;
@@ -664,9 +736,12 @@ impl Session {
             if step.at_ms > self.world.now() {
                 break;
             }
-            self.queue.push_back((step.run.clone(), true));
+            let run = step.run.clone();
+            self.log(moment::Act::Step(run.clone()));
+            self.queue.push_back((run, true));
             self.next_step += 1;
         }
+        self.apply_due_actions();
     }
 
     /// Starts waiting commands when the terminal is free (a streaming command is
@@ -695,7 +770,11 @@ impl Session {
         }
         self.revision += 1;
         self.view_stale = true;
-        match cmd::start(&mut self.world, line, &self.scenario.spec.files) {
+        let files = self
+            .replay_files
+            .as_ref()
+            .unwrap_or(&self.scenario.spec.files);
+        match cmd::start(&mut self.world, line, files) {
             Started::Done(out) => {
                 self.terminal.print(&out.stdout, false);
                 self.terminal.print(&out.stderr, true);
@@ -819,6 +898,13 @@ pub fn shell_quote(s: &str) -> String {
     }
 }
 
+#[path = "session_moment.rs"]
+mod moment;
+
 #[cfg(test)]
 #[path = "session_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "session_moment_tests.rs"]
+mod moment_tests;

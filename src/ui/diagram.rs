@@ -344,6 +344,7 @@ pub fn Diagram() -> impl IntoView {
                     <span class="legend-item"><span class=format!("swatch {}", c.as_str())></span>{move || ui.t(legend_key(c))}</span>
                 }).collect_view()}
             </div>
+            <super::timeline::TimelinePanel/>
             <super::proxy::ProxyPanel/>
             <div class="msglog" data-testid="message-log" aria-live="off">
                 <div class="msglog-head">{move || ui.t(Key::Messages)}</div>

@@ -48,6 +48,20 @@ pub fn publish_now(behind: bool, now: f64, last_publish: f64) -> bool {
     !behind || now - last_publish >= BUSY_PUBLISH_MS
 }
 
+/// Virtual seconds per wall-clock second around a burst, in slow motion: the chain
+/// after `kubectl apply` (about 25 virtual ms from kubectl to the binding) takes a
+/// second or so to watch.
+pub const SLOWMO_SPEED: f64 = 0.02;
+
+/// The speed a frame runs at: the chosen one, or slower in a burst.
+pub fn slow_motion(speed: f64, burst: bool) -> f64 {
+    if burst {
+        speed.min(SLOWMO_SPEED)
+    } else {
+        speed
+    }
+}
+
 /// How many frames a shared link's scenario runs before the page saves it.
 pub const TRUST_AFTER_FRAMES: u32 = 60;
 
@@ -113,6 +127,14 @@ fn frame(state: Rc<Loop>) {
 fn tick(state: &Loop, dt: f64) -> bool {
     let ui = state.ui;
     let (playing, speed) = (ui.playing.get_untracked(), ui.speed.get_untracked());
+    // Slow motion: while control-plane messages fly, virtual time crawls.
+    let slowed = playing
+        && ui.slowmo.get_untracked()
+        && ui.session.try_with_value(|s| s.burst()).unwrap_or(false);
+    let speed = slow_motion(speed, slowed);
+    if ui.slowed.get_untracked() != slowed {
+        ui.slowed.set(slowed);
+    }
     let mut carry = state.carry.get();
     let ms = if playing {
         virtual_ms(dt, speed, &mut carry) + state.debt.get()
@@ -202,6 +224,21 @@ mod tests {
         }
         assert_eq!(total, 10, "quarter-speed milliseconds add up");
         assert_eq!(virtual_ms(-3.0, 1.0, &mut carry), 0);
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_crawl_through_bursts_in_slow_motion() {
+        assert_eq!(slow_motion(1.0, true), SLOWMO_SPEED);
+        assert_eq!(slow_motion(0.01, true), 0.01, "never faster than chosen");
+        assert_eq!(slow_motion(4.0, false), 4.0);
+        let mut carry = 0.0;
+        let ms: Time = (0..60)
+            .map(|_| virtual_ms(16.7, slow_motion(1.0, true), &mut carry))
+            .sum();
+        assert!(
+            (19..=21).contains(&ms),
+            "a second of frames runs 20 virtual ms: {ms}"
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]

@@ -9,7 +9,7 @@ use crate::i18n::{Key, Lang};
 use crate::startup;
 
 /// The speeds offered.
-pub const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
+pub const SPEEDS: [f64; 6] = [0.1, 0.5, 1.0, 2.0, 4.0, 8.0];
 
 /// Virtual time as the clock shows it: `01:05.320`, `1:02:03.004`.
 pub fn clock_text(ms: Time) -> String {
@@ -104,6 +104,8 @@ pub fn Header() -> impl IntoView {
                     <span class="clock-value" data-testid="clock-value">{move || clock_text(ui.clock.get())}</span>
                     <span class="clock-behind" data-testid="clock-behind" title=move || ui.t(Key::BehindHint)
                         hidden=move || !ui.behind.get()>{move || ui.t(Key::Behind)}</span>
+                    <span class="clock-slowed" data-testid="clock-slowed"
+                        hidden=move || !ui.slowed.get()>{move || ui.t(Key::SlowedBurst)}</span>
                 </div>
             </div>
             <div class="actions">

@@ -11,6 +11,8 @@ mod inspector;
 mod proxy;
 mod switches;
 mod tabs;
+mod timeline;
+mod trace;
 
 use kubeloop_sim::scenario::Scenario;
 use kubeloop_sim::time::Time;
@@ -61,6 +63,18 @@ pub struct Ui {
     pub undo: RwSignal<Option<String>>,
     /// Whether the browser asks for reduced motion (no travelling dots, no pulsing).
     pub reduced_motion: bool,
+    /// Slow motion around bursts of control-plane messages.
+    pub slowmo: RwSignal<bool>,
+    /// Whether this frame ran in slow motion.
+    pub slowed: RwSignal<bool>,
+    /// The moment shown, while the page views one (else live).
+    pub moment: RwSignal<Option<Time>>,
+    /// The live session's virtual time.
+    pub live_now: RwSignal<Time>,
+    /// The timeline's object filter ("follow this pod" sets it).
+    pub tl_object: RwSignal<String>,
+    /// The timeline entry picked (a row, a trace stage).
+    pub tl_focus: RwSignal<Option<u64>>,
 }
 
 impl Ui {
@@ -71,16 +85,24 @@ impl Ui {
 
     /// Copies the session's revisions and clock into the signals that changed.
     pub fn sync(&self) {
-        let Some((now, rev, srev, frev)) = self.session.try_with_value(|s| {
+        let Some((now, rev, srev, frev, moment, live)) = self.session.try_with_value(|s| {
             (
                 s.world().now(),
                 s.revision,
                 s.scenario_revision,
                 s.files_revision,
+                s.moment(),
+                s.live_now(),
             )
         }) else {
             return;
         };
+        if self.moment.get_untracked() != moment {
+            self.moment.set(moment);
+        }
+        if self.live_now.get_untracked() != live {
+            self.live_now.set(live);
+        }
         if self.clock.get_untracked() != now {
             self.clock.set(now);
         }
@@ -110,6 +132,17 @@ impl Ui {
         let r = self.session.try_update_value(f);
         self.sync();
         r
+    }
+
+    /// Shows the cluster as it was at `at` (paused: Play replays from there).
+    pub fn view_moment(&self, at: Time) {
+        self.playing.set(false);
+        self.update(|s| s.view_moment(at));
+    }
+
+    /// Leaves a moment for the live cluster.
+    pub fn back_to_live(&self) {
+        self.update(|s| s.back_to_live());
     }
 
     /// Runs a command for a button (Apply, a switch) in the terminal.
@@ -254,6 +287,12 @@ pub fn App() -> impl IntoView {
         offer: RwSignal::new(offer),
         undo: RwSignal::new(None),
         reduced_motion: browser::prefers_reduced_motion(),
+        slowmo: RwSignal::new(false),
+        slowed: RwSignal::new(false),
+        moment: RwSignal::new(None),
+        live_now: RwSignal::new(0),
+        tl_object: RwSignal::new(String::new()),
+        tl_focus: RwSignal::new(None),
     };
     provide_context(ui);
     if let Some(n) = &notice {
@@ -308,15 +347,16 @@ pub fn App() -> impl IntoView {
     frames::start(ui);
 
     view! {
-        <div class="app" data-testid="app">
+        <div class="app" data-testid="app" class:viewing=move || ui.moment.get().is_some()>
             <header::Header/>
-            <div class="banners"><Banner/><LinkBar/></div>
+            <div class="banners"><Banner/><LinkBar/><timeline::MomentBar/></div>
             <tabs::PaneTabs/>
             <section class="pane editor-pane" class:shown=move || ui.pane.get() == tabs::Pane::Files><editor::Editor/></section>
             <section class="pane diagram-pane" class:shown=move || ui.pane.get() == tabs::Pane::Cluster><diagram::Diagram/></section>
             <section class="pane terminal-pane" class:shown=move || ui.pane.get() == tabs::Pane::Terminal><console::Console/></section>
             <aside class="pane side-pane" class:shown=move || ui.pane.get() == tabs::Pane::Controls>
                 <flow::Flow/>
+                <trace::TracePanel/>
                 <switches::Switches/>
             </aside>
         </div>

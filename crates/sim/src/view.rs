@@ -824,6 +824,14 @@ fn has_path(value: &serde_json::Value, path: &str) -> bool {
 mod flow;
 pub use flow::{deployment_to_expose, newest_user_pod, pod_flow, PodFlow};
 
+/// The timeline: every message between components, with its times, object and answer.
+#[path = "view_timeline.rs"]
+pub mod timeline;
+
+/// The causal traces of a pod and a Deployment's rollout.
+#[path = "view_trace.rs"]
+pub mod trace;
+
 /// The proxy view: a node's kube-proxy rules as a graph, its `iptables-save` text and
 /// the last request's path.
 #[path = "view_proxy.rs"]
