@@ -90,12 +90,7 @@ async fn merged(
         None => ApiRequest::new(Verb::Create, kind, ns, "").with_body(Body::Raw(modified)),
         Some(live) => {
             let original = crate::cmd::apply::last_applied(&live);
-            let patch = crate::cmd::apply::three_way_for(
-                kind,
-                original.as_ref(),
-                &modified,
-                &live.to_value(),
-            );
+            let patch = three_way_for(kind, original.as_ref(), &modified, &live.to_value());
             if patch.as_object().is_none_or(|p| p.is_empty()) {
                 return Ok(live.clone());
             }
