@@ -14,10 +14,14 @@ const sizes = [
 async function shoot(page: Page, testInfo: TestInfo, name: string) {
   for (const size of sizes) {
     await page.setViewportSize({ width: size.width, height: size.height });
+    // On a phone the trace sits behind the Controls tab.
+    const phone = size.width <= 760;
+    if (phone) await page.locator('[data-pane-tab=controls]').click();
     await page.getByTestId('trace').scrollIntoViewIfNeeded();
     const shot = testInfo.outputPath(`${name}-${size.name}.png`);
     await page.screenshot({ path: shot });
     await testInfo.attach(`${name}-${size.name}`, { path: shot, contentType: 'image/png' });
+    if (phone) await page.locator('[data-pane-tab=cluster]').click();
   }
   await page.setViewportSize({ width: 1440, height: 900 });
 }
