@@ -211,6 +211,10 @@ pub enum Key {
     RolloutTitle,
     RolloutWhy,
     RolloutNone,
+    ServiceTraceTitle,
+    ServiceTraceNone,
+    ServiceNoRuleChange,
+    ServiceEarlier,
 }
 
 /// The string for `key` in `lang`.
@@ -482,6 +486,13 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         RolloutTitle => ("Rollout of {d}", "{d} 的滚动发布"),
         RolloutWhy => ("because", "原因"),
         RolloutNone => ("No ReplicaSet scaled yet.", "还没有 ReplicaSet 扩缩。"),
+        ServiceTraceTitle => ("Endpoints of Service {s}", "Service {s} 的端点"),
+        ServiceTraceNone => ("No EndpointSlice written yet.", "还没有写入 EndpointSlice。"),
+        ServiceNoRuleChange => (
+            "no ready endpoint added or removed: the rules stay",
+            "没有增减就绪端点：规则不变",
+        ),
+        ServiceEarlier => ("{n} earlier changes", "更早的 {n} 次变化"),
     }
 }
 

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use kubeloop_sim::time::Time;
 use kubeloop_sim::view::timeline::Timeline;
-use kubeloop_sim::view::trace::{self, PodTrace, RolloutTrace};
+use kubeloop_sim::view::trace::{self, PodTrace, RolloutTrace, ServiceTrace};
 
 use super::Session;
 
@@ -213,5 +213,11 @@ impl Session {
     pub fn rollout_trace(&self, deployment: &str) -> Option<RolloutTrace> {
         let (ns, name) = deployment.split_once('/')?;
         trace::rollout_trace(&self.world, self.timeline(), ns, name)
+    }
+
+    /// The endpoint changes of the Service `namespace/name` in the world shown.
+    pub fn service_trace(&self, service: &str) -> Option<ServiceTrace> {
+        let (ns, name) = service.split_once('/')?;
+        trace::service_trace(&self.world, self.timeline(), ns, name)
     }
 }

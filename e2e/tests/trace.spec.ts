@@ -1,7 +1,7 @@
 // The causal trace of a pod: eight stages, each with the request behind it and its
 // latency; a stage opens its moment in the timeline; exposing the Deployment lights the
-// endpoint stage with the kube-proxies it reached; a rollout says which ReplicaSet scaled
-// when and why.
+// endpoint stage with the kube-proxies it reached and the Service's trace with the rules its
+// endpoints wrote; a rollout says which ReplicaSet scaled when and why.
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { CLUSTER_TIMEOUT, ClusterPage } from './fixtures/cluster-page';
 
@@ -61,6 +61,13 @@ test('a pod trace shows each stage with its request and opens it in the timeline
   await cluster.expectOutput('service/nginx exposed');
   await expect(stages.nth(6)).toHaveClass(/lit/, { timeout: CLUSTER_TIMEOUT });
   await expect(stages.nth(6)).toContainText('kube-proxy node-');
+  // The Service's trace: the EndpointSlice write that added the pods' jumps to its rules.
+  const svc = trace.getByTestId('service-trace');
+  await expect(svc).toContainText('default/nginx');
+  const added = svc.getByTestId('service-rules').locator('li.added');
+  await expect(added).toHaveCount(3, { timeout: CLUSTER_TIMEOUT });
+  await expect(added.first()).toContainText(/^\+ -A KUBE-SVC-[A-Z0-9]{16} -j KUBE-SEP-[A-Z0-9]{16} \(10\.244\.\d+\.\d+:80\)$/);
+  await expect(svc.getByTestId('service-change').first()).toContainText('POST /apis/discovery.k8s.io/v1/namespaces/default/endpointslices 201 Created');
   await cluster.run('kubectl set image deployment/nginx nginx=nginx:1.28');
   await cluster.expectOutput('deployment.apps/nginx image updated');
   // The trace follows the newest pod; its Deployment's rollout lists the scalings.

@@ -13,6 +13,7 @@ mod switches;
 mod tabs;
 mod timeline;
 mod trace;
+mod trace_service;
 
 use kubeloop_sim::scenario::Scenario;
 use kubeloop_sim::time::Time;

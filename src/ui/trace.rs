@@ -1,10 +1,11 @@
 //! The causal trace of the followed pod (the one the flow follows): its eight stages with
 //! the request behind each, what woke the component that sent it, its time and latency;
-//! and the rollout of its Deployment. Each stage opens its moment in the timeline.
+//! the rollout of its Deployment; and its Service's endpoint changes. Each stage opens its
+//! moment in the timeline.
 //! The traces are `kubeloop_sim::view::trace`'s; this only draws them.
 
 use kubeloop_sim::time::{format_duration, Time};
-use kubeloop_sim::view::trace::{PodTrace, RolloutTrace, TraceStep};
+use kubeloop_sim::view::trace::{PodTrace, RolloutTrace, ServiceTrace, TraceStep};
 use leptos::prelude::*;
 
 use super::timeline::{t_label, throttled_rev};
@@ -127,7 +128,8 @@ fn rollout_view(ui: Ui, r: RolloutTrace) -> impl IntoView {
 pub fn TracePanel() -> impl IntoView {
     let ui = use_ui();
     let tick = throttled_rev(ui, 300.0);
-    let data = Memo::new(move |_| -> Option<(PodTrace, Option<RolloutTrace>)> {
+    type Traces = (PodTrace, Option<RolloutTrace>, Option<ServiceTrace>);
+    let data = Memo::new(move |_| -> Option<Traces> {
         tick.track();
         let selected = ui.selected.get();
         ui.session
@@ -139,7 +141,11 @@ pub fn TracePanel() -> impl IntoView {
                     .deployment
                     .as_ref()
                     .and_then(|d| s.rollout_trace(&format!("{ns}/{d}")));
-                Some((t, r))
+                let svc = t
+                    .service
+                    .as_ref()
+                    .and_then(|v| s.service_trace(&format!("{ns}/{v}")));
+                Some((t, r, svc))
             })
             .flatten()
     });
@@ -151,7 +157,7 @@ pub fn TracePanel() -> impl IntoView {
             <p class="trace-hint">{move || ui.t(Key::TraceHint)}</p>
             {move || match data.get() {
                 None => view! { <p class="tr-idle" data-testid="trace-none">{move || ui.t(Key::TraceNone)}</p> }.into_any(),
-                Some((t, r)) => {
+                Some((t, r, svc)) => {
                     let pod = t.pod.clone();
                     view! {
                         <div class="tr-pod mono" data-testid="trace-pod">{pod.clone()}</div>
@@ -159,6 +165,7 @@ pub fn TracePanel() -> impl IntoView {
                             {t.steps.into_iter().map(|s| stage_view(ui, s, pod.clone())).collect_view()}
                         </ol>
                         {r.map(|r| rollout_view(ui, r))}
+                        {svc.map(|v| super::trace_service::service_view(ui, v))}
                     }.into_any()
                 }
             }}

@@ -228,23 +228,7 @@ fn proxies_told(
     else {
         return Vec::new();
     };
-    let mut seen = std::collections::BTreeSet::new();
-    tl.entries()
-        .filter(|t| {
-            t.kind == EntryKind::Watch
-                && matches!(t.to, Actor::KubeProxy(_))
-                && t.object == object
-                && t.sent >= e.received
-        })
-        .filter(|t| seen.insert(t.to))
-        .map(|t| {
-            (
-                t.arrives,
-                format!("{}: {}", actor(t.to, world), t.label),
-                Some(t.arrives.saturating_sub(e.received)),
-            )
-        })
-        .collect()
+    service::proxies_after(tl, &object, e.received, &world.observe().node_names())
 }
 
 /// Stage 2: the etcd transaction kube-apiserver made for kubectl's request.
@@ -423,6 +407,10 @@ pub fn rollout_trace(world: &World, tl: &Timeline, ns: &str, name: &str) -> Opti
         steps,
     })
 }
+
+#[path = "view_trace_service.rs"]
+mod service;
+pub use service::{service_trace, RuleChange, ServiceChange, ServiceTrace, MAX_CHANGES};
 
 #[cfg(test)]
 #[path = "view_trace_tests.rs"]

@@ -206,3 +206,88 @@ fn a_rollout_says_which_replica_set_scaled_when_and_why() {
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
     assert!(rollout_trace(&r.w, &r.tl, "default", "nope").is_none());
 }
+
+impl Run {
+    /// The output of a command that finishes at once (`ssh node-1 iptables-save`).
+    fn output(&mut self, line: &str) -> String {
+        match cmd::start(&mut self.w, line, &self.files) {
+            Started::Done(out) => out.stdout,
+            Started::Running(_) => panic!("{line} should finish at once"),
+        }
+    }
+}
+
+#[test]
+fn a_services_trace_names_the_rules_each_endpoint_change_wrote_and_dropped() {
+    let mut r = Run::new();
+    r.run("kubectl apply -f app.yaml", 30 * SECOND);
+    let t = service_trace(&r.w, &r.tl, "default", "web").expect("a trace");
+    assert_eq!(t.service, "default/web");
+    let added: Vec<&RuleChange> = t.changes.iter().flat_map(|c| &c.added).collect();
+    assert_eq!(
+        added.len(),
+        2,
+        "both pods became endpoints: {:#?}",
+        t.changes
+    );
+    // The chains are the ones kube-proxy wrote on the node.
+    let rules = r.output("ssh node-1 iptables-save");
+    for a in &added {
+        assert_eq!(a.port, "default/web");
+        let jump = format!("-A {} ", a.service_chain);
+        assert!(
+            rules
+                .lines()
+                .any(|l| l.starts_with(&jump) && l.ends_with(&format!("-j {}", a.endpoint_chain))),
+            "{a:?} in\n{rules}"
+        );
+        assert!(
+            rules.contains(&format!("--to-destination {}", a.endpoint)),
+            "{a:?}"
+        );
+    }
+    let first = &t.changes[0];
+    assert_eq!(first.by, "kube-controller-manager");
+    assert!(
+        first
+            .what
+            .starts_with("POST /apis/discovery.k8s.io/v1/namespaces/default/endpointslices 201"),
+        "{first:?}"
+    );
+    assert!(first.seq.is_some());
+    let last_with_endpoints = t
+        .changes
+        .iter()
+        .rfind(|c| !c.added.is_empty())
+        .expect("a change");
+    assert_eq!(
+        last_with_endpoints.proxies.len(),
+        3,
+        "every node's kube-proxy heard of it: {last_with_endpoints:?}"
+    );
+    assert!(last_with_endpoints
+        .proxies
+        .iter()
+        .all(|(at, l, after)| l.starts_with("kube-proxy node-")
+            && *at >= last_with_endpoints.at
+            && after.is_some()));
+    // Scaling down removes one endpoint: a later change drops its jump.
+    let before = t.changes.len();
+    r.run("kubectl scale deployment web --replicas=1", 60 * SECOND);
+    let t = service_trace(&r.w, &r.tl, "default", "web").expect("a trace");
+    let later = &t.changes[before..];
+    let removed: Vec<&RuleChange> = later.iter().flat_map(|c| &c.removed).collect();
+    assert_eq!(removed.len(), 1, "{later:#?}");
+    assert!(
+        later
+            .iter()
+            .all(|c| c.what.starts_with("PUT ") || c.what.starts_with("PATCH ")),
+        "{later:#?}"
+    );
+    let rules = r.output("ssh node-1 iptables-save");
+    assert!(
+        !rules.contains(&removed[0].endpoint_chain),
+        "the dropped chain is gone:\n{rules}"
+    );
+    assert!(service_trace(&r.w, &r.tl, "default", "nope").is_none());
+}
