@@ -187,10 +187,7 @@ pub fn ProxyPanel() -> impl IntoView {
     let head = move || {
         shown.with(|s| {
             let v = s.view.as_ref()?;
-            let mode = match v.mode {
-                ProxyMode::Iptables => "iptables",
-                ProxyMode::Ipvs => "ipvs",
-            };
+            let mode = v.mode.as_str();
             Some((mode, super::header::clock_text(v.synced_at)))
         })
     };
