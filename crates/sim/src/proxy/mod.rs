@@ -28,6 +28,7 @@ pub mod model;
 pub mod net;
 pub mod nftables;
 mod nftables_list;
+mod nftables_service;
 mod nftables_walk;
 mod node;
 mod rules;

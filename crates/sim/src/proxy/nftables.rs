@@ -11,12 +11,12 @@
 
 use std::net::Ipv4Addr;
 
-use super::hash;
-use super::model::{self, categorize_endpoints, Endpoint, Protocol, ProxyModel, ServicePort};
+use super::model::{self, Protocol, ProxyModel};
 use super::net::Cidr;
 use super::ProxyInput;
 
 pub use super::nftables_list::{nft_list_ruleset, nft_list_table};
+pub(crate) use super::nftables_service::endpoint_names;
 
 /// The table's name in both families.
 pub const TABLE: &str = "kube-proxy";
@@ -198,11 +198,11 @@ impl NftTable {
         let i = self.sets.iter().position(|s| s.name == name);
         match i {
             Some(i) => &mut self.sets[i],
-            None => unreachable_set(self, name),
+            None => declare_set(self, name),
         }
     }
 
-    fn ensure_chain(&mut self, name: &str) -> &mut NftChain {
+    pub(crate) fn ensure_chain(&mut self, name: &str) -> &mut NftChain {
         let i = match self.chains.iter().position(|c| c.name == name) {
             Some(i) => i,
             None => {
@@ -218,7 +218,13 @@ impl NftTable {
         &mut self.chains[i]
     }
 
-    fn rule(&mut self, chain: &str, matches: Vec<Match>, stmt: Stmt, comment: Option<&str>) {
+    pub(crate) fn rule(
+        &mut self,
+        chain: &str,
+        matches: Vec<Match>,
+        stmt: Stmt,
+        comment: Option<&str>,
+    ) {
         self.ensure_chain(chain).rules.push(NftRule {
             matches,
             stmt,
@@ -226,7 +232,13 @@ impl NftTable {
         });
     }
 
-    fn elem(&mut self, set: &str, key: Key, value: Option<Stmt>, comment: Option<String>) {
+    pub(crate) fn elem(
+        &mut self,
+        set: &str,
+        key: Key,
+        value: Option<Stmt>,
+        comment: Option<String>,
+    ) {
         let s = self.set_mut(set);
         if !s.elements.iter().any(|e| e.key == key) {
             s.elements.push(Elem {
@@ -238,8 +250,8 @@ impl NftTable {
     }
 }
 
-/// Every set this module adds is declared in `setup`; asking for another is a bug here.
-fn unreachable_set<'a>(t: &'a mut NftTable, name: &str) -> &'a mut NftSet {
+/// Declares a plain address set `name` (every set kube-proxy fills is declared in `setup`).
+fn declare_set<'a>(t: &'a mut NftTable, name: &str) -> &'a mut NftSet {
     t.sets.push(NftSet {
         name: name.to_string(),
         type_: t.family.addr_type().to_string(),
@@ -296,61 +308,58 @@ fn service_cidr() -> Option<Cidr> {
     Cidr::parse(crate::cluster::SERVICE_CIDR)
 }
 
-fn set(name: &str, type_: String, is_map: bool, comment: &'static str) -> NftSet {
-    NftSet {
-        name: name.to_string(),
-        type_,
-        is_map,
-        timeout: None,
-        comment: Some(comment),
-        elements: Vec::new(),
-    }
-}
+/// The sets and maps `setupNFTables` declares: name, key (`addr` / `addr . proto . port`
+/// / `proto . port`), comment.
+const SETS: [(&str, &str, &str); 7] = [
+    (CLUSTER_IPS, "addr", "Active ClusterIPs"),
+    (NODEPORT_IPS, "addr", "IPs that accept NodePort traffic"),
+    (
+        NO_ENDPOINT_SERVICES,
+        "addr-port",
+        "vmap to drop or reject packets to services with no endpoints",
+    ),
+    (
+        NO_ENDPOINT_NODEPORTS,
+        "port",
+        "vmap to drop or reject packets to service nodeports with no endpoints",
+    ),
+    (
+        FIREWALL_IPS,
+        "addr-port",
+        "destinations that are subject to LoadBalancerSourceRanges",
+    ),
+    (
+        SERVICE_IPS,
+        "addr-port",
+        "ClusterIP, ExternalIP and LoadBalancer IP traffic",
+    ),
+    (SERVICE_NODEPORTS, "port", "NodePort traffic"),
+];
 
 /// `setupNFTables`: the table skeleton (nodePortAddresses `primary`, the nftables default).
 fn setup(family: Family, node_ip: Option<Ipv4Addr>, mark: u32) -> NftTable {
     let a = family.addr_type();
+    let sets = SETS
+        .iter()
+        .map(|(name, key, comment)| {
+            let (type_, is_map) = match *key {
+                "addr" => (a.to_string(), false),
+                "addr-port" => (format!("{a} . inet_proto . inet_service : verdict"), true),
+                _ => ("inet_proto . inet_service : verdict".to_string(), true),
+            };
+            NftSet {
+                name: name.to_string(),
+                type_,
+                is_map,
+                timeout: None,
+                comment: Some(comment),
+                elements: Vec::new(),
+            }
+        })
+        .collect();
     let mut t = NftTable {
         family,
-        sets: vec![
-            set(CLUSTER_IPS, a.into(), false, "Active ClusterIPs"),
-            set(
-                NODEPORT_IPS,
-                a.into(),
-                false,
-                "IPs that accept NodePort traffic",
-            ),
-            set(
-                NO_ENDPOINT_SERVICES,
-                format!("{a} . inet_proto . inet_service : verdict"),
-                true,
-                "vmap to drop or reject packets to services with no endpoints",
-            ),
-            set(
-                NO_ENDPOINT_NODEPORTS,
-                "inet_proto . inet_service : verdict".into(),
-                true,
-                "vmap to drop or reject packets to service nodeports with no endpoints",
-            ),
-            set(
-                FIREWALL_IPS,
-                format!("{a} . inet_proto . inet_service : verdict"),
-                true,
-                "destinations that are subject to LoadBalancerSourceRanges",
-            ),
-            set(
-                SERVICE_IPS,
-                format!("{a} . inet_proto . inet_service : verdict"),
-                true,
-                "ClusterIP, ExternalIP and LoadBalancer IP traffic",
-            ),
-            set(
-                SERVICE_NODEPORTS,
-                "inet_proto . inet_service : verdict".into(),
-                true,
-                "NodePort traffic",
-            ),
-        ],
+        sets,
         chains: Vec::new(),
     };
     for (name, h) in BASE_CHAINS {
@@ -362,6 +371,13 @@ fn setup(family: Family, node_ip: Option<Ipv4Addr>, mark: u32) -> NftTable {
         t.rule(src, m, Stmt::Jump(dst.into()), None);
     }
     t.ensure_chain(MARK_MASQ);
+    setup_rules(&mut t, node_ip, mark);
+    t
+}
+
+/// The fixed rules of the skeleton: masquerading, the checks, the dispatch rules.
+fn setup_rules(t: &mut NftTable, node_ip: Option<Ipv4Addr>, mark: u32) {
+    let family = t.family;
     t.rule(MARK_MASQ, vec![], Stmt::MarkOr(mark), None);
     t.rule(
         MASQUERADING,
@@ -416,39 +432,6 @@ fn setup(family: Family, node_ip: Option<Ipv4Addr>, mark: u32) -> NftTable {
         Stmt::VmapPort(SERVICE_NODEPORTS.into()),
         None,
     );
-    t
-}
-
-/// The chain names of one service port (`service-`, `local-`, `external-`, `firewall-`).
-pub(crate) struct PortChains {
-    pub cluster: String,
-    pub local: String,
-    pub external: String,
-    pub firewall: String,
-}
-
-pub(crate) fn port_chains(svc: &ServicePort) -> PortChains {
-    let n = &svc.name;
-    let base = hash::nft_service_port_base(&n.namespace, &n.name, n.protocol.lower(), &n.port);
-    PortChains {
-        cluster: format!("service-{base}"),
-        local: format!("local-{base}"),
-        external: format!("external-{base}"),
-        firewall: format!("firewall-{base}"),
-    }
-}
-
-/// `endpoint-…` and `affinity-…` of one endpoint of a service port.
-pub(crate) fn endpoint_names(svc: &ServicePort, ep: &Endpoint) -> (String, String) {
-    let n = &svc.name;
-    let base = hash::nft_endpoint_base(
-        &n.namespace,
-        &n.name,
-        n.protocol.lower(),
-        &n.port,
-        &ep.to_string(),
-    );
-    (format!("endpoint-{base}"), format!("affinity-{base}"))
 }
 
 /// The `table ip kube-proxy` kube-proxy on this node writes.
@@ -466,247 +449,7 @@ pub(crate) fn build_table(input: &ProxyInput, model: &ProxyModel) -> NftTable {
     let mark = input.options.masquerade_mark();
     let mut t = setup(Family::Ip, Some(input.node_ip), mark);
     for svc in &model.ports {
-        write_service(&mut t, input, svc, model.endpoints_of(&svc.name));
+        super::nftables_service::write_service(&mut t, input, svc, model.endpoints_of(&svc.name));
     }
     t
-}
-
-/// Verdicts for traffic the service cannot take (`internalTrafficFilterVerdict` …).
-fn filter_verdict(has_endpoints: bool) -> Stmt {
-    if has_endpoints {
-        Stmt::Drop
-    } else {
-        Stmt::Goto(REJECT_CHAIN.into())
-    }
-}
-
-fn write_service(t: &mut NftTable, input: &ProxyInput, svc: &ServicePort, eps: &[Endpoint]) {
-    let cat = categorize_endpoints(eps, svc);
-    let names = port_chains(svc);
-    let proto = svc.name.protocol;
-    let comment = Some(svc.name_string());
-    let sticky = svc.sticky_max_age_seconds;
-    for ep in &cat.all_reachable {
-        t.ensure_chain(&endpoint_names(svc, ep).0);
-    }
-    let uses_cluster = !cat.cluster.is_empty() && svc.uses_cluster_endpoints();
-    let uses_local = !cat.local.is_empty() && svc.uses_local_endpoints();
-    if uses_cluster {
-        t.ensure_chain(&names.cluster);
-    }
-    if uses_local {
-        t.ensure_chain(&names.local);
-    }
-    let has = cat.has_any;
-    let (internal_chain, has_internal) = if svc.internal_policy_local {
-        (&names.local, has && !cat.local.is_empty())
-    } else {
-        (&names.cluster, has)
-    };
-    let (external_policy_chain, has_external) = if svc.external_policy_local {
-        (&names.local, has && !cat.local.is_empty())
-    } else {
-        (&names.cluster, has)
-    };
-    let uses_external = has && svc.externally_accessible();
-    if uses_external {
-        t.ensure_chain(&names.external);
-    }
-    let ext_goto = || Some(Stmt::Goto(names.external.clone()));
-
-    t.elem(CLUSTER_IPS, Key::Ip(svc.cluster_ip), None, None);
-    let vip = |ip| Key::IpProtoPort(ip, proto, svc.port);
-    if has_internal {
-        t.elem(
-            SERVICE_IPS,
-            vip(svc.cluster_ip),
-            Some(Stmt::Goto(internal_chain.clone())),
-            None,
-        );
-    } else {
-        t.elem(
-            NO_ENDPOINT_SERVICES,
-            vip(svc.cluster_ip),
-            Some(filter_verdict(has)),
-            comment.clone(),
-        );
-    }
-    for ip in &svc.external_ips {
-        if has {
-            t.elem(SERVICE_IPS, vip(*ip), ext_goto(), None);
-        }
-        if !has_external {
-            t.elem(
-                NO_ENDPOINT_SERVICES,
-                vip(*ip),
-                Some(filter_verdict(has)),
-                comment.clone(),
-            );
-        }
-    }
-    let uses_fw = !svc.load_balancer_vips.is_empty() && !svc.load_balancer_source_ranges.is_empty();
-    if uses_fw {
-        t.ensure_chain(&names.firewall);
-    }
-    for ip in &svc.load_balancer_vips {
-        if has {
-            t.elem(SERVICE_IPS, vip(*ip), ext_goto(), None);
-        }
-        if uses_fw {
-            t.elem(
-                FIREWALL_IPS,
-                vip(*ip),
-                Some(Stmt::Goto(names.firewall.clone())),
-                None,
-            );
-        }
-    }
-    if !has_external {
-        for ip in &svc.load_balancer_vips {
-            t.elem(
-                NO_ENDPOINT_SERVICES,
-                vip(*ip),
-                Some(filter_verdict(has)),
-                comment.clone(),
-            );
-        }
-    }
-    if svc.node_port != 0 {
-        let key = Key::ProtoPort(proto, svc.node_port);
-        if has {
-            t.elem(SERVICE_NODEPORTS, key.clone(), ext_goto(), None);
-        }
-        if !has_external {
-            t.elem(
-                NO_ENDPOINT_NODEPORTS,
-                key,
-                Some(filter_verdict(has)),
-                comment.clone(),
-            );
-        }
-    }
-
-    if has_internal {
-        let m = |extra: Vec<Match>| {
-            let mut v = vec![Match::Daddr(svc.cluster_ip)];
-            v.extend(extra);
-            v
-        };
-        if input.options.masquerade_all {
-            t.rule(
-                internal_chain,
-                m(vec![]),
-                Stmt::Jump(MARK_MASQ.into()),
-                None,
-            );
-        } else if let Some(c) = input.cluster_cidr {
-            t.rule(
-                internal_chain,
-                m(vec![Match::SaddrNotIn(c)]),
-                Stmt::Jump(MARK_MASQ.into()),
-                None,
-            );
-        }
-    }
-    if uses_external {
-        write_external(t, input, svc, &names, external_policy_chain, has_external);
-    }
-    if uses_fw {
-        write_firewall(t, input, svc, &names.firewall);
-    }
-    if let Some(secs) = sticky {
-        for ep in &cat.all_reachable {
-            let (_, aff) = endpoint_names(svc, ep);
-            t.sets.push(NftSet {
-                name: aff,
-                type_: t.family.addr_type().into(),
-                is_map: false,
-                timeout: Some(secs),
-                comment: None,
-                elements: Vec::new(),
-            });
-        }
-    }
-    if uses_cluster {
-        write_dispatch(t, svc, &names.cluster, &cat.cluster);
-    }
-    if uses_local {
-        write_dispatch(t, svc, &names.local, &cat.local);
-    }
-    for ep in &cat.all_reachable {
-        let (chain, aff) = endpoint_names(svc, ep);
-        t.rule(
-            &chain,
-            vec![Match::Saddr(ep.ip)],
-            Stmt::Jump(MARK_MASQ.into()),
-            None,
-        );
-        if sticky.is_some() {
-            t.rule(&chain, vec![], Stmt::Update(aff), None);
-        }
-        t.rule(&chain, vec![], Stmt::Dnat(proto, ep.ip, ep.port), None);
-    }
-}
-
-fn write_external(
-    t: &mut NftTable,
-    input: &ProxyInput,
-    svc: &ServicePort,
-    names: &PortChains,
-    policy_chain: &str,
-    has_external: bool,
-) {
-    let ext = &names.external;
-    if !svc.external_policy_local {
-        t.rule(ext, vec![], Stmt::Jump(MARK_MASQ.into()), None);
-    } else {
-        if let Some(c) = input.cluster_cidr {
-            t.rule(
-                ext,
-                vec![Match::SaddrIn(c)],
-                Stmt::Goto(names.cluster.clone()),
-                Some("short-circuit pod traffic"),
-            );
-        }
-        t.rule(
-            ext,
-            vec![Match::FibSaddrLocal],
-            Stmt::Jump(MARK_MASQ.into()),
-            Some("masquerade local traffic"),
-        );
-        t.rule(
-            ext,
-            vec![Match::FibSaddrLocal],
-            Stmt::Goto(names.cluster.clone()),
-            Some("short-circuit local traffic"),
-        );
-    }
-    if has_external {
-        t.rule(ext, vec![], Stmt::Goto(policy_chain.to_string()), None);
-    }
-}
-
-fn write_firewall(t: &mut NftTable, input: &ProxyInput, svc: &ServicePort, chain: &str) {
-    let mut sources = svc.load_balancer_source_ranges.clone();
-    if sources.iter().any(|c| c.contains(input.node_ip)) {
-        sources.extend(svc.load_balancer_vips.iter().map(|ip| Cidr::host(*ip)));
-    }
-    t.rule(chain, vec![Match::SaddrNotInAny(sources)], Stmt::Drop, None);
-}
-
-/// `writeServiceToEndpointRules`: affinity gotos, then the numgen vmap.
-fn write_dispatch(t: &mut NftTable, svc: &ServicePort, chain: &str, eps: &[Endpoint]) {
-    let names: Vec<(String, String)> = eps.iter().map(|e| endpoint_names(svc, e)).collect();
-    if svc.sticky_max_age_seconds.is_some() {
-        for (ep_chain, aff) in &names {
-            t.rule(
-                chain,
-                vec![Match::SaddrSet(aff.clone())],
-                Stmt::Goto(ep_chain.clone()),
-                None,
-            );
-        }
-    }
-    let targets = names.into_iter().map(|(c, _)| c).collect();
-    t.rule(chain, vec![], Stmt::Numgen(targets), None);
 }

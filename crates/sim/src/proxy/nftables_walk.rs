@@ -104,78 +104,30 @@ fn stmt(
     service: &mut String,
 ) -> Flow {
     let here = c.name.as_str();
+    let hop = |st: &mut State, note: String| push(env, st, here, text.into(), true, note);
     match s {
         Stmt::Jump(to) => {
-            push(env, st, here, text.into(), true, format!("jump to {to}"));
+            hop(st, format!("jump to {to}"));
             after_jump(run(env, st, t, to, p, depth + 1, service))
         }
         Stmt::Goto(to) => {
-            push(env, st, here, text.into(), true, format!("goto {to}"));
+            hop(st, format!("goto {to}"));
             after_goto(run(env, st, t, to, p, depth + 1, service))
         }
         Stmt::Drop => {
-            push(
-                env,
-                st,
-                here,
-                text.into(),
-                true,
-                "drop: no reply, the client times out".into(),
-            );
+            hop(st, "drop: no reply, the client times out".into());
             Flow::Final(Verdict::Drop)
         }
         Stmt::Reject => {
-            push(
-                env,
+            hop(
                 st,
-                here,
-                text.into(),
-                true,
                 "reject with icmp port-unreachable: connection refused".into(),
             );
             Flow::Final(Verdict::Reject)
         }
         Stmt::Return => Flow::Leave,
         Stmt::VmapAddr(map) | Stmt::VmapPort(map) => {
-            let key = match s {
-                Stmt::VmapAddr(_) => Key::IpProtoPort(p.dst, p.proto, p.dport),
-                _ => Key::ProtoPort(p.proto, p.dport),
-            };
-            let Some(e) = t
-                .set(map)
-                .and_then(|m| m.elements.iter().find(|e| e.key == key))
-            else {
-                return Flow::Next;
-            };
-            let Some(v) = &e.value else {
-                return Flow::Next;
-            };
-            push(
-                env,
-                st,
-                here,
-                text.into(),
-                true,
-                format!(
-                    "{} found in @{map}: {}",
-                    key_text(&key),
-                    stmt_text(t.family, v)
-                ),
-            );
-            push(
-                env,
-                st,
-                map,
-                elem_text(t.family, e),
-                true,
-                format!("element of @{map}"),
-            );
-            if let (Some(svc), Stmt::Goto(to)) = (&e.comment, v) {
-                if to == super::nftables::REJECT_CHAIN {
-                    *service = svc.clone();
-                }
-            }
-            stmt_quiet(env, st, t, c, v, p, depth, service)
+            vmap(env, st, t, c, text, s, map, p, depth, service)
         }
         Stmt::Numgen(targets) => {
             let n = targets.len().max(1) as u64;
@@ -183,14 +135,7 @@ fn stmt(
             let Some(to) = targets.get(i) else {
                 return Flow::Next;
             };
-            push(
-                env,
-                st,
-                here,
-                text.into(),
-                true,
-                format!("numgen random mod {n} = {i}: goto {to}"),
-            );
+            hop(st, format!("numgen random mod {n} = {i}: goto {to}"));
             after_goto(run(env, st, t, to, p, depth + 1, service))
         }
         Stmt::Dnat(_, ip, port) => {
@@ -200,26 +145,12 @@ fn stmt(
             if let Some(s) = env.sep_service.get(here) {
                 s.clone_into(service);
             }
-            push(
-                env,
-                st,
-                here,
-                text.into(),
-                true,
-                format!("dnat to {ip}:{port}"),
-            );
+            hop(st, format!("dnat to {ip}:{port}"));
             Flow::Final(Verdict::Dnat)
         }
         Stmt::MarkOr(m) => {
             p.mark |= m;
-            push(
-                env,
-                st,
-                here,
-                text.into(),
-                true,
-                format!("mark 0x{m:08x}: masquerade on the way out"),
-            );
+            hop(st, format!("mark 0x{m:08x}: masquerade on the way out"));
             Flow::Next
         }
         Stmt::MarkXor(m) => {
@@ -228,14 +159,7 @@ fn stmt(
         }
         Stmt::Masquerade => {
             let src = env.masquerade_source(p.dst);
-            push(
-                env,
-                st,
-                here,
-                text.into(),
-                true,
-                format!("masquerade: source becomes {src}"),
-            );
+            hop(st, format!("masquerade: source becomes {src}"));
             Flow::Final(Verdict::Masquerade)
         }
         Stmt::Update(set) => {
@@ -244,17 +168,66 @@ fn stmt(
                 .entry(set.clone())
                 .or_default()
                 .insert(p.src, st.now);
-            push(
-                env,
-                st,
-                here,
-                text.into(),
-                true,
-                format!("remember {} in @{set}", p.src),
-            );
+            hop(st, format!("remember {} in @{set}", p.src));
             Flow::Next
         }
     }
+}
+
+/// `… vmap @MAP`: the element for the packet's key decides, as its own hop.
+#[allow(clippy::too_many_arguments)]
+fn vmap(
+    env: &Env,
+    st: &mut State,
+    t: &NftTable,
+    c: &NftChain,
+    text: &str,
+    s: &Stmt,
+    map: &str,
+    p: &mut Pkt,
+    depth: usize,
+    service: &mut String,
+) -> Flow {
+    let here = c.name.as_str();
+    let key = match s {
+        Stmt::VmapAddr(_) => Key::IpProtoPort(p.dst, p.proto, p.dport),
+        _ => Key::ProtoPort(p.proto, p.dport),
+    };
+    let Some(e) = t
+        .set(map)
+        .and_then(|m| m.elements.iter().find(|e| e.key == key))
+    else {
+        return Flow::Next;
+    };
+    let Some(v) = &e.value else {
+        return Flow::Next;
+    };
+    push(
+        env,
+        st,
+        here,
+        text.into(),
+        true,
+        format!(
+            "{} found in @{map}: {}",
+            key_text(&key),
+            stmt_text(t.family, v)
+        ),
+    );
+    push(
+        env,
+        st,
+        map,
+        elem_text(t.family, e),
+        true,
+        format!("element of @{map}"),
+    );
+    if let (Some(svc), Stmt::Goto(to)) = (&e.comment, v) {
+        if to == super::nftables::REJECT_CHAIN {
+            *service = svc.clone();
+        }
+    }
+    stmt_quiet(env, st, t, c, v, p, depth, service)
 }
 
 /// A map element's verdict: its hops were recorded with the `vmap` rule's.
