@@ -67,6 +67,7 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
         proxy_mode: match sc.spec.proxy_mode {
             scenario::ProxyMode::Iptables => ProxyMode::Iptables,
             scenario::ProxyMode::Ipvs => ProxyMode::Ipvs,
+            scenario::ProxyMode::Nftables => ProxyMode::Nftables,
         },
         scheduling_annotations: sc.spec.scheduling_annotations,
         hollow_nodes: false,

@@ -118,6 +118,8 @@ pub enum ProxyMode {
     Iptables,
     /// IPVS virtual servers (`ipvsadm -Ln`).
     Ipvs,
+    /// nftables (`nft list ruleset`).
+    Nftables,
 }
 
 impl ProxyMode {
@@ -125,11 +127,12 @@ impl ProxyMode {
         *self == ProxyMode::Iptables
     }
 
-    /// `iptables` or `ipvs`.
+    /// `iptables`, `ipvs` or `nftables`.
     pub fn as_str(self) -> &'static str {
         match self {
             ProxyMode::Iptables => "iptables",
             ProxyMode::Ipvs => "ipvs",
+            ProxyMode::Nftables => "nftables",
         }
     }
 }

@@ -456,11 +456,12 @@ impl Checker {
             match mode.as_str() {
                 "iptables" => spec.proxy_mode = ProxyMode::Iptables,
                 "ipvs" => spec.proxy_mode = ProxyMode::Ipvs,
+                "nftables" => spec.proxy_mode = ProxyMode::Nftables,
                 _ => self.push(
                     "spec.proxyMode",
                     Target::Value,
                     format!(
-                        "spec.proxyMode: Unsupported value: {mode:?}: supported values: \"iptables\", \"ipvs\""
+                        "spec.proxyMode: Unsupported value: {mode:?}: supported values: \"iptables\", \"ipvs\", \"nftables\""
                     ),
                 ),
             }
