@@ -48,6 +48,8 @@ pub struct NetState {
     pub weight: u64,
     /// kindnet's view of the NetworkPolicies, as of a store revision.
     pub policies: Option<(u64, Option<Arc<PolicyView>>)>,
+    /// ingress-nginx's round-robin position per upstream.
+    pub ingress_rr: std::collections::BTreeMap<String, usize>,
 }
 
 impl NetState {
@@ -86,6 +88,7 @@ impl NetState {
             served_window: 0,
             weight: 1,
             policies: None,
+            ingress_rr: Default::default(),
         }
     }
 }
@@ -119,6 +122,12 @@ impl<'a> Network<'a> {
             store: Some(store),
             ..self
         }
+    }
+
+    /// The cluster's objects, when the network was built with them (what the ingress
+    /// controller's informers hold; see docs/design.md §6.16).
+    pub(crate) fn store(&self) -> Option<&'a Store> {
+        self.store
     }
 
     /// kindnet's current view of the policies (None: no policy exists).
@@ -348,7 +357,6 @@ pub fn get(
     url: &str,
     dns: Option<DnsAnswer>,
 ) -> Fetch {
-    let now = net.now;
     let (mut hops, outcome) = walk(net, src, dst, port, Protocol::Tcp);
     let (final_ip, final_port, seen_src) = match &outcome {
         Outcome::Delivered {
@@ -386,11 +394,77 @@ pub fn get(
     if let Err(d) = verdict {
         return record(net, src, url, dns, hops, &d.0, None, Fetch::Timeout);
     }
+    deliver(
+        net,
+        Conn {
+            src,
+            from_node: src.node,
+            host,
+            path,
+            url,
+            dns,
+            hops,
+            ip: final_ip,
+            port: final_port,
+            client: seen_src,
+            agent: &src.agent,
+            depth: 0,
+        },
+    )
+}
+
+/// A TCP connection that got through the rules and the policies, about to reach the
+/// machine that holds its destination.
+pub(crate) struct Conn<'s> {
+    /// Who the walk is recorded for (the original client).
+    pub src: &'s Source,
+    /// The machine the connection leaves (the client's, or the ingress controller's).
+    pub from_node: u32,
+    /// The `Host` header.
+    pub host: &'s str,
+    /// The request URI.
+    pub path: &'s str,
+    /// The URL as typed.
+    pub url: &'s str,
+    /// The client's name lookup.
+    pub dns: Option<DnsAnswer>,
+    /// The hops so far.
+    pub hops: Vec<Hop>,
+    /// Destination address after the rules.
+    pub ip: Ipv4Addr,
+    /// Destination port after the rules.
+    pub port: u16,
+    /// The source address the server sees.
+    pub client: Ipv4Addr,
+    /// `User-Agent`.
+    pub agent: &'s str,
+    /// Proxies passed (the ingress controller proxies once).
+    pub depth: u8,
+}
+
+/// Delivers `c` to the container listening at its destination and records the walk.
+pub(crate) fn deliver(net: &mut Network, c: Conn) -> Fetch {
+    let Conn {
+        src,
+        from_node,
+        host,
+        path,
+        url,
+        dns,
+        mut hops,
+        ip: mut final_ip,
+        port: mut final_port,
+        client: seen_src,
+        agent,
+        depth,
+    } = c;
+    let now = net.now;
     let fin = format!("{final_ip}:{final_port}");
     if final_ip.to_string() == crate::cluster::CONTROL_PLANE_IP && final_port == 6443 {
         let response = Response {
             status: 403,
             body: "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"forbidden: User \\\"system:anonymous\\\" cannot get path \\\"/\\\"\",\n  \"reason\": \"Forbidden\",\n  \"details\": {},\n  \"code\": 403\n}".into(),
+            ..Response::default()
         };
         return record(
             net,
@@ -418,7 +492,7 @@ pub fn get(
             Fetch::Refused,
         );
     }
-    let idx = match locate(net, src.node, final_ip) {
+    let idx = match locate(net, from_node, final_ip) {
         Err(f) => {
             return record(
                 net,
@@ -446,6 +520,13 @@ pub fn get(
         Ok(Some(i)) => i,
     };
     let node_name = net.hosts[idx as usize].config.name.clone();
+    if net.hosts[idx as usize].ip == final_ip.to_string() {
+        if let Some((ip, port, hop)) = host_port(net, idx, final_port) {
+            hops.push(hop);
+            final_ip = ip;
+            final_port = port;
+        }
+    }
     if net.hosts[idx as usize].ip == final_ip.to_string() {
         return record(
             net,
@@ -500,11 +581,34 @@ pub fn get(
         return record(net, src, url, dns, hops, &where_, Some(pod), Fetch::NotHttp);
     };
     let client = seen_src.to_string();
+    if server == crate::node::behavior::Server::IngressNginx && depth == 0 {
+        let at = crate::node::ingress_nginx::Arrival {
+            node: idx,
+            sandbox: sb,
+            container: c,
+            port: final_port,
+        };
+        let conn = Conn {
+            src,
+            from_node: idx,
+            host,
+            path,
+            url,
+            dns,
+            hops,
+            ip: final_ip,
+            port: final_port,
+            client: seen_src,
+            agent,
+            depth: 1,
+        };
+        return crate::node::ingress_nginx::serve(net, conn, at);
+    }
     let req = Request {
         host,
         path,
         client: &client,
-        agent: &src.agent,
+        agent,
         pod_name: &sb.name,
         pod_ip: &ip_s,
         port: i32::from(final_port),
@@ -523,7 +627,11 @@ pub fn get(
         let query = path.split_once('?').map_or("", |(_, q)| q);
         let (status, body) = crate::node::redis::guestbook(net, &from, query);
         let f = Fetch::Answered {
-            response: Response { status, body },
+            response: Response {
+                status,
+                body,
+                ..Response::default()
+            },
             pod: Some(pod.clone()),
         };
         return record(net, src, url, dns, hops, &where_, Some(pod), f);
@@ -539,7 +647,7 @@ pub fn get(
         path,
         response.status,
         response.body.len(),
-        &src.agent,
+        agent,
     ) {
         net.hosts[idx as usize]
             .runtime
@@ -550,6 +658,33 @@ pub fn get(
         pod: Some(pod.clone()),
     };
     record(net, src, url, dns, hops, &where_, Some(pod), f)
+}
+
+/// CNI portmap on machine `idx`: the sandbox whose PortMappings hold `port`, as the
+/// `CNI-HOSTPORT-DNAT` rule rewrites the destination.
+fn host_port(net: &Network, idx: u32, port: u16) -> Option<(Ipv4Addr, u16, Hop)> {
+    let h = &net.hosts[idx as usize];
+    let rt = &h.runtime;
+    let (sb, to) = rt.sandboxes.values().filter(|s| s.ready).find_map(|s| {
+        s.port_mappings
+            .iter()
+            .find(|(hp, _)| *hp == port)
+            .map(|(_, cp)| (s, *cp))
+    })?;
+    let ip: Ipv4Addr = sb.ip.parse().ok()?;
+    let chain = format!("CNI-DN-{}", &sb.id[..sb.id.len().min(24)]);
+    let hop = Hop {
+        node: h.config.name.clone(),
+        table: "nat".into(),
+        chain: "CNI-HOSTPORT-DNAT".into(),
+        rule: format!("-A {chain} -p tcp -m tcp --dport {port} -j DNAT --to-destination {ip}:{to}"),
+        matched: true,
+        note: format!(
+            "hostPort {port} of {}/{}: DNAT to {ip}:{to}",
+            sb.namespace, sb.name
+        ),
+    };
+    Some((ip, to, hop))
 }
 
 #[allow(clippy::too_many_arguments)]
