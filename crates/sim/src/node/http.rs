@@ -67,6 +67,8 @@ pub struct Response {
     pub tls: bool,
     /// The `Location` header of a redirect.
     pub location: Option<String>,
+    /// The `Server` header when the server states it (ingress-nginx: `nginx`).
+    pub server: Option<String>,
 }
 
 fn resp(status: u16, body: impl Into<String>) -> Response {

@@ -48,6 +48,7 @@ fn page(status: u16, text: &str, tls: bool) -> Response {
         body: error_page(status, text),
         tls,
         location: None,
+        server: Some("nginx".into()),
     }
 }
 
@@ -256,6 +257,7 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
         let r = Response {
             status: 400,
             body: plain_http_to_https_port(),
+            server: Some("nginx".into()),
             ..Response::default()
         };
         return direct(net, c, r, &where_);
@@ -300,6 +302,7 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
                 body: error_page(308, "Permanent Redirect"),
                 tls,
                 location: Some(location),
+                server: Some("nginx".into()),
             };
             return direct(net, c, r, &format!("{where_}: 308 redirect to HTTPS"));
         }
@@ -370,6 +373,7 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
     let (response, pod) = match up {
         Fetch::Answered { mut response, pod } => {
             response.tls = tls;
+            response.server = Some("nginx".into());
             (response, pod)
         }
         _ => (page(502, "Bad Gateway", tls), Some(pod.clone())),
