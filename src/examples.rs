@@ -17,7 +17,7 @@ pub struct Example {
 }
 
 /// Every example, the default first.
-pub const EXAMPLES: [Example; 16] = [
+pub const EXAMPLES: [Example; 17] = [
     Example {
         id: "playground",
         title: "nginx Deployment (press Apply)",
@@ -59,6 +59,12 @@ pub const EXAMPLES: [Example; 16] = [
         title: "NetworkPolicy: default deny, then DNS, then the web",
         title_zh: "NetworkPolicy：默认拒绝、放行 DNS、再放行 Web",
         yaml: include_str!("../public/scenarios/network-policy-dns.yaml"),
+    },
+    Example {
+        id: "ingress-two-hosts",
+        title: "Ingress: two hosts through ingress-nginx",
+        title_zh: "Ingress：经 ingress-nginx 分流两个主机名",
+        yaml: include_str!("../public/scenarios/ingress-two-hosts.yaml"),
     },
     Example {
         id: "readiness-rollout",

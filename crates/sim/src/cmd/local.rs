@@ -23,10 +23,7 @@ fn fail(code: i32, msg: String) -> Output {
 
 /// `curl ARGS…` typed in the terminal.
 pub fn curl(world: &mut World, args: &[String]) -> Output {
-    let Some(i) = args.iter().position(|a| {
-        !a.starts_with('-')
-            && (a.contains("://") || a.contains("localhost") || a.contains('.') || a.contains(':'))
-    }) else {
+    let Some(i) = url_arg(args) else {
         return fail(
             2,
             "curl: try 'curl --help' or 'curl --manual' for more information\n".into(),
@@ -91,6 +88,43 @@ pub fn curl(world: &mut World, args: &[String]) -> Output {
         stdout: r.stdout,
         stderr: r.stderr,
     }
+}
+
+/// The index of the URL among curl's arguments (option values such as `-H 'Host: x'`
+/// are skipped).
+fn url_arg(args: &[String]) -> Option<usize> {
+    const VALUED: &[&str] = &[
+        "-H",
+        "--header",
+        "-o",
+        "--output",
+        "-w",
+        "--write-out",
+        "-m",
+        "--max-time",
+        "--connect-timeout",
+        "-A",
+        "--user-agent",
+        "-X",
+        "--request",
+        "-d",
+        "--data",
+    ];
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if VALUED.contains(&a.as_str()) {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-')
+            && (a.contains("://") || a.contains("localhost") || a.contains('.') || a.contains(':'))
+        {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The node whose `hostPort` `port` the host's `localhost:port` reaches: kind's

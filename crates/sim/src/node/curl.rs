@@ -165,6 +165,24 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
             "-A" | "--user-agent" | "-X" | "--request" | "-d" | "--data" => {
                 i += 1;
             }
+            // Bundled short flags (`-si`, `-kI`).
+            _ if a.len() > 2
+                && !a.starts_with("--")
+                && a[1..].chars().all(|c| "sSiIfkvL4".contains(c)) =>
+            {
+                for c in a[1..].chars() {
+                    match c {
+                        's' => silent = true,
+                        'S' => show_error = true,
+                        'i' => include = true,
+                        'I' => head = true,
+                        'f' => fail = true,
+                        'k' => insecure = true,
+                        'v' => verbose = true,
+                        _ => {}
+                    }
+                }
+            }
             _ if a.starts_with('-') && a.len() > 1 => {
                 return RunResult::err(2, format!("curl: option {a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n"));
             }
