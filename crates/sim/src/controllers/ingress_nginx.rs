@@ -106,7 +106,7 @@ impl IngressNginxController {
             env.fire(
                 ApiRequest::new(Verb::Update, Kind::Ingress, ns, name)
                     .with_subresource(Subresource::Status)
-                    .with_body(Body::Object(Object::Ingress(updated).into())),
+                    .with_body(Body::Object(Object::Ingress(updated))),
             );
         }
     }
