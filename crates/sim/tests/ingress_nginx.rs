@@ -255,6 +255,19 @@ spec:
         "location / (Prefix) → default-foo-service-8080 (ingress default/hosts)"
     );
     assert_eq!(path.endpoint.as_deref(), Some("default/foo-app"));
+    // The same from a node and from a pod.
+    assert_eq!(
+        t.ok(&format!(
+            "ssh node-1 curl -s -H 'Host: foo.example' http://{ip}/hostname"
+        )),
+        "foo-app"
+    );
+    assert_eq!(
+        t.ok(&format!(
+            "kubectl exec bar-app -- curl -s -H 'Host: bar.example' http://{ip}/hostname"
+        )),
+        "bar-app"
+    );
 }
 
 #[test]

@@ -338,7 +338,7 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
         &server,
         &format!("{location} → {upstream} (ingress {ingress})"),
         &format!(
-            "proxy_pass: round robin over {} endpoint(s) picks {ip}:{port}, URI {uri}",
+            "{location} → {upstream}: round robin over {} endpoint(s) picks {ip}:{port}, URI {uri}",
             eps.len()
         ),
     ));
