@@ -139,6 +139,16 @@ ingressclass.networking.k8s.io/nginx created
         again.contains("deployment.apps/ingress-nginx-controller unchanged"),
         "{again}"
     );
+    // `delete -f URL` reads the same manifest.
+    let gone = t.run(&format!("kubectl delete -f {KIND_URL}"));
+    assert!(
+        gone.stdout
+            .starts_with("namespace \"ingress-nginx\" deleted\n")
+            && gone
+                .stdout
+                .ends_with("ingressclass.networking.k8s.io \"nginx\" deleted\n"),
+        "{gone:?}"
+    );
 }
 
 #[test]
