@@ -408,3 +408,31 @@ spec:
         ["5:12: spec.addons[0]: Unsupported value: \"traefik\": supported values: \"ingress-nginx\""]
     );
 }
+
+#[test]
+fn the_two_hosts_gallery_scenario_routes_each_host_and_is_deterministic() {
+    let text = include_str!("../../../public/scenarios/ingress-two-hosts.yaml");
+    let sc = kubeloop_sim::scenario::parse_scenario(text).expect("valid");
+    let (_, r) = kubeloop_sim::runner::run(&sc, None);
+    let out = |prefix: &str| {
+        r.iter()
+            .find(|s| s.command.starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix}"))
+            .stdout
+            .clone()
+    };
+    assert!(out("kubectl get ingress")
+        .contains("two-hosts   nginx   web.example,api.example   localhost   80      30s"));
+    assert!(out("curl -s -H 'Host: web.example'").contains("<title>Welcome to nginx!</title>"));
+    assert!(out("curl -s -H 'Host: api.example'").starts_with("api-"));
+    assert_eq!(out("curl -s localhost/"), NGINX_404);
+    let unavailable = out("curl -si -H 'Host: api.example'");
+    assert!(unavailable.starts_with("HTTP/1.1 503 Service Temporarily Unavailable\r\n"));
+    let (_, again) = kubeloop_sim::runner::run(&sc, None);
+    let texts = |r: &[kubeloop_sim::runner::StepResult]| {
+        r.iter()
+            .map(|s| format!("{}{}", s.stdout, s.stderr))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(texts(&r), texts(&again));
+}
