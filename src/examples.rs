@@ -17,7 +17,7 @@ pub struct Example {
 }
 
 /// Every example, the default first.
-pub const EXAMPLES: [Example; 18] = [
+pub const EXAMPLES: [Example; 19] = [
     Example {
         id: "playground",
         title: "nginx Deployment (press Apply)",
@@ -71,6 +71,12 @@ pub const EXAMPLES: [Example; 18] = [
         title: "The same Service, kube-proxy in nftables mode",
         title_zh: "同一个 Service：kube-proxy nftables 模式",
         yaml: include_str!("../public/scenarios/service-nftables-mode.yaml"),
+    },
+    Example {
+        id: "ingress-two-hosts",
+        title: "Ingress: two hosts through ingress-nginx",
+        title_zh: "Ingress：经 ingress-nginx 分流两个主机名",
+        yaml: include_str!("../public/scenarios/ingress-two-hosts.yaml"),
     },
     Example {
         id: "readiness-rollout",

@@ -24,6 +24,7 @@ use crate::time::{k8s_micro_time, k8s_time};
 mod addon_templates;
 pub mod addons;
 pub mod controller_roles;
+pub mod ingress_nginx;
 pub mod kind_daemonsets;
 
 /// The Kubernetes version the simulated cluster runs.

@@ -74,6 +74,28 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
     }
 }
 
+/// The world a scenario starts in: its cluster, with the `spec.addons` applied at time 0
+/// as their docs apply them (`kubectl apply -f <URL>`, not shown as a step).
+pub fn new_world(sc: &Scenario) -> World {
+    let mut world = World::new(cluster_config(sc));
+    for a in &sc.spec.addons {
+        if a == crate::cluster::ingress_nginx::ADDON {
+            let line = format!(
+                "kubectl apply -f {}",
+                crate::cluster::ingress_nginx::KIND_URL
+            );
+            cmd::run_within(
+                &mut world,
+                &line,
+                &BTreeMap::new(),
+                COMMAND_LIMIT,
+                envelope::MAX_EVENTS_PER_COMMAND,
+            );
+        }
+    }
+    world
+}
+
 /// Whether a command streams until interrupted (`kubectl get -w`, `etcdctl watch`).
 pub fn is_streaming(line: &str) -> bool {
     let words = cmd::tokenize(line).unwrap_or_default();
@@ -113,7 +135,7 @@ pub struct Run {
 /// [`run`], delivering at most `budget` messages in all: when they are spent the run
 /// stops where it is, the steps after it do not run, and [`Run::stopped`] says so.
 pub fn run_within(sc: &Scenario, until: Option<Time>, budget: u64) -> Run {
-    let mut world = World::new(cluster_config(sc));
+    let mut world = new_world(sc);
     let files: BTreeMap<String, String> = sc.spec.files.clone();
     let steps = sc.steps_in_order();
     let until = until.or(sc.until_ms()).unwrap_or_else(|| sc.last_step_ms());

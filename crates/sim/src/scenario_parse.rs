@@ -387,6 +387,7 @@ impl Checker {
                 "schedulingAnnotations",
                 "startTime",
                 "until",
+                "addons",
             ],
         );
         let mut spec = ScenarioSpec {
@@ -450,6 +451,25 @@ impl Checker {
         for (i, step) in steps.iter().enumerate().take(MAX_STEPS) {
             if let Some(s) = self.step(step, &format!("spec.steps[{i}]")) {
                 spec.steps.push(s);
+            }
+        }
+        if let Some(v) = m.get("addons") {
+            for (i, a) in self.list(v, "spec.addons").iter().enumerate() {
+                let path = format!("spec.addons[{i}]");
+                let Some(name) = self.string(Some(a), &path) else {
+                    continue;
+                };
+                if name == crate::cluster::ingress_nginx::ADDON {
+                    if !spec.addons.contains(&name) {
+                        spec.addons.push(name);
+                    }
+                } else {
+                    self.push(
+                        &path,
+                        Target::Value,
+                        format!("{path}: Unsupported value: {name:?}: supported values: \"ingress-nginx\""),
+                    );
+                }
             }
         }
         if let Some(mode) = self.string(m.get("proxyMode"), "spec.proxyMode") {
