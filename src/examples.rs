@@ -17,7 +17,7 @@ pub struct Example {
 }
 
 /// Every example, the default first.
-pub const EXAMPLES: [Example; 16] = [
+pub const EXAMPLES: [Example; 19] = [
     Example {
         id: "playground",
         title: "nginx Deployment (press Apply)",
@@ -59,6 +59,24 @@ pub const EXAMPLES: [Example; 16] = [
         title: "NetworkPolicy: default deny, then DNS, then the web",
         title_zh: "NetworkPolicy：默认拒绝、放行 DNS、再放行 Web",
         yaml: include_str!("../public/scenarios/network-policy-dns.yaml"),
+    },
+    Example {
+        id: "service-iptables-mode",
+        title: "One Service, kube-proxy in iptables mode",
+        title_zh: "同一个 Service：kube-proxy iptables 模式",
+        yaml: include_str!("../public/scenarios/service-iptables-mode.yaml"),
+    },
+    Example {
+        id: "service-nftables-mode",
+        title: "The same Service, kube-proxy in nftables mode",
+        title_zh: "同一个 Service：kube-proxy nftables 模式",
+        yaml: include_str!("../public/scenarios/service-nftables-mode.yaml"),
+    },
+    Example {
+        id: "ingress-two-hosts",
+        title: "Ingress: two hosts through ingress-nginx",
+        title_zh: "Ingress：经 ingress-nginx 分流两个主机名",
+        yaml: include_str!("../public/scenarios/ingress-two-hosts.yaml"),
     },
     Example {
         id: "readiness-rollout",

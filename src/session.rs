@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use kubeloop_sim::cmd::{self, Started};
 use kubeloop_sim::manifest::{parse_manifest_stream, Located};
-use kubeloop_sim::runner::{cluster_config, is_streaming};
+use kubeloop_sim::runner::is_streaming;
 use kubeloop_sim::scenario::{NodeGroup, Scenario, Step};
 use kubeloop_sim::time::{format_duration, Time, SECOND};
 use kubeloop_sim::view::timeline::Timeline;
@@ -129,7 +129,7 @@ impl Session {
 
     /// A session at t=0 that has not greeted nor run anything yet.
     fn blank(scenario: Scenario) -> Session {
-        let world = World::new(cluster_config(&scenario));
+        let world = kubeloop_sim::runner::new_world(&scenario);
         let view = view::cluster_view(&world);
         Session {
             schedule: scenario.steps_in_order(),

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use kubeloop_sim::proxy::ProxyMode;
 use kubeloop_sim::view::proxy::{self as pv, PathOutcome, ProxyView, SaveRow};
 use leptos::html;
 use leptos::prelude::*;
@@ -187,12 +186,16 @@ pub fn ProxyPanel() -> impl IntoView {
     let head = move || {
         shown.with(|s| {
             let v = s.view.as_ref()?;
-            let mode = match v.mode {
-                ProxyMode::Iptables => "iptables",
-                ProxyMode::Ipvs => "ipvs",
-            };
+            let mode = v.mode.as_str();
             Some((mode, super::header::clock_text(v.synced_at)))
         })
+    };
+    let save_key = move || {
+        if head().is_some_and(|h| h.0 == "nftables") {
+            Key::ProxySaveNft
+        } else {
+            Key::ProxySave
+        }
     };
     // A Memo of plain values: kube-proxy's periodic resyncs rebuild the view, but while
     // the request is the same its lane is not redrawn (that would restart the walk).
@@ -268,7 +271,7 @@ pub fn ProxyPanel() -> impl IntoView {
                 Some((svg, h)) => view! {
                     <div class="proxy-body">
                         <figure class="proxy-graph-box">
-                            <figcaption class="proxy-note">{move || if head().is_some_and(|h| h.0 == "ipvs") { ui.t(Key::ProxyGraphIpvs) } else { ui.t(Key::ProxyGraph) }}</figcaption>
+                            <figcaption class="proxy-note">{move || match head().map(|h| h.0) { Some("ipvs") => ui.t(Key::ProxyGraphIpvs), Some("nftables") => ui.t(Key::ProxyGraphNft), _ => ui.t(Key::ProxyGraph) }}</figcaption>
                             <div class="proxy-scroll"><svg class="proxy-graph" data-testid="rule-graph" role="img"
                                 aria-label=move || ui.t(Key::ProxyShown).replace("{node}", &node())
                                 viewBox=format!("0 0 {} {h:.0}", pv::GRAPH_WIDTH)
@@ -276,11 +279,11 @@ pub fn ProxyPanel() -> impl IntoView {
                         </figure>
                         <figure class="proxy-save-box">
                             <figcaption class="proxy-note">
-                                <span class="mono">{move || ui.t(Key::ProxySave).replace("{node}", &node())}</span>
+                                <span class="mono">{move || ui.t(save_key()).replace("{node}", &node())}</span>
                                 " · "{move || ui.t(Key::ProxyMatched)}
                             </figcaption>
                             <pre class="proxy-save mono" data-testid="iptables-save" tabindex="0" node_ref=pre
-                                aria-label=move || ui.t(Key::ProxySave).replace("{node}", &node())
+                                aria-label=move || ui.t(save_key()).replace("{node}", &node())
                                 inner_html=move || save.get().unwrap_or_default()></pre>
                         </figure>
                     </div>

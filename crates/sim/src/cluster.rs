@@ -24,6 +24,7 @@ use crate::time::{k8s_micro_time, k8s_time};
 mod addon_templates;
 pub mod addons;
 pub mod controller_roles;
+pub mod ingress_nginx;
 pub mod kind_daemonsets;
 
 /// The Kubernetes version the simulated cluster runs.
@@ -416,10 +417,7 @@ pub fn bootstrap(store: &mut Store, config: &ClusterConfig, nodes: &[NodeHost]) 
     let (mut objects, mut boot) = addons::objects(nodes, &mut addon_rng);
     if !config.hollow_nodes {
         // Hollow nodes run no kube-proxy or CNI agent, so they get no daemon pods.
-        let mode = match config.proxy_mode {
-            ProxyMode::Iptables => "iptables",
-            ProxyMode::Ipvs => "ipvs",
-        };
+        let mode = config.proxy_mode.as_str();
         kind_daemonsets::objects(nodes, mode, &mut objects, &mut boot, &mut addon_rng);
     }
     for o in objects {

@@ -67,10 +67,33 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
         proxy_mode: match sc.spec.proxy_mode {
             scenario::ProxyMode::Iptables => ProxyMode::Iptables,
             scenario::ProxyMode::Ipvs => ProxyMode::Ipvs,
+            scenario::ProxyMode::Nftables => ProxyMode::Nftables,
         },
         scheduling_annotations: sc.spec.scheduling_annotations,
         hollow_nodes: false,
     }
+}
+
+/// The world a scenario starts in: its cluster, with the `spec.addons` applied at time 0
+/// as their docs apply them (`kubectl apply -f <URL>`, not shown as a step).
+pub fn new_world(sc: &Scenario) -> World {
+    let mut world = World::new(cluster_config(sc));
+    for a in &sc.spec.addons {
+        if a == crate::cluster::ingress_nginx::ADDON {
+            let line = format!(
+                "kubectl apply -f {}",
+                crate::cluster::ingress_nginx::KIND_URL
+            );
+            cmd::run_within(
+                &mut world,
+                &line,
+                &BTreeMap::new(),
+                COMMAND_LIMIT,
+                envelope::MAX_EVENTS_PER_COMMAND,
+            );
+        }
+    }
+    world
 }
 
 /// Whether a command streams until interrupted (`kubectl get -w`, `etcdctl watch`).
@@ -112,7 +135,7 @@ pub struct Run {
 /// [`run`], delivering at most `budget` messages in all: when they are spent the run
 /// stops where it is, the steps after it do not run, and [`Run::stopped`] says so.
 pub fn run_within(sc: &Scenario, until: Option<Time>, budget: u64) -> Run {
-    let mut world = World::new(cluster_config(sc));
+    let mut world = new_world(sc);
     let files: BTreeMap<String, String> = sc.spec.files.clone();
     let steps = sc.steps_in_order();
     let until = until.or(sc.until_ms()).unwrap_or_else(|| sc.last_step_ms());

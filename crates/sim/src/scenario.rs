@@ -99,6 +99,10 @@ pub struct ScenarioSpec {
     /// Extension: how long to run when the CLI gets no `--until` (Go duration as written).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<String>,
+    /// Extension: add-ons installed at time 0 the way their docs install them
+    /// (`ingress-nginx`: kind's `deploy-ingress-nginx.yaml`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub addons: Vec<String>,
 }
 
 fn is_true(b: &bool) -> bool {
@@ -118,6 +122,8 @@ pub enum ProxyMode {
     Iptables,
     /// IPVS virtual servers (`ipvsadm -Ln`).
     Ipvs,
+    /// nftables (`nft list ruleset`).
+    Nftables,
 }
 
 impl ProxyMode {
@@ -125,11 +131,12 @@ impl ProxyMode {
         *self == ProxyMode::Iptables
     }
 
-    /// `iptables` or `ipvs`.
+    /// `iptables`, `ipvs` or `nftables`.
     pub fn as_str(self) -> &'static str {
         match self {
             ProxyMode::Iptables => "iptables",
             ProxyMode::Ipvs => "ipvs",
+            ProxyMode::Nftables => "nftables",
         }
     }
 }
@@ -279,6 +286,7 @@ impl Default for ScenarioSpec {
             scheduling_annotations: true,
             start_time: None,
             until: None,
+            addons: Vec::new(),
         }
     }
 }

@@ -387,6 +387,7 @@ impl Checker {
                 "schedulingAnnotations",
                 "startTime",
                 "until",
+                "addons",
             ],
         );
         let mut spec = ScenarioSpec {
@@ -452,15 +453,35 @@ impl Checker {
                 spec.steps.push(s);
             }
         }
+        if let Some(v) = m.get("addons") {
+            for (i, a) in self.list(v, "spec.addons").iter().enumerate() {
+                let path = format!("spec.addons[{i}]");
+                let Some(name) = self.string(Some(a), &path) else {
+                    continue;
+                };
+                if name == crate::cluster::ingress_nginx::ADDON {
+                    if !spec.addons.contains(&name) {
+                        spec.addons.push(name);
+                    }
+                } else {
+                    self.push(
+                        &path,
+                        Target::Value,
+                        format!("{path}: Unsupported value: {name:?}: supported values: \"ingress-nginx\""),
+                    );
+                }
+            }
+        }
         if let Some(mode) = self.string(m.get("proxyMode"), "spec.proxyMode") {
             match mode.as_str() {
                 "iptables" => spec.proxy_mode = ProxyMode::Iptables,
                 "ipvs" => spec.proxy_mode = ProxyMode::Ipvs,
+                "nftables" => spec.proxy_mode = ProxyMode::Nftables,
                 _ => self.push(
                     "spec.proxyMode",
                     Target::Value,
                     format!(
-                        "spec.proxyMode: Unsupported value: {mode:?}: supported values: \"iptables\", \"ipvs\""
+                        "spec.proxyMode: Unsupported value: {mode:?}: supported values: \"iptables\", \"ipvs\", \"nftables\""
                     ),
                 ),
             }

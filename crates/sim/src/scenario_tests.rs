@@ -158,7 +158,7 @@ spec:
   - at: 10s
   - at: -5s
     run: ''
-  proxyMode: nftables
+  proxyMode: kernelspace
   startTime: yesterday
 ";
     assert_eq!(
@@ -181,7 +181,7 @@ spec:
             "19:5: spec.steps[1].run: Required value: the command line to run",
             "20:9: spec.steps[2].at: Invalid value: \"-5s\": must not be negative",
             "21:5: spec.steps[2].run: Required value: the command line to run",
-            "22:14: spec.proxyMode: Unsupported value: \"nftables\": supported values: \"iptables\", \"ipvs\"",
+            "22:14: spec.proxyMode: Unsupported value: \"kernelspace\": supported values: \"iptables\", \"ipvs\", \"nftables\"",
             "23:14: spec.startTime: Invalid value: \"yesterday\": must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z",
         ]
     );

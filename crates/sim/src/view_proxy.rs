@@ -12,7 +12,9 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 
 use crate::node::net::TrafficPath;
 use crate::proxy::graph::{rule_graph, EndpointRules, ServiceRules};
-use crate::proxy::{iptables, ipvs, Cidr, NodeAddress, ProxyInput, ProxyMode, ProxyOptions};
+use crate::proxy::{
+    iptables, ipvs, nftables, Cidr, NodeAddress, ProxyInput, ProxyMode, ProxyOptions,
+};
 use crate::time::Time;
 use crate::world::World;
 
@@ -300,6 +302,7 @@ fn endpoint_box(
     let (table, first) = match mode {
         ProxyMode::Iptables => ("nat", e.chain.clone()),
         ProxyMode::Ipvs => ("ipvs", format!("-> {}", e.destination)),
+        ProxyMode::Nftables => ("nft", e.chain.clone()),
     };
     GraphBox {
         kind: BoxKind::Endpoint,
@@ -361,6 +364,7 @@ fn service_rows(
         let label = match mode {
             ProxyMode::Ipvs => Some("rr".to_string()),
             ProxyMode::Iptables => Some(e.probability.clone().unwrap_or_else(|| "1 (last)".into())),
+            ProxyMode::Nftables => e.probability.clone(),
         };
         g.edges.push(GraphEdge {
             from: (SVC_X + SVC_W, svc_mid),
@@ -432,6 +436,7 @@ pub fn graph_layout(snap: &ProxySnapshot, touched: &Touched) -> GraphLayout {
     let head = match mode {
         ProxyMode::Iptables => vec!["KUBE-SERVICES".to_string(), "nat".to_string()],
         ProxyMode::Ipvs => vec!["kube-ipvs0".to_string(), "IPVS".to_string()],
+        ProxyMode::Nftables => vec!["services".to_string(), "ip kube-proxy".to_string()],
     };
     g.boxes.insert(
         0,
@@ -469,6 +474,9 @@ pub enum SaveRow {
 /// touched lines and their neighbours are kept.
 pub fn save_rows(snap: &ProxySnapshot, touched: &Touched) -> Vec<SaveRow> {
     let input = snap.input();
+    if snap.mode == ProxyMode::Nftables {
+        return nft_rows(&nftables::nft_list_ruleset(&input), touched);
+    }
     let mut text = iptables::iptables_save(&input);
     if snap.mode == ProxyMode::Ipvs {
         text.push_str("# ipvsadm -Ln\n");
@@ -486,6 +494,30 @@ pub fn save_rows(snap: &ProxySnapshot, touched: &Touched) -> Vec<SaveRow> {
             (l.to_string(), touched.mark(&table, l))
         })
         .collect();
+    elide(lines)
+}
+
+/// `nft list ruleset` marked like [`save_rows`]: a rule line by its text, an element line
+/// by the element it lists.
+fn nft_rows(text: &str, touched: &Touched) -> Vec<SaveRow> {
+    let lines = text
+        .lines()
+        .map(|l| {
+            let t = l.trim();
+            let elem = t
+                .strip_prefix("elements = { ")
+                .unwrap_or(t)
+                .trim_end_matches(" }")
+                .trim_end_matches(',');
+            let mark = touched.mark("nft", t).max(touched.mark("nft", elem));
+            (l.to_string(), mark)
+        })
+        .collect();
+    elide(lines)
+}
+
+/// Keeps the first [`HEAD_LINES`] and the touched lines with their neighbours.
+fn elide(lines: Vec<(String, Mark)>) -> Vec<SaveRow> {
     let near: BTreeSet<usize> = lines
         .iter()
         .enumerate()

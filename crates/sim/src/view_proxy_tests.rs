@@ -284,3 +284,55 @@ fn the_flow_follows_the_services_pods_not_the_client_that_curls_them() {
         Some("default/client")
     );
 }
+
+#[test]
+fn should_draw_and_mark_nftables_chains_in_nftables_mode() {
+    let mut w = World::new(ClusterConfig {
+        proxy_mode: crate::proxy::ProxyMode::Nftables,
+        ..ClusterConfig::default()
+    });
+    run(&mut w, "kubectl apply -f web.yaml");
+    w.run_for(20 * SECOND);
+    run(&mut w, "kubectl expose deployment web --port=80");
+    w.run_for(5 * SECOND);
+    let svc_ip = {
+        let snap = snapshot(&w, "node-1").unwrap();
+        let v = proxy_view(&snap, None);
+        assert_eq!(v.graph.boxes[0].lines[0], "services");
+        web_box(&v).lines[2].clone()
+    };
+    let out = run(&mut w, &format!("ssh node-1 curl -s http://{svc_ip}/"));
+    assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    let path = last_path(&w).expect("the walk is recorded").clone();
+    let snap = snapshot(&w, "node-1").unwrap();
+    let v = proxy_view(&snap, Some(&path));
+    let svc = web_box(&v);
+    assert!(svc.lines[0].starts_with("service-"), "{:?}", svc.lines);
+    assert_eq!(svc.mark, Mark::Taken);
+    let taken: Vec<&GraphBox> = v
+        .graph
+        .boxes
+        .iter()
+        .filter(|b| b.kind == BoxKind::Endpoint && b.mark == Mark::Taken)
+        .collect();
+    assert_eq!(taken.len(), 1, "one endpoint chosen");
+    assert!(taken[0].lines[0].starts_with("endpoint-"));
+    let lines: Vec<(&str, Mark)> = v
+        .save
+        .iter()
+        .filter_map(|r| match r {
+            SaveRow::Line { text, mark } => Some((text.as_str(), *mark)),
+            SaveRow::Elided(_) => None,
+        })
+        .collect();
+    assert_eq!(lines[0].0, "table ip kube-proxy {");
+    assert!(lines
+        .iter()
+        .any(|(l, m)| *m == Mark::Taken && l.contains(" dnat to ")));
+    assert!(lines
+        .iter()
+        .any(|(l, m)| *m == Mark::Taken && l.contains(": goto service-")));
+    let p = v.path.expect("a path");
+    assert_eq!(p.outcome, PathOutcome::Answered);
+    assert!(p.steps.iter().any(|s| s.title.starts_with("nft endpoint-")));
+}

@@ -204,7 +204,8 @@ fn copy_status(to: &mut Object, from: &Object) {
         CronJob,
         PodDisruptionBudget,
         HorizontalPodAutoscaler,
-        CustomResourceDefinition
+        CustomResourceDefinition,
+        Ingress
     );
 }
 

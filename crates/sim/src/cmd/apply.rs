@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Propagation, Status, StatusReason, Verb};
+use crate::cluster::ingress_nginx;
 use crate::cmd::generate::DryRun;
 use crate::cmd::kubectl::{kind_name, kind_quoted, resolve_kind, Kubectl};
 use crate::manifest::{parse_manifest_stream, Manifest};
@@ -45,7 +46,20 @@ pub(crate) fn manifests(k: &Kubectl) -> Result<Files, i32> {
         errors: Vec::new(),
     };
     let mut paths = Vec::new();
+    let mut fetched: Vec<(String, &'static str)> = Vec::new();
     for f in files {
+        if ingress_nginx::is_url(&f) {
+            // No network: the URLs of the add-ons kubeloop ships stand for their manifests.
+            match ingress_nginx::manifest_for_url(&f) {
+                Some(text) => fetched.push((f.clone(), text)),
+                None => {
+                    k.sys.err(&format!("{}\n", ingress_nginx::fetch_error(&f)));
+                    return Err(1);
+                }
+            }
+            paths.push(f);
+            continue;
+        }
         if k.sys.files.contains_key(&f) {
             paths.push(f);
             continue;
@@ -61,7 +75,8 @@ pub(crate) fn manifests(k: &Kubectl) -> Result<Files, i32> {
         }
     }
     for f in paths {
-        let Some(text) = k.sys.files.get(&f) else {
+        let remote = fetched.iter().find(|(u, _)| *u == f).map(|(_, t)| *t);
+        let Some(text) = remote.or_else(|| k.sys.files.get(&f).map(String::as_str)) else {
             continue;
         };
         let mut stream = parse_manifest_stream(text, &f);

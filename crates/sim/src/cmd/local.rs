@@ -23,24 +23,29 @@ fn fail(code: i32, msg: String) -> Output {
 
 /// `curl ARGS…` typed in the terminal.
 pub fn curl(world: &mut World, args: &[String]) -> Output {
-    let Some(i) = args.iter().position(|a| {
-        !a.starts_with('-')
-            && (a.contains("://") || a.contains("localhost") || a.contains('.') || a.contains(':'))
-    }) else {
+    let Some(i) = url_arg(args) else {
         return fail(
             2,
             "curl: try 'curl --help' or 'curl --manual' for more information\n".into(),
         );
     };
     let url = args[i].clone();
-    let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
+    let (scheme, rest) = url.split_once("://").unwrap_or(("http", url.as_str()));
+    let default_port = if scheme.eq_ignore_ascii_case("https") {
+        443
+    } else {
+        80
+    };
     let (hostport, path) = rest.split_once('/').map_or((rest, ""), |(h, p)| (h, p));
     let (host, port) = match hostport.rsplit_once(':') {
-        Some((h, p)) => (h.trim_matches(['[', ']']), p.parse::<u16>().unwrap_or(80)),
-        None => (hostport, 80),
+        Some((h, p)) => (
+            h.trim_matches(['[', ']']),
+            p.parse::<u16>().unwrap_or(default_port),
+        ),
+        None => (hostport, default_port),
     };
     let (node, target) = if matches!(host, "localhost" | "127.0.0.1" | "::1") {
-        match forwarded(world, port) {
+        match forwarded(world, port).or_else(|| mapped_host_port(world, port)) {
             Some(t) => t,
             None => return fail(7, format!("curl: (7) Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server\n")),
         }
@@ -53,7 +58,14 @@ pub fn curl(world: &mut World, args: &[String]) -> Output {
         return fail(6, format!("curl: (6) Could not resolve host: {host}\n"));
     };
     let mut argv = args.to_vec();
-    argv[i] = format!("http://{}:{}/{path}", target.0, target.1);
+    argv[i] = format!("{scheme}://{}:{}/{path}", target.0, target.1);
+    let has_host = args.windows(2).any(|w| {
+        matches!(w[0].as_str(), "-H" | "--header") && w[1].to_ascii_lowercase().starts_with("host:")
+    });
+    if !has_host {
+        argv.push("-H".into());
+        argv.push(format!("Host: {hostport}"));
+    }
     let Some(ip) = world
         .observe()
         .nodes()
@@ -76,6 +88,63 @@ pub fn curl(world: &mut World, args: &[String]) -> Output {
         stdout: r.stdout,
         stderr: r.stderr,
     }
+}
+
+/// The index of the URL among curl's arguments (option values such as `-H 'Host: x'`
+/// are skipped).
+fn url_arg(args: &[String]) -> Option<usize> {
+    const VALUED: &[&str] = &[
+        "-H",
+        "--header",
+        "-o",
+        "--output",
+        "-w",
+        "--write-out",
+        "-m",
+        "--max-time",
+        "--connect-timeout",
+        "-A",
+        "--user-agent",
+        "-X",
+        "--request",
+        "-d",
+        "--data",
+    ];
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if VALUED.contains(&a.as_str()) {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-')
+            && (a.contains("://") || a.contains("localhost") || a.contains('.') || a.contains(':'))
+        {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The node whose `hostPort` `port` the host's `localhost:port` reaches: kind's
+/// `extraPortMappings` forward the host's 80 and 443 to the node running the ingress
+/// controller (docs/design.md §6.16). The node's own address is the target, so the
+/// node's portmap rule is walked.
+fn mapped_host_port(world: &World, port: u16) -> Option<(u32, (Ipv4Addr, u16))> {
+    if !matches!(port, 80 | 443) {
+        return None;
+    }
+    let obs = world.observe();
+    obs.nodes().iter().enumerate().find_map(|(n, h)| {
+        let mapped = h
+            .runtime
+            .sandboxes
+            .values()
+            .any(|s| s.ready && s.port_mappings.iter().any(|(hp, _)| *hp == port));
+        let ip = h.ip.parse().ok().filter(|_| mapped)?;
+        Some((n as u32, (ip, port)))
+    })
 }
 
 /// The pod address and node a running `kubectl port-forward` sends local `port` to.

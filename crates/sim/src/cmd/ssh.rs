@@ -1,5 +1,5 @@
 //! `ssh NODE CMD`: a shell on a machine — crictl, ps, ip, mount, ls, journalctl,
-//! systemctl, curl, iptables-save, ipvsadm — with simple `| grep/head/tail/wc` pipes.
+//! systemctl, curl, iptables-save, ipvsadm, nft — with simple `| grep/head/tail/wc` pipes.
 
 use crate::message::Actor;
 use crate::node::journal::Unit;
@@ -175,6 +175,7 @@ fn command(world: &mut World, n: u32, cmd: &[&str]) -> (Output, Time) {
             }
         }
         ["ipvsadm", "-Ln"] | ["ipvsadm", "-L", "-n"] | ["ipvsadm", "-ln"] => rules(world, n, true),
+        ["nft", rest @ ..] => nft(world, n, rest),
         ["curl", rest @ ..] => {
             let src = node_source(world, n, "curl/7.88.1");
             let args: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
@@ -281,8 +282,8 @@ fn table(o: Output, t: &str) -> Output {
     out(lines[from..to].iter().map(|l| format!("{l}\n")).collect())
 }
 
-/// `iptables-save` / `ipvsadm -Ln`: the rules kube-proxy last wrote into this kernel.
-fn rules(world: &World, n: u32, ipvs: bool) -> Output {
+/// The proxy input for node `n` from the rules kube-proxy last wrote into its kernel.
+fn with_input<T>(world: &World, n: u32, f: impl FnOnce(&crate::proxy::ProxyInput) -> T) -> T {
     let host = &world.observe().nodes()[n as usize];
     let nodes = world.node_addresses();
     let state = host.rules.clone().unwrap_or_default();
@@ -291,10 +292,6 @@ fn rules(world: &World, n: u32, ipvs: bool) -> Output {
     } else {
         crate::proxy::ProxyMode::Iptables
     };
-    if ipvs && mode != crate::proxy::ProxyMode::Ipvs {
-        // No IPVS module loaded: ipvsadm shows an empty table.
-        return out("IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n".into());
-    }
     let input = crate::proxy::ProxyInput {
         node_name: host.config.name.clone(),
         node_ip: host.ip.parse().unwrap_or(std::net::Ipv4Addr::UNSPECIFIED),
@@ -307,9 +304,73 @@ fn rules(world: &World, n: u32, ipvs: bool) -> Output {
         now: world.now(),
         options: crate::proxy::ProxyOptions::default(),
     };
-    if ipvs {
-        out(crate::proxy::ipvs::ipvsadm_ln(&input))
-    } else {
-        out(crate::proxy::iptables::iptables_save(&input))
+    f(&input)
+}
+
+/// `iptables-save` / `ipvsadm -Ln`: the rules kube-proxy last wrote into this kernel.
+fn rules(world: &World, n: u32, ipvs: bool) -> Output {
+    with_input(world, n, |input| {
+        if ipvs && input.mode != crate::proxy::ProxyMode::Ipvs {
+            // No IPVS module loaded: ipvsadm shows an empty table.
+            return out("IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n".into());
+        }
+        if ipvs {
+            out(crate::proxy::ipvs::ipvsadm_ln(input))
+        } else {
+            out(crate::proxy::iptables::iptables_save(input))
+        }
+    })
+}
+
+/// `nft list ruleset|tables`, `nft list table ip|ip6 kube-proxy`: kube-proxy's nftables
+/// tables in nftables mode (the iptables-nft tables of other modes are not rendered).
+fn nft(world: &World, n: u32, args: &[&str]) -> Output {
+    use crate::proxy::nftables::{self, Family};
+    let nft_mode = with_input(world, n, |i| i.mode == crate::proxy::ProxyMode::Nftables);
+    match args {
+        ["list", "ruleset"] => {
+            if !nft_mode {
+                return out(String::new());
+            }
+            out(with_input(world, n, nftables::nft_list_ruleset))
+        }
+        ["list", "tables"] => {
+            if !nft_mode {
+                return out(String::new());
+            }
+            out("table ip kube-proxy\ntable ip6 kube-proxy\n".into())
+        }
+        ["list", "table", fam, name] => {
+            let family = match *fam {
+                "ip" => Family::Ip,
+                "ip6" => Family::Ip6,
+                _ => return nft_no_table(fam, name),
+            };
+            if !nft_mode || *name != nftables::TABLE {
+                return nft_no_table(fam, name);
+            }
+            out(with_input(world, n, |i| {
+                nftables::nft_list_table(i, family)
+            }))
+        }
+        ["list", "table", name] => nft(world, n, &["list", "table", "ip", name]),
+        _ => fail(
+            1,
+            format!(
+                "Error: syntax error, unexpected end of file or unsupported command\n{}\n",
+                args.join(" ")
+            ),
+        ),
     }
+}
+
+fn nft_no_table(fam: &str, name: &str) -> Output {
+    let pad = " ".repeat("list table ".len() + fam.len() + 1);
+    fail(
+        1,
+        format!(
+            "Error: No such file or directory\nlist table {fam} {name}\n{pad}{}\n",
+            "^".repeat(name.len())
+        ),
+    )
 }

@@ -20,6 +20,7 @@ pub mod hpa_calc;
 pub mod hpa_scale;
 #[cfg(test)]
 mod hpa_tests;
+pub mod ingress_nginx;
 pub mod job;
 #[cfg(test)]
 mod job_tests;
@@ -104,6 +105,7 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(statefulset::StatefulSetController::default()),
         Box::new(daemonset::DaemonSetController::default()),
         Box::new(crd_cleanup::CrdCleanupController::default()),
+        Box::new(ingress_nginx::IngressNginxController::default()),
     ]
 }
 

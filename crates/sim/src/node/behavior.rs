@@ -41,6 +41,9 @@ pub enum Server {
     HpaExample,
     /// CoreDNS health (:8080/health), ready (:8181/ready) and metrics (:9153).
     CoreDns,
+    /// The ingress-nginx controller: routes :80/:443 by the cluster's Ingresses
+    /// (`node::ingress_nginx`), `/healthz` on :10254.
+    IngressNginx,
     /// Any other image: answers 200 with an empty body.
     Generic,
 }
@@ -501,6 +504,25 @@ pub fn behaviour(
             on_sigterm: Some((100, 0)),
             cpu_m: 1,
             mem_bytes: 18 * MIB,
+            has_curl: false,
+            ..generic.clone()
+        },
+        "controller" if image.repo.ends_with("ingress-nginx/controller") => Behaviour {
+            start_ms: 1_500,
+            ports: vec![
+                (80, Proto::Http(Server::IngressNginx)),
+                (443, Proto::Http(Server::IngressNginx)),
+                (8443, Proto::Tcp),
+                (10254, Proto::Http(Server::IngressNginx)),
+            ],
+            on_sigterm: Some((300, 0)),
+            processes: std::iter::once(proc("101", "/usr/bin/dumb-init -- /nginx-ingress-controller --election-id=ingress-nginx-leader --controller-class=k8s.io/ingress-nginx --ingress-class=nginx --configmap=ingress-nginx/ingress-nginx-controller --watch-ingress-without-class=true --publish-status-address=localhost", 1_000, 1_600))
+                .chain(std::iter::once(proc("101", "/nginx-ingress-controller --election-id=ingress-nginx-leader --controller-class=k8s.io/ingress-nginx --ingress-class=nginx --configmap=ingress-nginx/ingress-nginx-controller --watch-ingress-without-class=true --publish-status-address=localhost", 48_000, 1_280_000)))
+                .chain(std::iter::once(proc("101", "nginx: master process /usr/bin/nginx -c /etc/nginx/nginx.conf", 38_000, 150_000)))
+                .chain((0..cpus.max(1)).map(|_| proc("101", "nginx: worker process", 40_000, 162_000)))
+                .collect(),
+            cpu_m: 2,
+            mem_bytes: 90 * MIB,
             has_curl: false,
             ..generic.clone()
         },

@@ -107,6 +107,8 @@ pub struct Sandbox {
     pub pid: u32,
     /// Its resolver configuration (`/etc/resolv.conf`).
     pub dns: crate::node::dns::DnsConfig,
+    /// CNI portmap entries from the containers' `hostPort`s: (host port, container port).
+    pub port_mappings: Vec<(u16, u16)>,
 }
 
 /// An image in the store.
@@ -159,6 +161,8 @@ pub enum CriOp {
         host_network: bool,
         /// The resolver configuration the kubelet computed (`/etc/resolv.conf`).
         dns: crate::node::dns::DnsConfig,
+        /// The containers' TCP `hostPort`s as CRI PortMappings: (host port, container port).
+        port_mappings: Vec<(u16, u16)>,
     },
     /// Stops a sandbox: CNI DEL frees its IP.
     StopPodSandbox {

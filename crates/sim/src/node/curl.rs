@@ -51,11 +51,14 @@ fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         301 => "Moved Permanently",
+        308 => "Permanent Redirect",
         400 => "Bad Request",
         403 => "Forbidden",
         404 => "Not Found",
         500 => "Internal Server Error",
+        502 => "Bad Gateway",
         503 => "Service Unavailable",
+        504 => "Gateway Time-out",
         _ => "",
     }
 }
@@ -65,11 +68,20 @@ fn headers(r: &Response, server: &str, now: Time) -> String {
         .unwrap_or(k8s_openapi::jiff::Timestamp::UNIX_EPOCH)
         .strftime("%a, %d %b %Y %H:%M:%S GMT")
         .to_string();
-    let mut h = format!("HTTP/1.1 {} {}\r\n", r.status, reason(r.status));
+    // nginx's own status line for 503 (`ngx_http_status_lines`).
+    let text = match (r.status, server.starts_with("nginx")) {
+        (503, true) => "Service Temporarily Unavailable",
+        (s, _) => reason(s),
+    };
+    let mut h = format!("HTTP/1.1 {} {text}\r\n", r.status);
     if !server.is_empty() {
         h.push_str(&format!("Server: {server}\r\n"));
     }
-    h.push_str(&format!("Date: {date}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n", r.body.len()));
+    h.push_str(&format!("Date: {date}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: keep-alive\r\n", r.body.len()));
+    if let Some(l) = &r.location {
+        h.push_str(&format!("Location: {l}\r\n"));
+    }
+    h.push_str("\r\n");
     h
 }
 
@@ -97,6 +109,7 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
     let mut write_out: Option<String> = None;
     let mut timeout: Option<Time> = None;
     let mut url: Option<String> = None;
+    let mut host_header: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -141,8 +154,34 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
                     _ => return RunResult::err(2, format!("curl: option {a}: expected a proper numerical parameter\ncurl: try 'curl --help' or 'curl --manual' for more information\n")),
                 }
             }
-            "-H" | "--header" | "-A" | "--user-agent" | "-X" | "--request" | "-d" | "--data" => {
+            "-H" | "--header" => {
+                let h = value(&mut i).unwrap_or_default();
+                if let Some((name, v)) = h.split_once(':') {
+                    if name.trim().eq_ignore_ascii_case("host") {
+                        host_header = Some(v.trim().to_string());
+                    }
+                }
+            }
+            "-A" | "--user-agent" | "-X" | "--request" | "-d" | "--data" => {
                 i += 1;
+            }
+            // Bundled short flags (`-si`, `-kI`).
+            _ if a.len() > 2
+                && !a.starts_with("--")
+                && a[1..].chars().all(|c| "sSiIfkvL4".contains(c)) =>
+            {
+                for c in a[1..].chars() {
+                    match c {
+                        's' => silent = true,
+                        'S' => show_error = true,
+                        'i' => include = true,
+                        'I' => head = true,
+                        'f' => fail = true,
+                        'k' => insecure = true,
+                        'v' => verbose = true,
+                        _ => {}
+                    }
+                }
             }
             _ if a.starts_with('-') && a.len() > 1 => {
                 return RunResult::err(2, format!("curl: option {a}: is unknown\ncurl: try 'curl --help' or 'curl --manual' for more information\n"));
@@ -198,7 +237,8 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
     if verbose {
         err.push_str(&format!("*   Trying {ip}:{}...\n", u.port));
     }
-    let fetch = net::get(net, src, &u.host, ip, u.port, &u.path, &raw, dns);
+    let host = host_header.unwrap_or_else(|| u.host.clone());
+    let fetch = net::get(net, src, &host, ip, u.port, &u.path, &raw, dns);
     let now = net.now;
     match fetch {
         Fetch::Refused => fail_line(
@@ -239,18 +279,21 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
                     ..RunResult::default()
                 };
             }
-            if u.scheme == "https" && !apiserver {
+            if u.scheme == "https" && !apiserver && !response.tls {
                 return fail_line(
                     35,
                     "OpenSSL/3.0.17: error:0A00010B:SSL routines::wrong version number".into(),
                     1,
                 );
             }
+            if u.scheme == "https" && !insecure && response.tls {
+                return fail_line(60, "SSL certificate problem: self-signed certificate\nMore details here: https://curl.se/docs/sslcerts.html\n\ncurl failed to verify the legitimacy of the server and therefore could not\nestablish a secure connection to it. To learn more about this situation and\nhow to fix it, please visit the web page mentioned above.".into(), 5);
+            }
             if u.scheme == "https" && !insecure {
                 return fail_line(60, "SSL certificate problem: unable to get local issuer certificate\nMore details here: https://curl.se/docs/sslcerts.html\n\ncurl failed to verify the legitimacy of the server and therefore could not\nestablish a secure connection to it. To learn more about this situation and\nhow to fix it, please visit the web page mentioned above.".into(), 5);
             }
             if verbose {
-                err.push_str(&format!("* Connected to {} ({ip}) port {} (#0)\n> GET {} HTTP/1.1\n> Host: {}\n> User-Agent: {}\n> Accept: */*\n> \n", u.host, u.port, u.path, u.host, src.agent));
+                err.push_str(&format!("* Connected to {} ({ip}) port {} (#0)\n> GET {} HTTP/1.1\n> Host: {host}\n> User-Agent: {}\n> Accept: */*\n> \n", u.host, u.port, u.path, src.agent));
             }
             if fail && response.status >= 400 {
                 return fail_line(
@@ -286,6 +329,9 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
 }
 
 fn server_header(r: &Response) -> String {
+    if let Some(s) = &r.server {
+        return s.clone();
+    }
     if r.body.contains("nginx") {
         return format!("nginx/{}", crate::node::logs::nginx_version("1.27"));
     }

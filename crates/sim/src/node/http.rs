@@ -57,22 +57,29 @@ pub struct Request<'a> {
 }
 
 /// A response: status code and body.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Response {
     /// Status code.
     pub status: u16,
     /// Body.
     pub body: String,
+    /// Answered over TLS (the ingress controller's :443).
+    pub tls: bool,
+    /// The `Location` header of a redirect.
+    pub location: Option<String>,
+    /// The `Server` header when the server states it (ingress-nginx: `nginx`).
+    pub server: Option<String>,
 }
 
 fn resp(status: u16, body: impl Into<String>) -> Response {
     Response {
         status,
         body: body.into(),
+        ..Response::default()
     }
 }
 
-fn nginx_error(status: u16, text: &str, version: &str) -> String {
+pub(crate) fn nginx_error(status: u16, text: &str, version: &str) -> String {
     format!("<html>\r\n<head><title>{status} {text}</title></head>\r\n<body>\r\n<center><h1>{status} {text}</h1></center>\r\n<hr><center>nginx/{version}</center>\r\n</body>\r\n</html>\r\n")
 }
 
@@ -171,6 +178,10 @@ pub fn respond(server: Server, c: &Container, req: &Request) -> Response {
             (8080, "/health") => resp(200, "OK"),
             (8181, "/ready") => resp(200, "OK"),
             (9153, "/metrics") => resp(200, "# HELP coredns_build_info A metric with a constant '1' value labeled by version, revision, and goversion from which CoreDNS was built.\n# TYPE coredns_build_info gauge\ncoredns_build_info{goversion=\"go1.24.1\",revision=\"707c7c1\",version=\"1.12.1\"} 1\n"),
+            _ => resp(404, "404 page not found\n"),
+        },
+        Server::IngressNginx => match (req.port, path) {
+            (10254, "/healthz") => resp(200, "ok"),
             _ => resp(404, "404 page not found\n"),
         },
         Server::Generic => resp(200, ""),

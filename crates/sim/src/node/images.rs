@@ -251,6 +251,12 @@ const CATALOG: &[CatalogImage] = &[
         kindnetd_tag,
     ),
     img(
+        "registry.k8s.io/ingress-nginx/controller",
+        "registry.k8s.io/ingress-nginx/controller",
+        105_300_000,
+        v_semver,
+    ),
+    img(
         "rancher/local-path-provisioner",
         "docker.io/rancher/local-path-provisioner",
         19_800_000,

@@ -91,10 +91,7 @@ impl KubeProxy {
 
     /// Starts the informers.
     pub fn start(&mut self, ctx: &mut Ctx) {
-        let mode = match self.mode {
-            ProxyMode::Iptables => "iptables",
-            ProxyMode::Ipvs => "ipvs",
-        };
+        let mode = self.mode.as_str();
         self.journal.push(LogLine::klog(
             ctx.now,
             Level::Info,
@@ -112,6 +109,14 @@ impl KubeProxy {
         ));
         if self.mode == ProxyMode::Ipvs {
             self.warn_ipvs_deprecated(ctx);
+        }
+        if self.mode == ProxyMode::Nftables {
+            self.journal.push(LogLine::klog(
+                ctx.now,
+                Level::Info,
+                "server_linux.go:176",
+                "\"Using nftables Proxier\"".to_string(),
+            ));
         }
         self.timers = Timers::new(ctx.now);
         self.informers = Informers::default();
@@ -242,6 +247,7 @@ impl KubeProxy {
         let (tool, src) = match self.mode {
             ProxyMode::Iptables => ("iptables", "proxier.go:1528"),
             ProxyMode::Ipvs => ("ipvs", "proxier.go:1012"),
+            ProxyMode::Nftables => ("nftables", "proxier.go:1190"),
         };
         self.journal.push(LogLine::klog(
             ctx.now,

@@ -14,6 +14,8 @@ pub mod env;
 pub mod host;
 pub mod http;
 pub mod images;
+pub mod ingress_nginx;
+pub mod ingress_route;
 pub mod journal;
 pub mod kube_proxy;
 pub mod kubelet;

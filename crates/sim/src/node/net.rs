@@ -48,6 +48,8 @@ pub struct NetState {
     pub weight: u64,
     /// kindnet's view of the NetworkPolicies, as of a store revision.
     pub policies: Option<(u64, Option<Arc<PolicyView>>)>,
+    /// ingress-nginx's round-robin position per upstream.
+    pub ingress_rr: std::collections::BTreeMap<String, usize>,
 }
 
 impl NetState {
@@ -86,6 +88,7 @@ impl NetState {
             served_window: 0,
             weight: 1,
             policies: None,
+            ingress_rr: Default::default(),
         }
     }
 }
@@ -119,6 +122,12 @@ impl<'a> Network<'a> {
             store: Some(store),
             ..self
         }
+    }
+
+    /// The cluster's objects, when the network was built with them (what the ingress
+    /// controller's informers hold; see docs/design.md §6.16).
+    pub(crate) fn store(&self) -> Option<&'a Store> {
+        self.store
     }
 
     /// kindnet's current view of the policies (None: no policy exists).
@@ -336,6 +345,10 @@ pub(crate) fn locate(net: &Network, from: u32, ip: Ipv4Addr) -> Result<Option<u3
 
 pub use crate::node::resolver::resolve;
 
+#[path = "net_deliver.rs"]
+mod deliver;
+pub(crate) use deliver::{deliver, Conn};
+
 /// Opens a TCP connection from `src` to `dst:port` and sends `GET path`, recording the walk.
 #[allow(clippy::too_many_arguments)]
 pub fn get(
@@ -348,7 +361,6 @@ pub fn get(
     url: &str,
     dns: Option<DnsAnswer>,
 ) -> Fetch {
-    let now = net.now;
     let (mut hops, outcome) = walk(net, src, dst, port, Protocol::Tcp);
     let (final_ip, final_port, seen_src) = match &outcome {
         Outcome::Delivered {
@@ -386,170 +398,23 @@ pub fn get(
     if let Err(d) = verdict {
         return record(net, src, url, dns, hops, &d.0, None, Fetch::Timeout);
     }
-    let fin = format!("{final_ip}:{final_port}");
-    if final_ip.to_string() == crate::cluster::CONTROL_PLANE_IP && final_port == 6443 {
-        let response = Response {
-            status: 403,
-            body: "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"forbidden: User \\\"system:anonymous\\\" cannot get path \\\"/\\\"\",\n  \"reason\": \"Forbidden\",\n  \"details\": {},\n  \"code\": 403\n}".into(),
-        };
-        return record(
-            net,
+    deliver(
+        net,
+        Conn {
             src,
+            from_node: src.node,
+            host,
+            path,
             url,
             dns,
             hops,
-            &format!("{fin} (kube-apiserver)"),
-            None,
-            Fetch::Answered {
-                response,
-                pod: None,
-            },
-        );
-    }
-    if final_ip == Ipv4Addr::LOCALHOST {
-        return record(
-            net,
-            src,
-            url,
-            dns,
-            hops,
-            &format!("{fin}: nothing listening"),
-            None,
-            Fetch::Refused,
-        );
-    }
-    let idx = match locate(net, src.node, final_ip) {
-        Err(f) => {
-            return record(
-                net,
-                src,
-                url,
-                dns,
-                hops,
-                &format!("{fin}: host unreachable (no answer)"),
-                None,
-                f,
-            )
-        }
-        Ok(None) => {
-            return record(
-                net,
-                src,
-                url,
-                dns,
-                hops,
-                &format!("{fin}: no route outside the cluster network"),
-                None,
-                Fetch::Timeout,
-            )
-        }
-        Ok(Some(i)) => i,
-    };
-    let node_name = net.hosts[idx as usize].config.name.clone();
-    if net.hosts[idx as usize].ip == final_ip.to_string() {
-        return record(
-            net,
-            src,
-            url,
-            dns,
-            hops,
-            &format!("{fin} on {node_name}: nothing listening"),
-            None,
-            Fetch::Refused,
-        );
-    }
-    let ip_s = final_ip.to_string();
-    let rt = &net.hosts[idx as usize].runtime;
-    let Some(sb) = rt.sandbox_by_ip(&ip_s).cloned() else {
-        return record(
-            net,
-            src,
-            url,
-            dns,
-            hops,
-            &format!("{fin}: no pod has this address"),
-            None,
-            Fetch::NoRoute,
-        );
-    };
-    let pod = format!("{}/{}", sb.namespace, sb.name);
-    let target = rt
-        .running_in(&sb.id)
-        .find(|c| c.accepts(i32::from(final_port), now))
-        .cloned();
-    let Some(c) = target else {
-        return record(
-            net,
-            src,
-            url,
-            dns,
-            hops,
-            &format!("{fin} ({pod}) on {node_name}: connection refused"),
-            Some(pod),
-            Fetch::Refused,
-        );
-    };
-    let proto = c
-        .behaviour
-        .listening(&c.declared_ports)
-        .into_iter()
-        .find(|(p, _)| *p == i32::from(final_port))
-        .map(|(_, s)| s);
-    let where_ = format!("{fin} ({pod}) on {node_name}");
-    let Some(Proto::Http(server)) = proto else {
-        return record(net, src, url, dns, hops, &where_, Some(pod), Fetch::NotHttp);
-    };
-    let client = seen_src.to_string();
-    let req = Request {
-        host,
-        path,
-        client: &client,
-        agent: &src.agent,
-        pod_name: &sb.name,
-        pod_ip: &ip_s,
-        port: i32::from(final_port),
-        now,
-    };
-    if server == crate::node::behavior::Server::Guestbook
-        && path.starts_with("/guestbook.php")
-        && !c.unready(now)
-    {
-        let from = Source {
-            node: idx,
             ip: final_ip,
-            pod: Some((sb.namespace.clone(), sb.name.clone())),
-            agent: "Predis".into(),
-        };
-        let query = path.split_once('?').map_or("", |(_, q)| q);
-        let (status, body) = crate::node::redis::guestbook(net, &from, query);
-        let f = Fetch::Answered {
-            response: Response { status, body },
-            pod: Some(pod.clone()),
-        };
-        return record(net, src, url, dns, hops, &where_, Some(pod), f);
-    }
-    let os = &net.hosts[idx as usize].os;
-    let response = http::respond_from(server, &c, &req, |root, p| {
-        crate::node::container_fs::served(os, &c, &sb, root, p)
-    });
-    if let Some(line) = logs::access(
-        &c,
-        now,
-        &client,
-        path,
-        response.status,
-        response.body.len(),
-        &src.agent,
-    ) {
-        net.hosts[idx as usize]
-            .runtime
-            .append_logs(&c.id, vec![line]);
-    }
-    let f = Fetch::Answered {
-        response,
-        pod: Some(pod.clone()),
-    };
-    record(net, src, url, dns, hops, &where_, Some(pod), f)
+            port: final_port,
+            client: seen_src,
+            agent: &src.agent,
+            depth: 0,
+        },
+    )
 }
 
 #[allow(clippy::too_many_arguments)]

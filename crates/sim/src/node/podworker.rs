@@ -527,6 +527,7 @@ impl PodWorker {
                     namespace: p.metadata.namespace.clone().unwrap_or_default(),
                     host_network: p.spec.as_ref().and_then(|s| s.host_network) == Some(true),
                     dns: crate::node::dns::DnsConfig::for_pod(p),
+                    port_mappings: host_ports(p),
                 })
             }
             Action::EnsureImage { container } => Some(CriOp::ImageStatus {
@@ -576,4 +577,20 @@ pub fn pod_key(p: &Pod) -> String {
         p.metadata.namespace.as_deref().unwrap_or(""),
         p.metadata.name.as_deref().unwrap_or("")
     )
+}
+
+/// The pod's TCP `hostPort`s as CRI PortMappings (host port, container port).
+fn host_ports(p: &k8s_openapi::api::core::v1::Pod) -> Vec<(u16, u16)> {
+    let Some(spec) = p.spec.as_ref() else {
+        return Vec::new();
+    };
+    spec.containers
+        .iter()
+        .flat_map(|c| c.ports.iter().flatten())
+        .filter(|cp| cp.protocol.as_deref().unwrap_or("TCP") == "TCP")
+        .filter_map(|cp| {
+            let host = u16::try_from(cp.host_port?).ok().filter(|h| *h > 0)?;
+            Some((host, u16::try_from(cp.container_port).ok()?))
+        })
+        .collect()
 }

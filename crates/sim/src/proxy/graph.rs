@@ -1,5 +1,6 @@
 //! kube-proxy's rules on one node as a graph: KUBE-SERVICES → KUBE-SVC-… (each endpoint's
-//! probability) → KUBE-SEP-… DNAT, or IPVS virtual → real servers.
+//! probability) → KUBE-SEP-… DNAT, IPVS virtual → real servers, or nftables
+//! `@service-ips` → `service-…` → `endpoint-…`.
 //!
 //! Read from the very tables [`super::iptables::iptables_save`] prints (and the virtual
 //! servers `ipvsadm -Ln` lists), so chain names, probabilities and rule texts are the
@@ -189,12 +190,87 @@ fn ipvs_graph(input: &ProxyInput, model: &model::ProxyModel) -> Vec<ServiceRules
         .collect()
 }
 
+/// nftables mode: the `@service-ips` element → `service-…` chain → `endpoint-…` DNATs,
+/// or the `@no-endpoint-services` element that rejects.
+fn nft_graph(input: &ProxyInput, model: &model::ProxyModel) -> Vec<ServiceRules> {
+    use super::nftables::{self as nft, Key, Stmt};
+    use super::nftables_list::{elem_text, rule_text};
+    let t = nft::build_table(input, model);
+    let mut out = Vec::new();
+    for svc in &model.ports {
+        let key = Key::IpProtoPort(svc.cluster_ip, svc.name.protocol, svc.port);
+        let find = |map: &str| {
+            t.set(map)
+                .and_then(|m| m.elements.iter().find(|e| e.key == key))
+        };
+        let vip = format!("{}:{}", svc.cluster_ip, svc.port);
+        if let Some(e) = find(nft::SERVICE_IPS) {
+            let Some(Stmt::Goto(chain)) = &e.value else {
+                continue;
+            };
+            let targets = t
+                .chain(chain)
+                .and_then(|c| {
+                    c.rules.iter().find_map(|r| match &r.stmt {
+                        Stmt::Numgen(v) => Some(v.clone()),
+                        _ => None,
+                    })
+                })
+                .unwrap_or_default();
+            let n = targets.len();
+            let endpoints = targets
+                .iter()
+                .enumerate()
+                .filter_map(|(i, ep)| {
+                    let r = t
+                        .chain(ep)?
+                        .rules
+                        .iter()
+                        .find(|r| matches!(r.stmt, Stmt::Dnat(..)))?;
+                    let Stmt::Dnat(_, ip, port) = r.stmt else {
+                        return None;
+                    };
+                    Some(EndpointRules {
+                        chain: ep.clone(),
+                        probability: Some(format!("{i} of mod {n}")),
+                        jump: String::new(),
+                        dnat: rule_text(t.family, r),
+                        destination: format!("{ip}:{port}"),
+                        node: input.node_of_pod_ip(ip).map(|n| n.name.clone()),
+                    })
+                })
+                .collect();
+            out.push(ServiceRules {
+                service: svc.name_string(),
+                vip,
+                capture: elem_text(t.family, e),
+                table: "nft",
+                chain: chain.clone(),
+                reject: false,
+                endpoints,
+            });
+        } else if let Some(e) = find(nft::NO_ENDPOINT_SERVICES) {
+            out.push(ServiceRules {
+                service: svc.name_string(),
+                vip,
+                capture: elem_text(t.family, e),
+                table: "nft",
+                chain: String::new(),
+                reject: true,
+                endpoints: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
 /// The rule graph of `input.node_name`.
 pub fn rule_graph(input: &ProxyInput) -> RuleGraph {
     let model = model::build(input.services, input.slices, &input.node_name);
     let services = match input.mode {
         ProxyMode::Iptables => iptables_graph(input, &model),
         ProxyMode::Ipvs => ipvs_graph(input, &model),
+        ProxyMode::Nftables => nft_graph(input, &model),
     };
     RuleGraph {
         node: input.node_name.clone(),

@@ -76,6 +76,51 @@ pub fn service_port_endpoint_chain(
     )
 }
 
+/// knftables' `NameLengthMax` less the longest chain prefix (`chainNameBaseLengthMax`).
+const NFT_CHAIN_NAME_BASE_MAX: usize = 256 - 16;
+
+/// nftables mode's `hashAndTruncate`: `base32(sha256(name))[:8] + "-" + name`, cut to
+/// 240 characters (ending in `...`) if longer.
+pub fn hash_and_truncate(name: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(name.as_bytes());
+    let encoded = base32_std(&h.finalize());
+    let mut out = format!("{}-{name}", &encoded[..8]);
+    if out.len() > NFT_CHAIN_NAME_BASE_MAX {
+        let mut cut = NFT_CHAIN_NAME_BASE_MAX - 3;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("...");
+    }
+    out
+}
+
+/// nftables mode's `servicePortChainNameBase`: `HASH-namespace/name/protocol/portName`.
+pub fn nft_service_port_base(namespace: &str, name: &str, protocol: &str, port: &str) -> String {
+    hash_and_truncate(&format!("{namespace}/{name}/{protocol}/{port}"))
+}
+
+/// nftables mode's `servicePortEndpointChainNameBase`:
+/// `HASH-namespace/name/protocol/portName__ip/port`.
+pub fn nft_endpoint_base(
+    namespace: &str,
+    name: &str,
+    protocol: &str,
+    port: &str,
+    endpoint: &str,
+) -> String {
+    let (ip, ep_port) = endpoint.rsplit_once(':').unwrap_or((endpoint, ""));
+    let ip = ip
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .replace(':', ".");
+    hash_and_truncate(&format!(
+        "{namespace}/{name}/{protocol}/{port}__{ip}/{ep_port}"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +173,30 @@ mod tests {
             service_port_policy_cluster_chain("kube-system/kube-dns:dns", "udp"),
             "KUBE-SVC-TCOU7JCQXEZGVUNU"
         );
+    }
+
+    #[test]
+    fn nft_names_match_upstream_vectors() {
+        // pkg/proxy/nftables/proxier_test.go TestOverallNFTablesRules.
+        assert_eq!(
+            nft_service_port_base("ns1", "svc1", "tcp", "p80"),
+            "ULMVA6XW-ns1/svc1/tcp/p80"
+        );
+        assert_eq!(
+            nft_endpoint_base("ns1", "svc1", "tcp", "p80", "10.180.0.1:80"),
+            "5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80"
+        );
+        assert_eq!(
+            nft_service_port_base("ns5", "svc5", "tcp", "p80"),
+            "HVFWP5L3-ns5/svc5/tcp/p80"
+        );
+        assert_eq!(
+            nft_endpoint_base("ns5", "svc5", "tcp", "p80", "10.180.0.3:80"),
+            "GTK6MW7G-ns5/svc5/tcp/p80__10.180.0.3/80"
+        );
+        let long = "x".repeat(300);
+        let cut = hash_and_truncate(&long);
+        assert_eq!(cut.len(), 240);
+        assert!(cut.ends_with("..."));
     }
 }

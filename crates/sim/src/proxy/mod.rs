@@ -3,6 +3,7 @@
 //! - [`model`]: the ServicePort / Endpoint view kube-proxy builds from API objects.
 //! - [`iptables`]: `iptables-save` (and kube-proxy's `iptables-restore` input) for a node.
 //! - [`ipvs`]: `ipvsadm -Ln` for a node in IPVS mode.
+//! - [`nftables`]: `nft list ruleset` for a node in nftables mode.
 //! - [`traffic`]: walks one packet through those rules to an endpoint, hop by hop.
 //!
 //! Everything here is a function of a [`ProxyInput`] snapshot; the kube-proxy actor owns
@@ -25,6 +26,10 @@ pub mod ipvs;
 mod ipvs_rules;
 pub mod model;
 pub mod net;
+pub mod nftables;
+mod nftables_list;
+mod nftables_service;
+mod nftables_walk;
 mod node;
 mod rules;
 pub mod traffic;
@@ -34,6 +39,8 @@ mod walk;
 mod iptables_tests;
 #[cfg(test)]
 mod model_tests;
+#[cfg(test)]
+mod nftables_tests;
 #[cfg(test)]
 mod testutil;
 #[cfg(test)]
@@ -50,6 +57,19 @@ pub enum ProxyMode {
     Iptables,
     /// IPVS virtual servers (scheduler `rr`), with iptables only for masquerading.
     Ipvs,
+    /// The `kube-proxy` nftables tables (`nft list ruleset`); upstream's GA mode.
+    Nftables,
+}
+
+impl ProxyMode {
+    /// `iptables`, `ipvs` or `nftables`, as `--proxy-mode` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProxyMode::Iptables => "iptables",
+            ProxyMode::Ipvs => "ipvs",
+            ProxyMode::Nftables => "nftables",
+        }
+    }
 }
 
 /// A node as other nodes' rules and the packet walk see it.
@@ -119,7 +139,7 @@ pub struct ProxyInput<'a> {
     pub slices: &'a [Arc<EndpointSlice>],
     /// Every node (this one included), so NodePort traffic to another node can be followed.
     pub nodes: &'a [NodeAddress],
-    /// iptables or IPVS.
+    /// iptables, IPVS or nftables.
     pub mode: ProxyMode,
     /// The virtual instant of the snapshot (the `iptables-save` header, `-m recent` ages).
     pub now: Time,

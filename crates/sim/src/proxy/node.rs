@@ -314,6 +314,37 @@ pub(crate) fn node_tables(input: &ProxyInput, model: &ProxyModel) -> NodeTables 
     }
 }
 
+/// The node's tables in nftables mode: only what kubelet keeps in iptables
+/// (`KUBE-FIREWALL`, the canaries and the iptables hint); kube-proxy writes nftables.
+pub(crate) fn kubelet_tables() -> NodeTables {
+    let mut filter = Table::default();
+    filter.chain(KUBE_FIREWALL);
+    filter.rules.push(localnet_firewall_rule());
+    NodeTables {
+        mangle: NodeTable::from(
+            "mangle",
+            MANGLE_BUILTINS,
+            vec![],
+            &Table::default(),
+            &[KUBE_IPTABLES_HINT, KUBE_KUBELET_CANARY],
+        ),
+        filter: NodeTable::from(
+            "filter",
+            FILTER_BUILTINS,
+            jump_rules("filter", &[], true),
+            &filter,
+            &[KUBE_KUBELET_CANARY],
+        ),
+        nat: NodeTable::from(
+            "nat",
+            NAT_BUILTINS,
+            vec![],
+            &Table::default(),
+            &[KUBE_KUBELET_CANARY],
+        ),
+    }
+}
+
 /// ctime(3) of a virtual instant: `Thu Jan  1 00:00:00 2026`.
 pub(crate) fn ctime(now: Time) -> String {
     let ms = EPOCH_UNIX_MS.saturating_add(i64::try_from(now).unwrap_or(i64::MAX));

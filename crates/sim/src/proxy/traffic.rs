@@ -13,6 +13,7 @@ use std::net::Ipv4Addr;
 use std::rc::Rc;
 
 use super::model::Protocol;
+use super::nftables_walk;
 use super::walk::{build_env, ipvs_schedule, last_comment, run_chain, Env, Pkt, State, Verdict};
 use super::{ProxyInput, ProxyMode};
 use crate::rng::Rng;
@@ -217,8 +218,15 @@ impl<'a> Router<'a> {
         let local_origin = env.is_node_addr(p.src);
         let hook = if local_origin { "OUTPUT" } else { "PREROUTING" };
         let mut service = String::new();
+        let mut done_nat = false;
+        if env.nft.is_some() {
+            match nft_dnat(env, st, local_origin, &mut p, &mut service) {
+                Ok(dnat) => done_nat = dnat,
+                Err(outcome) => return outcome,
+            }
+        }
         let verdict = run_chain(env, st, &env.tables.nat, hook, &mut p, 0, &mut service);
-        let mut done_nat = verdict == Verdict::Dnat;
+        done_nat |= verdict == Verdict::Dnat;
 
         // Routing decision, then the filter table.
         let filter_chain = if local_origin {
@@ -253,6 +261,12 @@ impl<'a> Router<'a> {
             }
             // Accepted: the filter table did not change the story.
             _ => st.hops.truncate(mark),
+        }
+        if env.nft.is_some() {
+            let chain = format!("filter-{}", filter_chain.to_ascii_lowercase());
+            if let Some(outcome) = nft_filter(env, st, &chain, &mut p) {
+                return outcome;
+            }
         }
 
         // IPVS forwards what reaches a virtual server (LOCAL_IN / LOCAL_OUT).
@@ -309,15 +323,20 @@ impl<'a> Router<'a> {
 
         // POSTROUTING only matters to the story when it masquerades.
         let mark = st.hops.len();
-        let masqueraded = run_chain(
-            env,
-            st,
-            &env.tables.nat,
-            "POSTROUTING",
-            &mut p,
-            0,
-            &mut service,
-        ) == Verdict::Masquerade;
+        let masqueraded = if env.nft.is_some() {
+            nftables_walk::run_hook(env, st, "nat-postrouting", &mut p, &mut service)
+                == Verdict::Masquerade
+        } else {
+            run_chain(
+                env,
+                st,
+                &env.tables.nat,
+                "POSTROUTING",
+                &mut p,
+                0,
+                &mut service,
+            ) == Verdict::Masquerade
+        };
         if !masqueraded {
             st.hops.truncate(mark);
         }
@@ -336,6 +355,59 @@ impl<'a> Router<'a> {
             } else {
                 p.src
             },
+        }
+    }
+}
+
+/// nftables mode before routing: the pre-DNAT filter chain (LoadBalancerSourceRanges),
+/// then the nat chain (service dispatch). `Ok(true)` when the packet was DNATed.
+fn nft_dnat(
+    env: &Env,
+    st: &mut State,
+    local_origin: bool,
+    p: &mut Pkt,
+    service: &mut String,
+) -> Result<bool, Outcome> {
+    let (pre, nat) = if local_origin {
+        ("filter-output-pre-dnat", "nat-output")
+    } else {
+        ("filter-prerouting-pre-dnat", "nat-prerouting")
+    };
+    let mark = st.hops.len();
+    if nftables_walk::run_hook(env, st, pre, p, service) == Verdict::Drop {
+        return Err(Outcome::Dropped {
+            reason: format!(
+                "packet dropped, connection times out ({})",
+                nftables_walk::reason(st, "")
+            ),
+        });
+    }
+    st.hops.truncate(mark);
+    Ok(nftables_walk::run_hook(env, st, nat, p, service) == Verdict::Dnat)
+}
+
+/// nftables mode after routing: `filter-input` / `filter-forward` / `filter-output`
+/// (no-endpoint and invalid-ClusterIP checks). `Some` when the packet is refused.
+fn nft_filter(env: &Env, st: &mut State, chain: &str, p: &mut Pkt) -> Option<Outcome> {
+    let mark = st.hops.len();
+    let mut refused_service = String::new();
+    let verdict = nftables_walk::run_hook(env, st, chain, p, &mut refused_service);
+    match verdict {
+        Verdict::Reject => Some(Outcome::Rejected {
+            reason: format!(
+                "connection refused ({})",
+                nftables_walk::reason(st, &refused_service)
+            ),
+        }),
+        Verdict::Drop => Some(Outcome::Dropped {
+            reason: format!(
+                "packet dropped, connection times out ({})",
+                nftables_walk::reason(st, &refused_service)
+            ),
+        }),
+        _ => {
+            st.hops.truncate(mark);
+            None
         }
     }
 }

@@ -34,6 +34,8 @@ pub(crate) struct Env<'a> {
     pub(crate) virtual_servers: Vec<VirtualServer>,
     pub(crate) nodes: &'a [super::NodeAddress],
     pub(crate) mode: ProxyMode,
+    /// `table ip kube-proxy` in nftables mode.
+    pub(crate) nft: Option<super::nftables::NftTable>,
 }
 
 impl Env<'_> {
@@ -97,8 +99,20 @@ pub(crate) fn build_env<'a>(input: &ProxyInput<'a>) -> Env<'a> {
             sep_service.insert(ep.chain.clone(), svc.name_string());
         }
     }
+    let mut nft = None;
+    if input.mode == ProxyMode::Nftables {
+        sep_service.clear();
+        for svc in &model.ports {
+            for ep in model.endpoints_of(&svc.name) {
+                let chain = super::nftables::endpoint_names(svc, ep).0;
+                sep_service.insert(chain, svc.name_string());
+            }
+        }
+        nft = Some(super::nftables::build_table(input, &model));
+    }
     let (tables, sets, virtual_servers) = match input.mode {
         ProxyMode::Iptables => (super::node::node_tables(input, &model), None, Vec::new()),
+        ProxyMode::Nftables => (super::node::kubelet_tables(), None, Vec::new()),
         ProxyMode::Ipvs => (
             ipvs::node_tables(input, &model),
             Some(ipvs::ipsets(input, &model)),
@@ -128,6 +142,7 @@ pub(crate) fn build_env<'a>(input: &ProxyInput<'a>) -> Env<'a> {
         virtual_servers,
         nodes: input.nodes,
         mode: input.mode,
+        nft,
     }
 }
 

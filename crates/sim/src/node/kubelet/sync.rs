@@ -314,6 +314,7 @@ impl Kubelet {
                         created: now,
                         pid: 0,
                         dns: Default::default(),
+                        port_mappings: Vec::new(),
                     },
                 );
                 w.containers.clear();

@@ -35,6 +35,7 @@ impl Runtime {
                 created: at,
                 pid: self.next_pid,
                 dns: crate::node::dns::DnsConfig::host(),
+                port_mappings: Vec::new(),
             },
         );
         for cfg in containers {

@@ -292,6 +292,7 @@ impl Runtime {
                 namespace,
                 host_network,
                 dns,
+                port_mappings,
             } => {
                 if let Some(s) = self
                     .sandboxes
@@ -336,6 +337,7 @@ impl Runtime {
                         created: now,
                         pid: self.next_pid,
                         dns,
+                        port_mappings,
                     },
                 );
                 self.log(
