@@ -246,7 +246,7 @@ pub enum Key {
     WatchNone,
     Revision,
     Type,
-    Key,
+    KeyCol,
 }
 
 /// The string for `key` in `lang`.
@@ -553,7 +553,7 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         WatchNone => ("kube-apiserver is down: its watch cache is gone.", "kube-apiserver 已停止：它的 watch 缓存已不存在。"),
         Revision => ("Revision", "修订版本"),
         Type => ("Type", "类型"),
-        Key => ("Key", "键"),
+        KeyCol => ("Key", "键"),
     }
 }
 
@@ -618,7 +618,7 @@ mod tests {
             Key::WatchNone,
             Key::Revision,
             Key::Type,
-            Key::Key,
+            Key::KeyCol,
         ] {
             assert!(!t(Lang::En, key).is_empty());
             assert!(!t(Lang::Zh, key).is_empty());

@@ -22,7 +22,9 @@ fn deployment() -> ObjectKey {
 fn should_show_the_deployment_s_yaml_events_tree_etcd_and_writer() {
     let s = applied();
     let i = inspect_object(s.world(), &deployment()).expect("stored");
-    assert!(i.yaml.starts_with("apiVersion: apps/v1\nkind: Deployment\n"));
+    assert!(i
+        .yaml
+        .starts_with("apiVersion: apps/v1\nkind: Deployment\n"));
     assert!(i.events.iter().any(|e| e.reason == "ScalingReplicaSet"));
     // The Deployment, its ReplicaSet one level down, three Pods under that.
     let depths: Vec<(i32, &str)> = i
@@ -32,7 +34,13 @@ fn should_show_the_deployment_s_yaml_events_tree_etcd_and_writer() {
         .collect();
     assert_eq!(
         depths,
-        [(0, "Deployment"), (1, "ReplicaSet"), (2, "Pod"), (2, "Pod"), (2, "Pod")]
+        [
+            (0, "Deployment"),
+            (1, "ReplicaSet"),
+            (2, "Pod"),
+            (2, "Pod"),
+            (2, "Pod")
+        ]
     );
     assert_eq!(i.etcd.key, "/registry/deployments/default/nginx");
     assert!(i.etcd.revisions.len() >= 2);
@@ -40,8 +48,13 @@ fn should_show_the_deployment_s_yaml_events_tree_etcd_and_writer() {
     let bars = span_bars(w.received, &w.spans);
     assert_eq!(bars[0].stage, "authentication");
     assert!(bars.iter().any(|b| b.stage == "etcd"));
-    assert!(bars.iter().all(|b| b.left >= 0.0 && b.left + b.width <= 101.0));
-    assert_eq!(default_pair(&i.etcd), Some((i.etcd.revisions.len() - 2, i.etcd.revisions.len() - 1)));
+    assert!(bars
+        .iter()
+        .all(|b| b.left >= 0.0 && b.left + b.width <= 101.0));
+    assert_eq!(
+        default_pair(&i.etcd),
+        Some((i.etcd.revisions.len() - 2, i.etcd.revisions.len() - 1))
+    );
 }
 
 #[wasm_bindgen_test(unsupported = test)]
