@@ -188,12 +188,14 @@ fn events_view(ui: Ui, events: Vec<EventRow>) -> impl IntoView {
 }
 
 fn tree_view(ui: Ui, rows: Vec<TreeRow>, hidden: usize) -> impl IntoView {
+    // Owners have negative depths: indent from the topmost row.
+    let top = rows.iter().map(|r| r.depth).min().unwrap_or(0);
     view! {
         <p class="obj-hint">{move || ui.t(Key::OwnersHint)}</p>
         <ul class="obj-tree" data-testid="inspect-tree" role="tree">
             {rows.into_iter().map(|r| {
                 let me = r.depth == 0;
-                let indent = (r.depth - rows_min()).max(0);
+                let indent = r.depth - top;
                 let label = format!("{} {}", r.key.kind.info().kind, kubeloop_sim::view::objects::display_name(&r.key));
                 let k = r.key.clone();
                 let via = r.via;
@@ -213,11 +215,6 @@ fn tree_view(ui: Ui, rows: Vec<TreeRow>, hidden: usize) -> impl IntoView {
             {(hidden > 0).then(|| view! { <li class="obj-more">{move || ui.t(Key::TreeMore).replace("{n}", &hidden.to_string())}</li> })}
         </ul>
     }
-}
-
-/// Owners have negative depths: indent from the topmost one.
-fn rows_min() -> i32 {
-    -3
 }
 
 /// The key, its revisions, and the diff of the one picked against the one before.
