@@ -19,7 +19,7 @@ use crate::world::World;
 pub struct KindGroup {
     /// The kind (`Deployment`, a custom kind's name).
     pub kind: Kind,
-    /// The objects that match the filter, at most the cap, in (namespace, name) order.
+    /// The objects that match the filter, at most the cap, in etcd key order.
     pub items: Vec<ObjectKey>,
     /// How many objects of this kind match the filter (the ones not listed are counted).
     pub matching: usize,
@@ -43,16 +43,13 @@ pub fn object_index(world: &World, filter: &str, cap: usize) -> Vec<KindGroup> {
                 matching: 0,
             });
         g.matching += 1;
-        g.items.push(key);
+        // A kind's keys share one prefix, so they come in key order: the
+        // first `cap` are the ones listed, and the rest are only counted.
+        if g.items.len() < cap {
+            g.items.push(key);
+        }
     }
-    groups
-        .into_values()
-        .map(|mut g| {
-            g.items.sort();
-            g.items.truncate(cap);
-            g
-        })
-        .collect()
+    groups.into_values().collect()
 }
 
 /// `namespace/name`, or `name` for a cluster-scoped object.
