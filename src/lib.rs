@@ -10,6 +10,7 @@ pub mod geometry;
 pub mod highlight;
 pub mod i18n;
 pub mod inspect;
+pub mod inspect_object;
 pub mod proxy_svg;
 pub mod session;
 pub mod startup;

@@ -241,3 +241,37 @@ async fn should_switch_language() {
     app.click("lang");
     kubeloop_web::ui::clear_saved();
 }
+
+#[wasm_bindgen_test]
+async fn should_inspect_the_deployment_from_the_object_browser() {
+    kubeloop_web::ui::clear_saved();
+    let app = mount();
+    leptos::task::tick().await;
+    app.click("speed-8");
+    app.click("apply");
+    let deploy = "[data-testid=object-item][data-object=\"Deployment/default/nginx\"]";
+    app.until("the Deployment in the browser", |a| a.count(deploy) == 1)
+        .await;
+    app.one(deploy).click();
+    app.until("its inspector", |a| {
+        a.count("[data-testid=inspect-yaml]") == 1
+    })
+    .await;
+    assert!(app
+        .text("[data-testid=inspect-yaml]")
+        .starts_with("apiVersion: apps/v1\nkind: Deployment\n"));
+    app.click("inspect-tab-etcd");
+    app.until("its etcd key", |a| {
+        a.count("[data-testid=inspect-etcd-key]") == 1
+    })
+    .await;
+    assert_eq!(
+        app.text("[data-testid=inspect-etcd-key]"),
+        "/registry/deployments/default/nginx"
+    );
+    app.click("browser-tab-etcd");
+    app.until("the watch stream", |a| {
+        a.count("[data-testid=watch-event]") > 0
+    })
+    .await;
+}

@@ -4,10 +4,13 @@ mod browser;
 mod console;
 mod diagram;
 mod editor;
+mod etcd_browser;
 mod flow;
 pub mod frames;
 mod header;
 mod inspector;
+mod object_inspector;
+mod objects;
 mod proxy;
 mod switches;
 mod tabs;
@@ -76,6 +79,8 @@ pub struct Ui {
     pub tl_object: RwSignal<String>,
     /// The timeline entry picked (a row, a trace stage).
     pub tl_focus: RwSignal<Option<u64>>,
+    /// The object open in the object inspector.
+    pub inspected: RwSignal<Option<kubeloop_sim::object::ObjectKey>>,
 }
 
 impl Ui {
@@ -294,6 +299,7 @@ pub fn App() -> impl IntoView {
         live_now: RwSignal::new(0),
         tl_object: RwSignal::new(String::new()),
         tl_focus: RwSignal::new(None),
+        inspected: RwSignal::new(None),
     };
     provide_context(ui);
     if let Some(n) = &notice {
@@ -358,6 +364,7 @@ pub fn App() -> impl IntoView {
             <aside class="pane side-pane" class:shown=move || ui.pane.get() == tabs::Pane::Controls>
                 <flow::Flow/>
                 <trace::TracePanel/>
+                <objects::ObjectsPanel/>
                 <switches::Switches/>
             </aside>
         </div>

@@ -837,6 +837,16 @@ pub mod trace;
 #[path = "view_proxy.rs"]
 pub mod proxy;
 
+/// The object browser and inspector: every stored object by kind, an object's YAML,
+/// Events and owner tree.
+#[path = "view_objects.rs"]
+pub mod objects;
+
+/// The etcd browser and an object's etcd key: revisions, diffs, the writing request, the
+/// keyspace and the watch stream.
+#[path = "view_etcd.rs"]
+pub mod etcd;
+
 #[cfg(test)]
 #[path = "view_tests.rs"]
 mod tests;

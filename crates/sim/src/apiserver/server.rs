@@ -63,6 +63,9 @@ pub struct AuditEntry {
     pub code: u16,
     /// Pipeline spans.
     pub spans: Vec<Span>,
+    /// The etcd revision a successful write stored (the object's new resourceVersion),
+    /// so the inspector can tell which request wrote a revision.
+    pub revision: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -335,6 +338,14 @@ impl ApiServer {
             Ok(_) => 200,
             Err(s) => s.code,
         };
+        let revision = match &result {
+            Ok(ApiResult::Object(o))
+                if !matches!(r.req.verb, Verb::Get | Verb::List | Verb::Watch) =>
+            {
+                Some(o.resource_version()).filter(|rv| *rv > 0)
+            }
+            _ => None,
+        };
         let mut spans = r.spans;
         if let Some(last) = spans.last() {
             if last.end < ctx.now {
@@ -354,6 +365,7 @@ impl ApiServer {
             path: r.req.path(),
             code,
             spans,
+            revision,
         });
         if self.audit.len() > AUDIT_CAPACITY {
             self.audit.pop_front();

@@ -144,6 +144,14 @@ impl WatchCache {
         }
     }
 
+    /// The latest `n` events the cache received, newest first, and how many it holds.
+    pub fn recent(&self, n: usize) -> (Vec<&CacheEvent>, usize) {
+        (
+            self.history.iter().rev().take(n).collect(),
+            self.history.len(),
+        )
+    }
+
     /// Events after `rv`, or None if the history no longer reaches back that far.
     pub fn events_after(&self, rv: u64) -> Option<Vec<CacheEvent>> {
         let oldest = self

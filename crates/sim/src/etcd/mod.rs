@@ -294,6 +294,11 @@ impl Store {
         (kvs, count)
     }
 
+    /// The retained writes to one key (since the last compaction), oldest first.
+    pub fn history_of<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a EtcdEvent> + 'a {
+        self.history.iter().filter(move |e| e.kv.key == key)
+    }
+
     /// Retained history events (since the last compaction).
     pub fn history_len(&self) -> usize {
         self.history.len()

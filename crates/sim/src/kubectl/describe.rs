@@ -303,8 +303,23 @@ fn event_sort_key(e: &Event) -> i64 {
         .unwrap_or(i64::MIN)
 }
 
-/// `DescribeEvents`: the events about `obj`, oldest last-seen first, or `Events: <none>`.
-fn describe_events(w: &mut Writer, obj: &Object, events: &[Arc<Object>], now: Time) {
+/// One line of `kubectl describe`'s Events table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    /// `Normal` or `Warning`.
+    pub type_: String,
+    /// The reason (`ScalingReplicaSet`).
+    pub reason: String,
+    /// The Age column (`12s`, `3s (x2 over 10s)`).
+    pub age: String,
+    /// The From column (`deployment-controller`).
+    pub from: String,
+    /// The message, trimmed.
+    pub message: String,
+}
+
+/// The events about `obj` as `kubectl describe` lists them, oldest last-seen first.
+pub fn event_rows(obj: &Object, events: &[Arc<Object>], now: Time) -> Vec<EventRow> {
     let meta = obj.meta();
     let mut mine: Vec<&Event> = events
         .iter()
@@ -323,51 +338,63 @@ fn describe_events(w: &mut Writer, obj: &Object, events: &[Arc<Object>], now: Ti
                 && (io.uid.is_none() || meta.uid.is_none() || io.uid == meta.uid)
         })
         .collect();
-    if mine.is_empty() {
+    mine.sort_by_key(|e| event_sort_key(e));
+    mine.into_iter().map(|e| event_row(e, now)).collect()
+}
+
+fn event_row(e: &Event, now: Time) -> EventRow {
+    let first = match &e.event_time {
+        Some(t) => micro_age(t, now),
+        None => age(e.first_timestamp.as_ref(), now),
+    };
+    let count = e.count.unwrap_or(0);
+    let interval = if let Some(series) = &e.series {
+        let last = series
+            .last_observed_time
+            .as_ref()
+            .map_or("<unknown>".into(), |t| micro_age(t, now));
+        format!("{last} (x{} over {first})", series.count.unwrap_or(0))
+    } else if count > 1 {
+        format!(
+            "{} (x{count} over {first})",
+            age(e.last_timestamp.as_ref(), now)
+        )
+    } else {
+        first
+    };
+    let source = e
+        .source
+        .as_ref()
+        .and_then(|s| s.component.clone())
+        .filter(|c| !c.is_empty())
+        .or_else(|| e.reporting_component.clone())
+        .unwrap_or_default();
+    EventRow {
+        type_: e.type_.clone().unwrap_or_default(),
+        reason: e.reason.clone().unwrap_or_default(),
+        age: interval,
+        from: source,
+        message: e.message.as_deref().unwrap_or("").trim().to_string(),
+    }
+}
+
+/// `DescribeEvents`: the events about `obj`, oldest last-seen first, or `Events: <none>`.
+fn describe_events(w: &mut Writer, obj: &Object, events: &[Arc<Object>], now: Time) {
+    let rows = event_rows(obj, events, now);
+    if rows.is_empty() {
         w.line(0, "Events:\t<none>");
         return;
     }
     w.flush();
-    mine.sort_by_key(|e| event_sort_key(e));
     w.line(0, "Events:");
     w.line(1, "Type\tReason\tAge\tFrom\tMessage");
     w.line(1, "----\t------\t----\t----\t-------");
-    for e in mine {
-        let first = match &e.event_time {
-            Some(t) => micro_age(t, now),
-            None => age(e.first_timestamp.as_ref(), now),
-        };
-        let count = e.count.unwrap_or(0);
-        let interval = if let Some(series) = &e.series {
-            let last = series
-                .last_observed_time
-                .as_ref()
-                .map_or("<unknown>".into(), |t| micro_age(t, now));
-            format!("{last} (x{} over {first})", series.count.unwrap_or(0))
-        } else if count > 1 {
-            format!(
-                "{} (x{count} over {first})",
-                age(e.last_timestamp.as_ref(), now)
-            )
-        } else {
-            first
-        };
-        let source = e
-            .source
-            .as_ref()
-            .and_then(|s| s.component.clone())
-            .filter(|c| !c.is_empty())
-            .or_else(|| e.reporting_component.clone())
-            .unwrap_or_default();
+    for r in rows {
         w.line(
             1,
             &format!(
                 "{}\t{}\t{}\t{}\t{}",
-                e.type_.as_deref().unwrap_or(""),
-                e.reason.as_deref().unwrap_or(""),
-                interval,
-                source,
-                e.message.as_deref().unwrap_or("").trim()
+                r.type_, r.reason, r.age, r.from, r.message
             ),
         );
     }
