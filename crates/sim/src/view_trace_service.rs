@@ -14,7 +14,7 @@ use crate::proxy::model::endpoints_map;
 use crate::time::Time;
 use crate::world::World;
 
-use crate::view::timeline::{object_name, EntryKind, Timeline};
+use crate::view::timeline::{actor_name, object_name, Entry, EntryKind, Timeline};
 
 /// The label that ties a slice to its Service.
 const SERVICE_NAME: &str = "kubernetes.io/service-name";
@@ -109,7 +109,7 @@ fn is_write(label: &str) -> bool {
 }
 
 /// The successful write requests about `object`, oldest first.
-fn writes<'t>(tl: &'t Timeline, object: &str) -> Vec<&'t crate::view::timeline::Entry> {
+fn writes<'t>(tl: &'t Timeline, object: &str) -> Vec<&'t Entry> {
     tl.entries()
         .filter(|t| {
             t.kind == EntryKind::Request
@@ -129,10 +129,18 @@ pub fn service_trace(world: &World, tl: &Timeline, ns: &str, name: &str) -> Opti
     let events = store
         .events_since(&prefix, store.compact_revision())
         .unwrap_or_default();
+    // Only the newest changes are described (the endpoint sets are the costly part: a
+    // Service of hundreds of pods has hundreds of slice writes).
+    let ours: Vec<&EtcdEvent> = events
+        .iter()
+        .filter(|e| service_of(e) == Some(name))
+        .collect();
+    let earlier = ours.len().saturating_sub(MAX_CHANGES);
+    let newest = ours.get(earlier).map_or(u64::MAX, |e| e.revision);
     // Each slice's etcd writes, matched to its write requests from the newest back (the
     // timeline keeps a bounded window; etcd keeps history since the last compaction).
     let mut per_key: BTreeMap<&str, Vec<&EtcdEvent>> = BTreeMap::new();
-    for e in events.iter().filter(|e| service_of(e) == Some(name)) {
+    for e in ours {
         per_key.entry(e.kv.key.as_str()).or_default().push(e);
     }
     let nodes = world.observe().node_names();
@@ -142,43 +150,49 @@ pub fn service_trace(world: &World, tl: &Timeline, ns: &str, name: &str) -> Opti
         let object = object_name("EndpointSlice", ns, &slice);
         let reqs = writes(tl, &object);
         let offset = reqs.len() as i64 - evs.len() as i64;
-        for (i, e) in evs.iter().enumerate() {
-            let before = ready_endpoints(e.prev.as_ref().map(|kv| &*kv.value));
-            let after = if e.deleted {
-                BTreeSet::new()
-            } else {
-                ready_endpoints(Some(&e.kv.value))
-            };
+        for (i, e) in evs.iter().enumerate().filter(|(_, e)| e.revision >= newest) {
             let req = usize::try_from(i as i64 + offset)
                 .ok()
                 .and_then(|j| reqs.get(j));
-            let at = req.map_or(0, |t| t.arrives);
-            let proxies = req.map(|r| proxies_after(tl, &object, r.arrives, &nodes));
-            changes.push(ServiceChange {
-                at,
-                revision: e.revision,
-                slice: slice.clone(),
-                by: req.map_or_else(String::new, |t| {
-                    crate::view::timeline::actor_name(t.from, &nodes)
-                }),
-                what: req.map_or_else(String::new, |t| {
-                    format!("{} {}", t.label, t.answer.as_deref().unwrap_or_default())
-                }),
-                seq: req.map(|t| t.seq),
-                added: after.difference(&before).cloned().collect(),
-                removed: before.difference(&after).cloned().collect(),
-                proxies: proxies.unwrap_or_default(),
-            });
+            changes.push(change(e, req.copied(), &slice, &object, tl, &nodes));
         }
     }
     changes.sort_by_key(|c| c.revision);
-    let earlier = changes.len().saturating_sub(MAX_CHANGES);
-    changes.drain(..earlier);
     Some(ServiceTrace {
         service: format!("{ns}/{name}"),
         changes,
         earlier,
     })
+}
+
+/// One write of a slice, described: the request behind it and the rules it changed.
+fn change(
+    e: &EtcdEvent,
+    req: Option<&Entry>,
+    slice: &str,
+    object: &str,
+    tl: &Timeline,
+    nodes: &[String],
+) -> ServiceChange {
+    let before = ready_endpoints(e.prev.as_ref().map(|kv| &*kv.value));
+    let after = if e.deleted {
+        BTreeSet::new()
+    } else {
+        ready_endpoints(Some(&e.kv.value))
+    };
+    ServiceChange {
+        at: req.map_or(0, |t| t.arrives),
+        revision: e.revision,
+        slice: slice.to_string(),
+        by: req.map_or_else(String::new, |t| actor_name(t.from, nodes)),
+        what: req.map_or_else(String::new, |t| {
+            format!("{} {}", t.label, t.answer.as_deref().unwrap_or_default())
+        }),
+        seq: req.map(|t| t.seq),
+        added: after.difference(&before).cloned().collect(),
+        removed: before.difference(&after).cloned().collect(),
+        proxies: req.map_or_else(Vec::new, |r| proxies_after(tl, object, r.arrives, nodes)),
+    }
 }
 
 /// The first watch event about `object` each kube-proxy received after `at`: when it
@@ -199,7 +213,7 @@ pub(super) fn proxies_after(
         })
         .filter(|t| seen.insert(t.to))
         .map(|t| {
-            let node = crate::view::timeline::actor_name(t.to, nodes);
+            let node = actor_name(t.to, nodes);
             (
                 t.arrives,
                 format!("{node}: {}", t.label),

@@ -291,3 +291,22 @@ fn a_services_trace_names_the_rules_each_endpoint_change_wrote_and_dropped() {
     );
     assert!(service_trace(&r.w, &r.tl, "default", "nope").is_none());
 }
+
+#[test]
+fn a_services_trace_describes_only_its_newest_changes_and_counts_the_rest() {
+    let mut r = Run::new();
+    r.run("kubectl apply -f app.yaml", 20 * SECOND);
+    for n in [4, 1, 3, 1, 4, 2, 5, 1, 3, 1] {
+        r.run(&format!("kubectl scale deployment web --replicas={n}"), 20 * SECOND);
+    }
+    let t = service_trace(&r.w, &r.tl, "default", "web").expect("a trace");
+    assert_eq!(t.changes.len(), MAX_CHANGES, "{:#?}", t.changes);
+    assert!(t.earlier > 0);
+    assert!(t.changes.windows(2).all(|w| w[0].revision < w[1].revision));
+    // The newest change is the last write etcd holds for the slice.
+    let newest = t.changes.last().expect("a change");
+    let key = format!("/registry/endpointslices/default/{}", newest.slice);
+    let kv = r.w.observe().etcd().store.get(&key).expect("the slice");
+    assert_eq!(newest.revision, kv.mod_revision);
+    assert!(newest.seq.is_some(), "{newest:?}");
+}
