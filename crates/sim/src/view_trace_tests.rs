@@ -297,7 +297,10 @@ fn a_services_trace_describes_only_its_newest_changes_and_counts_the_rest() {
     let mut r = Run::new();
     r.run("kubectl apply -f app.yaml", 20 * SECOND);
     for n in [4, 1, 3, 1, 4, 2, 5, 1, 3, 1] {
-        r.run(&format!("kubectl scale deployment web --replicas={n}"), 20 * SECOND);
+        r.run(
+            &format!("kubectl scale deployment web --replicas={n}"),
+            20 * SECOND,
+        );
     }
     let t = service_trace(&r.w, &r.tl, "default", "web").expect("a trace");
     assert_eq!(t.changes.len(), MAX_CHANGES, "{:#?}", t.changes);
