@@ -20,6 +20,28 @@ use crate::traffic::Anim;
 /// How many of the newest dots carry their message as a label.
 const LABELLED: usize = 1;
 
+/// What the learner picked, marked on the pods: the selected pod (`namespace/name`) and
+/// the endpoints of the selected Service (pod `namespace/name` → ready).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Marks<'a> {
+    pub selected: Option<&'a str>,
+    pub endpoints: Option<&'a std::collections::BTreeMap<String, bool>>,
+}
+
+impl Marks<'_> {
+    fn selects(&self, p: &PodView) -> bool {
+        self.selected
+            .is_some_and(|s| s.split_once('/') == Some((p.namespace.as_str(), p.name.as_str())))
+    }
+
+    /// `Some(ready)` when the pod is an endpoint of the selected Service.
+    fn endpoint(&self, p: &PodView) -> Option<bool> {
+        self.endpoints?
+            .get(&format!("{}/{}", p.namespace, p.name))
+            .copied()
+    }
+}
+
 fn rect(out: &mut String, r: &Rect, rx: f64, class: &str) {
     let _ = write!(
         out,
@@ -337,13 +359,13 @@ pub fn node_cell(
     i: usize,
     n: &NodeView,
     now: Time,
-    selected: Option<&str>,
+    marks: Marks,
     sched: Option<&Verdict>,
     lang: Lang,
 ) -> String {
     let mut out = String::new();
     node_box(&mut out, layout, i, n, now, lang);
-    node_pods(&mut out, layout, i, n, selected, lang);
+    node_pods(&mut out, layout, i, n, marks, lang);
     if let (Some(v), Some(band)) = (sched, layout.verdict_band(i)) {
         verdict(&mut out, &band, v, layout.tier);
     }
@@ -577,12 +599,18 @@ pub fn is_system_namespace(ns: &str) -> bool {
     ns.starts_with("kube-") || ns == "local-path-storage"
 }
 
-fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, lang: Lang) {
+fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, marks: Marks, lang: Lang) {
     let class = pod_class(p);
     let id = format!("{}/{}", p.namespace, p.name);
+    let selected = marks.selects(p);
+    let (ep_class, ep_attr) = match marks.endpoint(p) {
+        Some(true) => (" endpoint", r#" data-endpoint="ready""#),
+        Some(false) => (" endpoint off", r#" data-endpoint="not-ready""#),
+        None => ("", ""),
+    };
     let _ = write!(
         out,
-        r#"<g class="pod {}{}{}" data-testid="pod" data-pod="{}" data-namespace="{}" data-name="{}" data-status="{}" data-class="{}" data-node="{}" tabindex="0" role="button" aria-label="{}" aria-pressed="{}">"#,
+        r#"<g class="pod {}{}{}{ep_class}"{ep_attr} data-testid="pod" data-pod="{}" data-namespace="{}" data-name="{}" data-status="{}" data-class="{}" data-node="{}" tabindex="0" role="button" aria-label="{}" aria-pressed="{}">"#,
         class.as_str(),
         if is_system_namespace(&p.namespace) {
             " system"
@@ -653,33 +681,15 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, selected: bool, la
     out.push_str("</g>");
 }
 
-fn is_selected(selected: Option<&str>, p: &PodView) -> bool {
-    selected.is_some_and(|s| s.split_once('/') == Some((p.namespace.as_str(), p.name.as_str())))
-}
-
 /// A node's pods: a chip each, or on a compact node one bar split by state.
-fn node_pods(
-    out: &mut String,
-    layout: &Layout,
-    i: usize,
-    n: &NodeView,
-    selected: Option<&str>,
-    lang: Lang,
-) {
+fn node_pods(out: &mut String, layout: &Layout, i: usize, n: &NodeView, marks: Marks, lang: Lang) {
     if let Some(bar) = layout.summary(i) {
         pod_summary(out, &bar, n, lang);
         return;
     }
     for (j, p) in n.pods.iter().enumerate() {
         if let Some(r) = layout.chip(i, j) {
-            pod(
-                out,
-                p,
-                &r,
-                layout.tier == Tier::Detail,
-                is_selected(selected, p),
-                lang,
-            );
+            pod(out, p, &r, layout.tier == Tier::Detail, marks, lang);
         }
     }
 }
@@ -732,12 +742,12 @@ fn pod_summary(out: &mut String, bar: &Rect, n: &NodeView, lang: Lang) {
 }
 
 /// The unscheduled pods in the tray by the scheduler, and how many there are.
-pub fn tray(pending: &[PodView], selected: Option<&str>, lang: Lang) -> String {
+pub fn tray(pending: &[PodView], marks: Marks, lang: Lang) -> String {
     let mut out = String::new();
     let mut shown = 0;
     for (i, p) in pending.iter().enumerate() {
         let Some(r) = Layout::tray_chip(i) else { break };
-        pod(&mut out, p, &r, false, is_selected(selected, p), lang);
+        pod(&mut out, p, &r, false, marks, lang);
         shown += 1;
     }
     if pending.len() > shown {
@@ -766,14 +776,14 @@ pub fn pods(
     layout: &Layout,
     nodes: &[NodeView],
     pending: &[PodView],
-    selected: Option<&str>,
+    marks: Marks,
     lang: Lang,
 ) -> String {
     let mut out = String::new();
     for (i, n) in nodes.iter().enumerate() {
-        node_pods(&mut out, layout, i, n, selected, lang);
+        node_pods(&mut out, layout, i, n, marks, lang);
     }
-    out.push_str(&tray(pending, selected, lang));
+    out.push_str(&tray(pending, marks, lang));
     out
 }
 
@@ -869,12 +879,48 @@ mod tests {
         assert_eq!(svg.matches(r#"data-testid="node""#).count(), 3);
         assert!(svg.contains("kube-proxy") && svg.contains("172.18.0.3 · 10.244.1.0/24"));
         let pending = [pod_view("web-abc-zz", "", "Pending")];
-        let p = pods(&l, &ns, &pending, Some("default/web-abc-2x"), Lang::En);
+        let p = pods(
+            &l,
+            &ns,
+            &pending,
+            Marks {
+                selected: Some("default/web-abc-2x"),
+                endpoints: None,
+            },
+            Lang::En,
+        );
         assert_eq!(p.matches(r#"data-testid="pod""#).count(), 4);
         assert_eq!(p.matches(r#"data-class="ready""#).count(), 3);
         assert_eq!(p.matches(r#"data-class="unscheduled""#).count(), 1);
         assert_eq!(p.matches("selected").count(), 1);
         assert!(p.contains(">1x<"), "short names on detailed chips");
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_mark_the_selected_services_endpoints_ready_or_not() {
+        let n = node(
+            "node-1",
+            vec![
+                pod_view("web-1", "node-1", "Running"),
+                pod_view("web-2", "node-1", "Running"),
+                pod_view("db-1", "node-1", "Running"),
+            ],
+        );
+        let eps: std::collections::BTreeMap<String, bool> = [
+            ("default/web-1".to_string(), true),
+            ("default/web-2".to_string(), false),
+        ]
+        .into();
+        let marks = Marks {
+            selected: None,
+            endpoints: Some(&eps),
+        };
+        let cell = node_cell(&layout(3, 3), 0, &n, 0, marks, None, Lang::En);
+        assert_eq!(cell.matches(r#"data-endpoint="ready""#).count(), 1);
+        assert_eq!(cell.matches(r#"data-endpoint="not-ready""#).count(), 1);
+        assert!(cell.contains(r#"class="pod ready endpoint off""#), "{cell}");
+        let plain = node_cell(&layout(3, 3), 0, &n, 0, Marks::default(), None, Lang::En);
+        assert!(!plain.contains("data-endpoint"));
     }
 
     #[wasm_bindgen_test(unsupported = test)]
@@ -927,7 +973,7 @@ mod tests {
                 .count(),
             300
         );
-        let drawn = pods(&l, &ns, &[], None, Lang::En);
+        let drawn = pods(&l, &ns, &[], Marks::default(), Lang::En);
         assert_eq!(
             drawn.matches(r#"data-testid="pod""#).count(),
             0,
@@ -943,7 +989,7 @@ mod tests {
         let many: Vec<PodView> = (0..500)
             .map(|i| pod_view(&format!("p-{i}"), "", "Pending"))
             .collect();
-        let tray = pods(&l, &[], &many, None, Lang::En);
+        let tray = pods(&l, &[], &many, Marks::default(), Lang::En);
         assert!(tray.contains(">+"), "the tray says how many more wait");
     }
 
@@ -959,13 +1005,24 @@ mod tests {
             vec![(PodClass::Creating, 1), (PodClass::Ready, 3)]
         );
         let l = layout(100, 4);
-        let cell = node_cell(&l, 0, &n, 0, None, None, Lang::En);
+        let cell = node_cell(&l, 0, &n, 0, Marks::default(), None, Lang::En);
         assert!(cell.contains(r#"data-testid="node""#) && cell.contains("pod-summary"));
         assert!(
             cell.contains("node-1: 4 pods · 1 Creating · 3 Ready"),
             "{cell}"
         );
-        let detail = node_cell(&layout(3, 4), 0, &n, 0, Some("default/w-9"), None, Lang::En);
+        let detail = node_cell(
+            &layout(3, 4),
+            0,
+            &n,
+            0,
+            Marks {
+                selected: Some("default/w-9"),
+                endpoints: None,
+            },
+            None,
+            Lang::En,
+        );
         assert_eq!(detail.matches(r#"data-testid="pod""#).count(), 4);
         assert!(detail.contains(" selected"));
     }
@@ -1014,7 +1071,7 @@ mod tests {
             best: 180,
             winner: true,
         };
-        let cell = node_cell(&l, 0, &n, 0, None, Some(&won), Lang::En);
+        let cell = node_cell(&l, 0, &n, 0, Marks::default(), Some(&won), Lang::En);
         assert!(cell.contains(r#"data-verdict="winner""#) && cell.contains("★ Σ 180"));
         let out = Verdict {
             passed: false,
@@ -1023,7 +1080,7 @@ mod tests {
             best: 180,
             winner: false,
         };
-        let cell = node_cell(&l, 1, &n, 0, None, Some(&out), Lang::En);
+        let cell = node_cell(&l, 1, &n, 0, Marks::default(), Some(&out), Lang::En);
         assert!(cell.contains("✗ NodeResourcesFit: Insufficient cpu"));
         assert!(
             !cell.contains("verdict-bar"),
@@ -1048,7 +1105,7 @@ mod tests {
         let evil = node("<script>", vec![pod_view("a\"b", "<script>", "Running")]);
         let l = layout(1, 1);
         assert!(!nodes(&l, std::slice::from_ref(&evil), 0, Lang::En).contains("<script>"));
-        assert!(!pods(&l, &[evil], &[], None, Lang::En).contains("a\"b"));
+        assert!(!pods(&l, &[evil], &[], Marks::default(), Lang::En).contains("a\"b"));
         let anim = Anim {
             id: 1,
             from: Actor::Terminal(1),

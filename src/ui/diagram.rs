@@ -145,10 +145,20 @@ pub fn Diagram() -> impl IntoView {
     });
     // One keyed cell per node (its box and pods) and one for the tray: a frame replaces
     // only the cells whose markup changed, however many nodes there are.
+    // While a Service is picked, its endpoints' pods (pod → ready).
+    let endpoints = Memo::new(move |_| {
+        ui.rev.track();
+        super::services::picked_endpoints(ui)
+    });
     let cells = Memo::new(move |_| {
         let selected = ui.selected.get();
         let lang = ui.lang.get();
         let verdicts = verdicts.get();
+        let endpoints = endpoints.get();
+        let marks = svg::Marks {
+            selected: selected.as_deref(),
+            endpoints: endpoints.as_ref(),
+        };
         cluster.with(|c| {
             layout.with(|l| {
                 let mut out: Vec<(u64, String)> = c
@@ -157,13 +167,9 @@ pub fn Diagram() -> impl IntoView {
                     .enumerate()
                     .map(|(i, n)| {
                         let v = verdicts.as_ref().and_then(|v| v.get(&n.name));
-                        svg::node_cell(l, i, n, c.now, selected.as_deref(), v, lang)
+                        svg::node_cell(l, i, n, c.now, marks, v, lang)
                     })
-                    .chain(std::iter::once(svg::tray(
-                        &c.pending,
-                        selected.as_deref(),
-                        lang,
-                    )))
+                    .chain(std::iter::once(svg::tray(&c.pending, marks, lang)))
                     .enumerate()
                     .map(|(i, m)| (cell_key(i, &m), m))
                     .collect();
@@ -339,6 +345,7 @@ pub fn Diagram() -> impl IntoView {
                 <g class="layer-flights" inner_html=flights></g>
             </svg>
             </div>
+            <super::services::ServicesStrip/>
             <div class="legend" data-testid="legend">
                 {PodClass::ALL.into_iter().map(|c| view! {
                     <span class="legend-item"><span class=format!("swatch {}", c.as_str())></span>{move || ui.t(legend_key(c))}</span>

@@ -12,6 +12,7 @@ mod inspector;
 mod object_inspector;
 mod objects;
 mod proxy;
+mod services;
 mod switches;
 mod tabs;
 mod timeline;
@@ -81,6 +82,8 @@ pub struct Ui {
     pub tl_focus: RwSignal<Option<u64>>,
     /// The object open in the object inspector.
     pub inspected: RwSignal<Option<kubeloop_sim::object::ObjectKey>>,
+    /// The Service whose endpoints the diagram marks, `namespace/name`.
+    pub service: RwSignal<Option<String>>,
 }
 
 impl Ui {
@@ -300,6 +303,7 @@ pub fn App() -> impl IntoView {
         tl_object: RwSignal::new(String::new()),
         tl_focus: RwSignal::new(None),
         inspected: RwSignal::new(None),
+        service: RwSignal::new(None),
     };
     provide_context(ui);
     if let Some(n) = &notice {

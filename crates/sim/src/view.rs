@@ -847,6 +847,10 @@ pub mod objects;
 #[path = "view_etcd.rs"]
 pub mod etcd;
 
+/// The Services the diagram draws, with their endpoints.
+#[path = "view_services.rs"]
+pub mod services;
+
 #[cfg(test)]
 #[path = "view_tests.rs"]
 mod tests;

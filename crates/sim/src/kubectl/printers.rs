@@ -12,7 +12,7 @@ mod pods;
 mod policy;
 mod workloads;
 
-pub use cluster::{node_roles, service_external_ip};
+pub use cluster::{node_roles, service_external_ip, service_ports};
 pub use pods::pod_status;
 
 use std::collections::BTreeMap;

@@ -448,23 +448,7 @@ fn service_row(s: &Service, name: String, created: String) -> Vec<String> {
         .and_then(|ips| ips.first().cloned())
         .unwrap_or_else(|| "<none>".into());
     let external = service_external_ip(s);
-    let ports: Vec<String> = spec
-        .ports
-        .iter()
-        .flatten()
-        .map(|p| {
-            let proto = p.protocol.as_deref().unwrap_or("");
-            match p.node_port {
-                Some(np) if np > 0 => format!("{}:{}/{}", p.port, np, proto),
-                _ => format!("{}/{}", p.port, proto),
-            }
-        })
-        .collect();
-    let ports = if ports.is_empty() {
-        "<none>".into()
-    } else {
-        ports.join(",")
-    };
+    let ports = service_ports(s);
     vec![
         name,
         type_,
@@ -474,6 +458,27 @@ fn service_row(s: &Service, name: String, created: String) -> Vec<String> {
         created,
         format_labels(&spec.selector.clone().unwrap_or_default()),
     ]
+}
+
+/// The PORT(S) cell of a service: `port[:nodePort]/protocol`, comma-separated.
+pub fn service_ports(s: &Service) -> String {
+    let ports: Vec<String> = s
+        .spec
+        .iter()
+        .flat_map(|spec| spec.ports.iter().flatten())
+        .map(|p| {
+            let proto = p.protocol.as_deref().unwrap_or("");
+            match p.node_port {
+                Some(np) if np > 0 => format!("{}:{}/{}", p.port, np, proto),
+                _ => format!("{}/{}", p.port, proto),
+            }
+        })
+        .collect();
+    if ports.is_empty() {
+        "<none>".into()
+    } else {
+        ports.join(",")
+    }
 }
 
 /// The EXTERNAL-IP cell of a service (the apiserver always renders it unclipped).
