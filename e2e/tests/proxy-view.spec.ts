@@ -111,6 +111,26 @@ test('kube-proxy rules and a curl path are drawn live', async ({ page }, testInf
     }
   }
   await page.getByTestId('lang').click();
+
+  // Wide: the rules text beside the graph at 1440 and 1280; Esc puts it back.
+  for (const size of sizes.slice(0, 2)) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    const wide = proxy.getByTestId('proxy-wide');
+    await wide.click();
+    await expect(wide).toHaveAttribute('aria-pressed', 'true');
+    const g = await graph.boundingBox();
+    const t = await proxy.getByTestId('iptables-save').boundingBox();
+    expect(g && t).toBeTruthy();
+    expect(t!.x).toBeGreaterThanOrEqual(g!.x + g!.width - 1);
+    expect(Math.abs(t!.y - g!.y)).toBeLessThan(60);
+    expect(g!.width).toBeGreaterThan(540);
+    const shot = testInfo.outputPath(`proxy-view-wide-${size.name}-en.png`);
+    await page.screenshot({ path: shot });
+    await testInfo.attach(`proxy-view-wide-${size.name}-en`, { path: shot, contentType: 'image/png' });
+    await proxy.getByTestId('iptables-save').focus();
+    await page.keyboard.press('Escape');
+    await expect(wide).toHaveAttribute('aria-pressed', 'false');
+  }
   await page.setViewportSize({ width: 1440, height: 900 });
 
   // No endpoints: the Service's REJECT rule, and a curl from the node marked refused.

@@ -221,8 +221,17 @@ pub fn ProxyPanel() -> impl IntoView {
             ))
         })
     });
+    // Wide: the panel over the page, the graph and the rules text side by side.
+    let wide = RwSignal::new(false);
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Escape" && wide.get_untracked() {
+            ev.stop_propagation();
+            wide.set(false);
+        }
+    };
     view! {
-        <section class="proxy" data-testid="proxy-view" aria-labelledby="proxy-title">
+        <section class="proxy" class:wide=move || wide.get() data-testid="proxy-view"
+            aria-labelledby="proxy-title" on:keydown=on_key>
             <div class="proxy-head">
                 <h2 class="pane-title" id="proxy-title">{move || ui.t(Key::ProxyTitle)}</h2>
                 <label class="nodes-pick">
@@ -243,6 +252,11 @@ pub fn ProxyPanel() -> impl IntoView {
                     <span class="pill-text" data-testid="proxy-mode">{format!("{} {mode}", ui.t(Key::ProxyMode))}</span>
                     <span class="proxy-synced mono">{format!("{} {at}", ui.t(Key::ProxySynced))}</span>
                 })}
+                <button class="btn small proxy-wide" data-testid="proxy-wide"
+                    aria-pressed=move || wide.get().to_string()
+                    on:click=move |_| wide.update(|w| *w = !*w)>
+                    {move || if wide.get() { ui.t(Key::ProxyWideClose) } else { ui.t(Key::ProxyWide) }}
+                </button>
             </div>
             {move || match packet.get() {
                 None => view! { <p class="proxy-note" data-testid="packet-none">{move || ui.t(Key::ProxyNoPacket)}</p> }.into_any(),
