@@ -13,7 +13,8 @@ use crate::object::{Kind, Object};
 use crate::time::{from_k8s_time, Time, SECOND};
 use crate::world::World;
 
-use super::{is_system_path, Stage, STAGES};
+use super::stages::{is_system_path, STAGES};
+use super::Stage;
 
 /// The flow of one pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
