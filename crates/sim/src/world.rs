@@ -369,7 +369,11 @@ impl World {
                 if let Some(c) = self.cloud_provider.as_mut() {
                     // docker is local to the host: lent for the message, handed back.
                     let mut docker = std::mem::take(&mut self.net.docker);
-                    docker.node_ips = self.nodes.iter().filter_map(|h| h.ip.parse().ok()).collect();
+                    docker.node_ips = self
+                        .nodes
+                        .iter()
+                        .filter_map(|h| h.ip.parse().ok())
+                        .collect();
                     c.docker = Some(docker);
                     c.handle(&mut ctx, from, payload);
                     self.net.docker = c.docker.take().unwrap_or_default();

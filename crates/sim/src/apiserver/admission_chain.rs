@@ -11,8 +11,8 @@ use k8s_openapi::api::scheduling::v1::PriorityClass;
 
 use crate::api::{Status, StatusReason};
 use crate::apiserver::admission::{
-    defaultingressclass, defaulttolerationseconds, limitranger, namespacelifecycle, priority, resourcequota,
-    serviceaccount, AdmissionError, Operation,
+    defaultingressclass, defaulttolerationseconds, limitranger, namespacelifecycle, priority,
+    resourcequota, serviceaccount, AdmissionError, Operation,
 };
 use crate::apiserver::field_error::{invalid_message, FieldError};
 use crate::apiserver::server::ApiServer;
@@ -483,7 +483,8 @@ fn reallocate_service(
         {
             spec.allocate_load_balancer_node_ports = None;
         }
-        if spec.load_balancer_class.is_some() && spec.load_balancer_class == os.load_balancer_class {
+        if spec.load_balancer_class.is_some() && spec.load_balancer_class == os.load_balancer_class
+        {
             spec.load_balancer_class = None;
         }
     }
@@ -503,4 +504,3 @@ fn reallocate_service(
     let mut used = used_node_ports(s, Some((&ns, &name)));
     allocate_node_ports(s, spec, &name, &mut used)
 }
-

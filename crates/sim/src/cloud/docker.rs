@@ -202,25 +202,48 @@ mod tests {
     #[test]
     fn addresses_come_after_the_nodes_and_are_reused_once_freed() {
         let mut d = host();
-        assert_eq!(d.create("a", "kind/default/a", None, 0), Ok(Ipv4Addr::new(172, 18, 0, 6)));
-        assert_eq!(d.create("b", "kind/default/b", None, 0), Ok(Ipv4Addr::new(172, 18, 0, 7)));
+        assert_eq!(
+            d.create("a", "kind/default/a", None, 0),
+            Ok(Ipv4Addr::new(172, 18, 0, 6))
+        );
+        assert_eq!(
+            d.create("b", "kind/default/b", None, 0),
+            Ok(Ipv4Addr::new(172, 18, 0, 7))
+        );
         assert!(d.remove("a"));
-        assert_eq!(d.create("c", "kind/default/c", None, 0), Ok(Ipv4Addr::new(172, 18, 0, 6)));
-        assert_eq!(d.by_ip(Ipv4Addr::new(172, 18, 0, 7)).map(|c| c.name.as_str()), Some("b"));
+        assert_eq!(
+            d.create("c", "kind/default/c", None, 0),
+            Ok(Ipv4Addr::new(172, 18, 0, 6))
+        );
+        assert_eq!(
+            d.by_ip(Ipv4Addr::new(172, 18, 0, 7))
+                .map(|c| c.name.as_str()),
+            Some("b")
+        );
     }
 
     #[test]
     fn a_requested_address_must_be_free_and_on_the_network() {
         let mut d = host();
-        assert!(d.create("a", "x", Some(Ipv4Addr::new(172, 18, 0, 4)), 0).is_err());
-        assert!(d.create("a", "x", Some(Ipv4Addr::new(10, 0, 0, 4)), 0).is_err());
-        assert_eq!(d.create("a", "x", Some(Ipv4Addr::new(172, 18, 0, 200)), 0), Ok(Ipv4Addr::new(172, 18, 0, 200)));
+        assert!(d
+            .create("a", "x", Some(Ipv4Addr::new(172, 18, 0, 4)), 0)
+            .is_err());
+        assert!(d
+            .create("a", "x", Some(Ipv4Addr::new(10, 0, 0, 4)), 0)
+            .is_err());
+        assert_eq!(
+            d.create("a", "x", Some(Ipv4Addr::new(172, 18, 0, 200)), 0),
+            Ok(Ipv4Addr::new(172, 18, 0, 200))
+        );
     }
 
     #[test]
     fn the_container_name_is_the_hash_cloud_provider_kind_uses() {
         let n = load_balancer_name("kind", "default", "web");
-        assert!(n.starts_with("kindccm-") && n.len() == "kindccm-".len() + 12, "{n}");
+        assert!(
+            n.starts_with("kindccm-") && n.len() == "kindccm-".len() + 12,
+            "{n}"
+        );
         assert_ne!(n, load_balancer_name("kind", "default", "web2"));
     }
 }

@@ -244,7 +244,17 @@ fn finalizers_patch(s: &Service, add: bool) -> ApiRequest {
     if add {
         f.push(FINALIZER.to_string());
     }
-    patch(s, None, serde_json::json!({"metadata": {"finalizers": f}}))
+    // `removeString` leaves nil, which the patch deletes rather than storing `[]`.
+    let value = if f.is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::json!(f)
+    };
+    patch(
+        s,
+        None,
+        serde_json::json!({"metadata": {"finalizers": value}}),
+    )
 }
 
 fn current_status(s: &Service) -> serde_json::Value {
@@ -271,7 +281,12 @@ impl ServiceController {
         let name = container_name(s);
         let existed = env.docker().is_some_and(|d| d.get(&name).is_some());
         if existed {
-            env.event(obj, "Normal", "DeletingLoadBalancer", "Deleting load balancer");
+            env.event(
+                obj,
+                "Normal",
+                "DeletingLoadBalancer",
+                "Deleting load balancer",
+            );
             if let Some(d) = env.docker() {
                 d.remove(&name);
             }
@@ -279,7 +294,12 @@ impl ServiceController {
         if has_finalizer(s) {
             env.fire(finalizers_patch(s, false));
         }
-        env.event(obj, "Normal", "DeletedLoadBalancer", "Deleted load balancer");
+        env.event(
+            obj,
+            "Normal",
+            "DeletedLoadBalancer",
+            "Deleted load balancer",
+        );
         if s.metadata.deletion_timestamp.is_none() && current_status(s) != serde_json::json!({}) {
             env.fire(patch(
                 s,
@@ -304,15 +324,32 @@ impl ServiceController {
         if !wants_load_balancer(s) {
             return;
         }
-        env.event(&old, "Normal", "DeletingLoadBalancer", "Deleting load balancer");
+        env.event(
+            &old,
+            "Normal",
+            "DeletingLoadBalancer",
+            "Deleting load balancer",
+        );
         if let Some(d) = env.docker() {
             d.remove(&container_name(s));
         }
-        env.event(&old, "Normal", "DeletedLoadBalancer", "Deleted load balancer");
+        env.event(
+            &old,
+            "Normal",
+            "DeletedLoadBalancer",
+            "Deleted load balancer",
+        );
     }
 
     /// `syncLoadBalancerIfNeeded`'s ensure branch, split where envoy is waited for.
-    fn ensure_balancer(&mut self, key: &str, obj: &Arc<Object>, s: &Service, env: &mut Env, inf: &Informers) -> Action {
+    fn ensure_balancer(
+        &mut self,
+        key: &str,
+        obj: &Arc<Object>,
+        s: &Service,
+        env: &mut Env,
+        inf: &Informers,
+    ) -> Action {
         let now = env.now();
         let name = container_name(s);
         if let Some(&ready_at) = self.starting.get(key) {
@@ -322,13 +359,23 @@ impl ServiceController {
             self.starting.remove(key);
             return self.ensured(obj, s, &name, env);
         }
-        env.event(obj, "Normal", "EnsuringLoadBalancer", "Ensuring load balancer");
+        env.event(
+            obj,
+            "Normal",
+            "EnsuringLoadBalancer",
+            "Ensuring load balancer",
+        );
         if !has_finalizer(s) {
             env.fire(finalizers_patch(s, true));
         }
         let nodes = backends(inf);
         if nodes.is_empty() {
-            env.event(obj, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
+            env.event(
+                obj,
+                "Warning",
+                "UnAvailableLoadBalancer",
+                "There are no available nodes for LoadBalancer",
+            );
         }
         self.synced_nodes.insert(key.to_string(), nodes.clone());
         let requested = s
@@ -342,7 +389,9 @@ impl ServiceController {
             return Action::await_change();
         };
         let created = match requested {
-            Some(Err(bad)) => Err(format!("Error response from daemon: invalid IPv4 address: {bad}")),
+            Some(Err(bad)) => Err(format!(
+                "Error response from daemon: invalid IPv4 address: {bad}"
+            )),
             Some(Ok(ip)) => d.create(&name, &simple, Some(ip), now + ENVOY_START),
             None => d.create(&name, &simple, None, now + ENVOY_START),
         };
@@ -364,7 +413,12 @@ impl ServiceController {
         let Some(ip) = env.docker().and_then(|d| d.get(name)).map(|c| c.ip) else {
             return Action::await_change();
         };
-        env.event(obj, "Normal", "EnsuredLoadBalancer", "Ensured load balancer");
+        env.event(
+            obj,
+            "Normal",
+            "EnsuredLoadBalancer",
+            "Ensured load balancer",
+        );
         let want = status_json(s, ip);
         if current_status(s) != want {
             env.fire(patch(
@@ -399,9 +453,19 @@ impl ServiceController {
             }
             self.synced_nodes.insert(key, nodes.clone());
             if nodes.is_empty() {
-                env.event(&obj, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
+                env.event(
+                    &obj,
+                    "Warning",
+                    "UnAvailableLoadBalancer",
+                    "There are no available nodes for LoadBalancer",
+                );
             } else {
-                env.event(&obj, "Normal", "UpdatedLoadBalancer", "Updated load balancer with new hosts");
+                env.event(
+                    &obj,
+                    "Normal",
+                    "UpdatedLoadBalancer",
+                    "Updated load balancer with new hosts",
+                );
             }
         }
     }
@@ -430,7 +494,9 @@ impl Controller for ServiceController {
     ) {
         match kind {
             Kind::Service => {
-                let Some(new) = service(change.object()) else { return };
+                let Some(new) = service(change.object()) else {
+                    return;
+                };
                 let wanted = match change {
                     Change::Added(_) => wants_load_balancer(new) || needs_cleanup(new),
                     Change::Updated(old, _) => {
@@ -449,8 +515,7 @@ impl Controller for ServiceController {
                 };
                 let relevant = match change {
                     Change::Updated(old, new) => {
-                        included(Some(old)) != included(Some(new))
-                            || node_ip(old) != node_ip(new)
+                        included(Some(old)) != included(Some(new)) || node_ip(old) != node_ip(new)
                     }
                     _ => true,
                 };

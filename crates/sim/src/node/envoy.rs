@@ -51,16 +51,20 @@ fn healthy(net: &Network, n: usize, lb: &LbContainer, port: u16) -> bool {
                 .is_some_and(|v| v == name)
             && s.endpoints.iter().any(|e| {
                 e.node_name.as_deref() == Some(h.config.name.as_str())
-                    && e.conditions
-                        .as_ref()
-                        .and_then(|c| c.ready)
-                        .unwrap_or(true)
+                    && e.conditions.as_ref().and_then(|c| c.ready).unwrap_or(true)
             })
     })
 }
 
 /// Records a walk that ended at envoy.
-fn ended(net: &mut Network, src: &Source, req: Request, hops: Vec<Hop>, outcome: &str, f: Fetch) -> Fetch {
+fn ended(
+    net: &mut Network,
+    src: &Source,
+    req: Request,
+    hops: Vec<Hop>,
+    outcome: &str,
+    f: Fetch,
+) -> Fetch {
     let f = record(net, src, req.url, req.dns, hops, outcome, None, f);
     name_host_client(net, src);
     f
@@ -76,7 +80,13 @@ fn name_host_client(net: &mut Network, src: &Source) {
 }
 
 /// A connection from `src` to the load balancer at `ip:port`.
-pub(crate) fn proxy(net: &mut Network, src: &Source, ip: Ipv4Addr, port: u16, req: Request) -> Fetch {
+pub(crate) fn proxy(
+    net: &mut Network,
+    src: &Source,
+    ip: Ipv4Addr,
+    port: u16,
+    req: Request,
+) -> Fetch {
     let Some(lb) = net.state_ref().docker.by_ip(ip).cloned() else {
         return Fetch::NoRoute;
     };
@@ -103,7 +113,10 @@ pub(crate) fn proxy(net: &mut Network, src: &Source, ip: Ipv4Addr, port: u16, re
         && !lb.config.source_ranges.iter().any(|c| c.contains(src.ip))
     {
         hop.matched = false;
-        hop.note = format!("source {} matches no filter chain (loadBalancerSourceRanges): connection closed", src.ip);
+        hop.note = format!(
+            "source {} matches no filter chain (loadBalancerSourceRanges): connection closed",
+            src.ip
+        );
         let why = format!("{fin} ({}): closed by envoy", lb.name);
         return ended(net, src, req, vec![hop], &why, Fetch::EmptyReply);
     }
@@ -127,9 +140,15 @@ pub(crate) fn proxy(net: &mut Network, src: &Source, ip: Ipv4Addr, port: u16, re
     }
     let (pick, policy) = if lb.config.session_affinity == "ClientIP" {
         let h = fnv1a(&src.ip.octets());
-        ((h % backends.len() as u64) as usize, "RING_HASH on the source address")
+        (
+            (h % backends.len() as u64) as usize,
+            "RING_HASH on the source address",
+        )
     } else {
-        (net.state().rng.intn(backends.len() as u64) as usize, "RANDOM")
+        (
+            net.state().rng.intn(backends.len() as u64) as usize,
+            "RANDOM",
+        )
     };
     let (n, node_ip, node) = backends[pick].clone();
     hop.rule = format!(
@@ -142,7 +161,14 @@ pub(crate) fn proxy(net: &mut Network, src: &Source, ip: Ipv4Addr, port: u16, re
         lb.ip
     );
     let mut hops = vec![hop];
-    let (more, outcome) = walk_from(net, n as u32, lb.ip, node_ip, listener.node_port, Protocol::Tcp);
+    let (more, outcome) = walk_from(
+        net,
+        n as u32,
+        lb.ip,
+        node_ip,
+        listener.node_port,
+        Protocol::Tcp,
+    );
     hops.extend(more);
     let (final_ip, final_port, seen) = match &outcome {
         Outcome::Delivered {
@@ -153,7 +179,10 @@ pub(crate) fn proxy(net: &mut Network, src: &Source, ip: Ipv4Addr, port: u16, re
         } => (*pod_ip, *port, *source_seen),
         Outcome::NotAService { dst_ip, dst_port } => (*dst_ip, *dst_port, lb.ip),
         Outcome::Rejected { .. } | Outcome::Dropped { .. } => {
-            let why = format!("{fin} ({}): the upstream connection failed, closed", lb.name);
+            let why = format!(
+                "{fin} ({}): the upstream connection failed, closed",
+                lb.name
+            );
             return ended(net, src, req, hops, &why, Fetch::EmptyReply);
         }
     };
@@ -163,7 +192,15 @@ pub(crate) fn proxy(net: &mut Network, src: &Source, ip: Ipv4Addr, port: u16, re
         pod: None,
         agent: src.agent.clone(),
     };
-    if let Err(d) = netpol_walk::check(net, &envoy, seen, final_ip, final_port, Protocol::Tcp, &mut hops) {
+    if let Err(d) = netpol_walk::check(
+        net,
+        &envoy,
+        seen,
+        final_ip,
+        final_port,
+        Protocol::Tcp,
+        &mut hops,
+    ) {
         return ended(net, src, req, hops, &d.0, Fetch::EmptyReply);
     }
     let f = deliver(

@@ -24,7 +24,8 @@ pub fn default_class(classes: &[IngressClass]) -> Option<&IngressClass> {
         .collect();
     defaults.sort_by(|a, b| {
         let ts = |c: &IngressClass| c.metadata.creation_timestamp.as_ref().map(|t| t.0);
-        ts(b).cmp(&ts(a))
+        ts(b)
+            .cmp(&ts(a))
             .then_with(|| a.metadata.name.cmp(&b.metadata.name))
     });
     defaults.into_iter().next()
@@ -72,8 +73,15 @@ mod tests {
 
     #[test]
     fn the_newest_default_wins_and_ties_go_to_the_first_name() {
-        let classes = [class("old", 10, true), class("new", 20, true), class("plain", 30, false)];
-        assert_eq!(admitted(&classes, Ingress::default()).as_deref(), Some("new"));
+        let classes = [
+            class("old", 10, true),
+            class("new", 20, true),
+            class("plain", 30, false),
+        ];
+        assert_eq!(
+            admitted(&classes, Ingress::default()).as_deref(),
+            Some("new")
+        );
         let tied = [class("b", 20, true), class("a", 20, true)];
         assert_eq!(admitted(&tied, Ingress::default()).as_deref(), Some("a"));
     }
@@ -91,6 +99,9 @@ mod tests {
         annotated.metadata.annotations =
             Some([(INGRESS_CLASS_ANNOTATION.to_string(), "x".to_string())].into());
         assert_eq!(admitted(&classes, annotated), None);
-        assert_eq!(admitted(&[class("nginx", 10, false)], Ingress::default()), None);
+        assert_eq!(
+            admitted(&[class("nginx", 10, false)], Ingress::default()),
+            None
+        );
     }
 }
