@@ -64,16 +64,20 @@ fn ended(
     hops: Vec<Hop>,
     outcome: &str,
     f: Fetch,
+    node: &str,
 ) -> Fetch {
     let f = record(net, src, req.url, req.dns, hops, outcome, None, f);
-    name_host_client(net, src);
+    name_path(net, src, node);
     f
 }
 
-/// The terminal's host is not a machine of the cluster: its walks say so.
-fn name_host_client(net: &mut Network, src: &Source) {
-    if src.pod.is_none() && src.ip == HOST_IP {
-        if let Some(p) = net.state().paths.back_mut() {
+/// The walk just recorded met the rules of `node` first (envoy's pick; none when envoy
+/// did not forward), and the terminal's host, not a machine of the cluster, sent it.
+fn name_path(net: &mut Network, src: &Source, node: &str) {
+    let host = src.pod.is_none() && src.ip == HOST_IP;
+    if let Some(p) = net.state().paths.back_mut() {
+        p.node = node.to_string();
+        if host {
             p.from = format!("host ({HOST_IP})");
         }
     }
@@ -99,7 +103,7 @@ pub(crate) fn proxy(
         .cloned();
     let Some(listener) = listener.filter(|_| net.now >= lb.ready_at) else {
         let why = format!("{fin} ({}): no envoy listener on this port", lb.name);
-        return ended(net, src, req, Vec::new(), &why, Fetch::Refused);
+        return ended(net, src, req, Vec::new(), &why, Fetch::Refused, "");
     };
     let mut hop = Hop {
         node: lb.name.clone(),
@@ -118,7 +122,7 @@ pub(crate) fn proxy(
             src.ip
         );
         let why = format!("{fin} ({}): closed by envoy", lb.name);
-        return ended(net, src, req, vec![hop], &why, Fetch::EmptyReply);
+        return ended(net, src, req, vec![hop], &why, Fetch::EmptyReply, "");
     }
     let hc = lb.config.health_check_port;
     let backends: Vec<(usize, Ipv4Addr, String)> = lb
@@ -136,7 +140,7 @@ pub(crate) fn proxy(
         hop.matched = false;
         hop.note = format!("cluster_{}: no healthy host (0 of {total} pass the health check on :{hc}/healthz): connection closed", listener.key);
         let why = format!("{fin} ({}): no healthy upstream", lb.name);
-        return ended(net, src, req, vec![hop], &why, Fetch::EmptyReply);
+        return ended(net, src, req, vec![hop], &why, Fetch::EmptyReply, "");
     }
     let (pick, policy) = if lb.config.session_affinity == "ClientIP" {
         let h = fnv1a(&src.ip.octets());
@@ -183,7 +187,7 @@ pub(crate) fn proxy(
                 "{fin} ({}): the upstream connection failed, closed",
                 lb.name
             );
-            return ended(net, src, req, hops, &why, Fetch::EmptyReply);
+            return ended(net, src, req, hops, &why, Fetch::EmptyReply, &node);
         }
     };
     let envoy = Source {
@@ -201,7 +205,7 @@ pub(crate) fn proxy(
         Protocol::Tcp,
         &mut hops,
     ) {
-        return ended(net, src, req, hops, &d.0, Fetch::EmptyReply);
+        return ended(net, src, req, hops, &d.0, Fetch::EmptyReply, &node);
     }
     let f = deliver(
         net,
@@ -220,7 +224,7 @@ pub(crate) fn proxy(
             depth: 0,
         },
     );
-    name_host_client(net, src);
+    name_path(net, src, &node);
     match f {
         // envoy answers a failed upstream by closing the client's connection.
         Fetch::Refused | Fetch::Timeout | Fetch::NoRoute => Fetch::EmptyReply,
