@@ -416,3 +416,26 @@ fn the_gallery_scenario_reads_as_documented_and_is_deterministic() {
     assert_eq!(texts(&r), texts(&again));
     assert_eq!(w1.log_hash(), w2.log_hash());
 }
+
+#[test]
+fn a_status_patch_lost_to_a_stopped_apiserver_is_retried() {
+    let mut t = T::new();
+    t.run("cloud-provider-kind");
+    t.file("app.yaml", &app("web", "Cluster", 1));
+    t.ok("kubectl apply -f app.yaml");
+    t.settle(1);
+    // envoy becomes ready while kube-apiserver is down: the status write fails.
+    t.ok("sim stop kube-apiserver");
+    t.settle(10);
+    t.ok("sim start kube-apiserver");
+    t.settle(60);
+    assert_eq!(external_ip(&mut t, "web"), "172.18.0.6");
+    let y = t.ok("kubectl get svc web -o yaml");
+    assert!(
+        y.contains("- service.kubernetes.io/load-balancer-cleanup\n"),
+        "{y}"
+    );
+    assert!(t
+        .ok("curl -s http://172.18.0.6/hostname")
+        .starts_with("web-"));
+}

@@ -470,12 +470,11 @@ fn reallocate_service(
             p.node_port = before;
         }
     }
-    if !wants_ports {
-        if spec.external_traffic_policy.is_some()
-            && spec.external_traffic_policy == os.external_traffic_policy
-        {
-            spec.external_traffic_policy = None;
-        }
+    if !wants_ports
+        && spec.external_traffic_policy.is_some()
+        && spec.external_traffic_policy == os.external_traffic_policy
+    {
+        spec.external_traffic_policy = None;
     }
     if type_ != "LoadBalancer" {
         if spec.allocate_load_balancer_node_ports.is_some()

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1::{Node, Service};
 
 use super::docker::{self, Backend, EnvoyConfig, Listener};
-use crate::api::{ApiRequest, Body, PatchType, Subresource, Verb};
+use crate::api::{ApiRequest, ApiResponse, Body, PatchType, ReqId, Subresource, Verb};
 use crate::client::{Change, WorkQueue};
 use crate::controllers::util::{key_of, split_key};
 use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
@@ -45,6 +45,9 @@ pub struct ServiceController {
     cache: BTreeMap<String, Arc<Object>>,
     starting: BTreeMap<String, Time>,
     synced_nodes: BTreeMap<String, Vec<Backend>>,
+    /// Patches in flight → the Service key they are for: a failed one fails the sync,
+    /// which is retried with the queue's backoff.
+    sent: BTreeMap<ReqId, String>,
 }
 
 fn service(o: &Object) -> Option<&Service> {
@@ -276,6 +279,11 @@ fn current_status(s: &Service) -> serde_json::Value {
 }
 
 impl ServiceController {
+    fn send(&mut self, env: &mut Env, key: &str, req: ApiRequest) {
+        let id = env.send(req);
+        self.sent.insert(id, key.to_string());
+    }
+
     /// `syncLoadBalancerIfNeeded`'s delete branch.
     fn delete_balancer(&mut self, key: &str, obj: &Arc<Object>, s: &Service, env: &mut Env) {
         let name = container_name(s);
@@ -292,7 +300,7 @@ impl ServiceController {
             }
         }
         if has_finalizer(s) {
-            env.fire(finalizers_patch(s, false));
+            self.send(env, key, finalizers_patch(s, false));
         }
         env.event(
             obj,
@@ -301,11 +309,15 @@ impl ServiceController {
             "Deleted load balancer",
         );
         if s.metadata.deletion_timestamp.is_none() && current_status(s) != serde_json::json!({}) {
-            env.fire(patch(
-                s,
-                Some(Subresource::Status),
-                serde_json::json!({"status": {"loadBalancer": {"ingress": null}}}),
-            ));
+            self.send(
+                env,
+                key,
+                patch(
+                    s,
+                    Some(Subresource::Status),
+                    serde_json::json!({"status": {"loadBalancer": {"ingress": null}}}),
+                ),
+            );
         }
         self.cache.remove(key);
         self.starting.remove(key);
@@ -357,7 +369,7 @@ impl ServiceController {
                 return Action::requeue(ready_at - now);
             }
             self.starting.remove(key);
-            return self.ensured(obj, s, &name, env);
+            return self.ensured(key, obj, s, &name, env);
         }
         env.event(
             obj,
@@ -366,7 +378,7 @@ impl ServiceController {
             "Ensuring load balancer",
         );
         if !has_finalizer(s) {
-            env.fire(finalizers_patch(s, true));
+            self.send(env, key, finalizers_patch(s, true));
         }
         let nodes = backends(inf);
         if nodes.is_empty() {
@@ -406,10 +418,17 @@ impl ServiceController {
             self.starting.insert(key.to_string(), ready_at);
             return Action::requeue(ready_at - now);
         }
-        self.ensured(obj, s, &name, env)
+        self.ensured(key, obj, s, &name, env)
     }
 
-    fn ensured(&mut self, obj: &Arc<Object>, s: &Service, name: &str, env: &mut Env) -> Action {
+    fn ensured(
+        &mut self,
+        key: &str,
+        obj: &Arc<Object>,
+        s: &Service,
+        name: &str,
+        env: &mut Env,
+    ) -> Action {
         let Some(ip) = env.docker().and_then(|d| d.get(name)).map(|c| c.ip) else {
             return Action::await_change();
         };
@@ -421,11 +440,15 @@ impl ServiceController {
         );
         let want = status_json(s, ip);
         if current_status(s) != want {
-            env.fire(patch(
-                s,
-                Some(Subresource::Status),
-                serde_json::json!({"status": {"loadBalancer": want}}),
-            ));
+            self.send(
+                env,
+                key,
+                patch(
+                    s,
+                    Some(Subresource::Status),
+                    serde_json::json!({"status": {"loadBalancer": want}}),
+                ),
+            );
         }
         Action::await_change()
     }
@@ -524,6 +547,16 @@ impl Controller for ServiceController {
                 }
             }
             _ => {}
+        }
+    }
+
+    fn on_response(&mut self, id: ReqId, resp: &ApiResponse, env: &mut Env, _inf: &Informers) {
+        let Some(key) = self.sent.remove(&id) else {
+            return;
+        };
+        // A Service gone meanwhile needs nothing more (upstream ignores NotFound).
+        if matches!(&resp.result, Err(st) if st.code != 404) {
+            env.retry(key);
         }
     }
 
