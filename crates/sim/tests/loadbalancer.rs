@@ -258,7 +258,7 @@ fn the_rules_serve_the_nodeport_not_the_proxy_mode_address_in_all_three_modes() 
         "{filter}"
     );
     // A provider that reports ipMode VIP gets the address programmed (KUBE-EXT, as upstream).
-    t.ok("kubectl patch svc web --subresource=status --type=merge -p '{\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"172.18.0.6\",\"ipMode\":\"VIP\"}]}}}'");
+    t.ok(VIP_PATCH);
     t.settle(2);
     let vip = t.ok("ssh node-1 iptables-save -t nat");
     assert!(vip.contains("-A KUBE-SERVICES -d 172.18.0.6/32 -p tcp -m comment --comment \"default/web loadbalancer IP\" -m tcp --dport 80 -j KUBE-EXT-"), "{vip}");
@@ -269,7 +269,7 @@ fn the_rules_serve_the_nodeport_not_the_proxy_mode_address_in_all_three_modes() 
             app("web", "Cluster", 1).lines().map(|l| format!("      {l}")).collect::<Vec<_>>().join("\n")
         ))
         .expect("valid");
-        let (_, r) = kubeloop_sim::runner::run(&sc, None);
+        let (w, r) = kubeloop_sim::runner::run(&sc, None);
         assert_eq!(r[2].stdout, "172.18.0.6", "{mode}");
         assert!(
             !r[1].stdout.contains("172.18.0.6"),
@@ -282,8 +282,27 @@ fn the_rules_serve_the_nodeport_not_the_proxy_mode_address_in_all_three_modes() 
         } else {
             assert!(r[1].stdout.contains(" : goto external-"), "{}", r[1].stdout);
         }
+        // The same Service with a VIP-mode status: the address is programmed.
+        let mut t = T {
+            w,
+            files: Default::default(),
+        };
+        t.ok(VIP_PATCH);
+        t.settle(2);
+        let rules = t.ok(&format!("ssh node-1 {cmd}"));
+        if mode == "ipvs" {
+            assert!(rules.contains("TCP  172.18.0.6:80 rr"), "{rules}");
+        } else {
+            assert!(
+                rules.contains("172.18.0.6 . tcp . 80 : goto external-"),
+                "{rules}"
+            );
+        }
     }
 }
+
+/// What a provider reporting `ipMode: VIP` would write.
+const VIP_PATCH: &str = "kubectl patch svc web --subresource=status --type=merge -p '{\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"172.18.0.6\",\"ipMode\":\"VIP\"}]}}}'";
 
 #[test]
 fn delete_and_type_change_release_the_address() {
