@@ -5,6 +5,7 @@
 
 pub mod docker;
 pub mod service_controller;
+mod service_lb;
 
 use crate::client::Client;
 use crate::controllers::ControllerManager;

@@ -12,10 +12,15 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Node, Service};
+use k8s_openapi::api::core::v1::Service;
 
-use super::docker::{self, Backend, EnvoyConfig, Listener};
-use crate::api::{ApiRequest, ApiResponse, Body, PatchType, ReqId, Subresource, Verb};
+use super::docker::Backend;
+pub use super::service_lb::wants_load_balancer;
+use super::service_lb::{
+    backends, container_name, current_status, envoy_config, finalizers_patch, has_finalizer,
+    needs_cleanup, needs_update, node_included, node_ip, patch, service, status_json,
+};
+use crate::api::{ApiRequest, ApiResponse, ReqId, Subresource};
 use crate::client::{Change, WorkQueue};
 use crate::controllers::util::{key_of, split_key};
 use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
@@ -27,7 +32,7 @@ pub const FINALIZER: &str = "service.kubernetes.io/load-balancer-cleanup";
 /// `v1.LabelNodeExcludeBalancers`.
 pub const EXCLUDE_LABEL: &str = "node.kubernetes.io/exclude-from-external-load-balancers";
 /// The cluster autoscaler's `ToBeDeletedTaint`.
-const TO_BE_DELETED_TAINT: &str = "ToBeDeletedByClusterAutoscaler";
+pub(super) const TO_BE_DELETED_TAINT: &str = "ToBeDeletedByClusterAutoscaler";
 /// kube-proxy's healthz port, envoy's health check with `externalTrafficPolicy: Cluster`.
 pub const KUBE_PROXY_HEALTHZ: u16 = 10256;
 /// From `docker run` to envoy answering `/ready` with `LIVE` (the image is cached).
@@ -48,234 +53,6 @@ pub struct ServiceController {
     /// Patches in flight → the Service key they are for: a failed one fails the sync,
     /// which is retried with the queue's backoff.
     sent: BTreeMap<ReqId, String>,
-}
-
-fn service(o: &Object) -> Option<&Service> {
-    match o {
-        Object::Service(s) => Some(s),
-        _ => None,
-    }
-}
-
-/// `wantsLoadBalancer`: type LoadBalancer and no `loadBalancerClass`.
-pub fn wants_load_balancer(s: &Service) -> bool {
-    s.spec.as_ref().is_some_and(|sp| {
-        sp.type_.as_deref() == Some("LoadBalancer") && sp.load_balancer_class.is_none()
-    })
-}
-
-fn has_finalizer(s: &Service) -> bool {
-    s.metadata
-        .finalizers
-        .as_ref()
-        .is_some_and(|f| f.iter().any(|x| x == FINALIZER))
-}
-
-/// `needsCleanup`: the finalizer is there and the Service is going or no longer a
-/// LoadBalancer.
-fn needs_cleanup(s: &Service) -> bool {
-    has_finalizer(s)
-        && (s.metadata.deletion_timestamp.is_some()
-            || s.spec.as_ref().and_then(|sp| sp.type_.as_deref()) != Some("LoadBalancer"))
-}
-
-/// `needsUpdate`: a change that the load balancer has to follow.
-fn needs_update(old: &Service, new: &Service) -> bool {
-    if !wants_load_balancer(old) && !wants_load_balancer(new) {
-        return false;
-    }
-    if wants_load_balancer(old) != wants_load_balancer(new) {
-        return true;
-    }
-    let (o, n) = (
-        old.spec.clone().unwrap_or_default(),
-        new.spec.clone().unwrap_or_default(),
-    );
-    let ports = |s: &k8s_openapi::api::core::v1::ServiceSpec| {
-        s.ports
-            .iter()
-            .flatten()
-            .map(|p| (p.port, p.protocol.clone(), p.node_port))
-            .collect::<Vec<_>>()
-    };
-    o.load_balancer_source_ranges != n.load_balancer_source_ranges
-        || ports(&o) != ports(&n)
-        || o.session_affinity != n.session_affinity
-        || o.session_affinity_config != n.session_affinity_config
-        || o.load_balancer_ip != n.load_balancer_ip
-        || o.external_ips != n.external_ips
-        || old.metadata.annotations != new.metadata.annotations
-        || old.metadata.uid != new.metadata.uid
-        || o.external_traffic_policy != n.external_traffic_policy
-        || o.health_check_node_port != n.health_check_node_port
-        || o.ip_families.as_ref().map(Vec::len) != n.ip_families.as_ref().map(Vec::len)
-}
-
-/// `stableNodeSetPredicates`: not being deleted, not excluded by label, not tainted for
-/// deletion by the autoscaler. Readiness does not count (StableLoadBalancerNodeSet).
-fn node_included(n: &Node) -> bool {
-    let excluded = n
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|l| l.get(EXCLUDE_LABEL))
-        .is_some_and(|v| parse_bool(v) != Some(false));
-    let tainted = n
-        .spec
-        .as_ref()
-        .and_then(|s| s.taints.as_ref())
-        .is_some_and(|t| t.iter().any(|t| t.key == TO_BE_DELETED_TAINT));
-    n.metadata.deletion_timestamp.is_none() && !excluded && !tainted
-}
-
-/// Go's `strconv.ParseBool`.
-fn parse_bool(v: &str) -> Option<bool> {
-    match v {
-        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
-        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
-        _ => None,
-    }
-}
-
-/// The nodes a load balancer sends to, with their InternalIPs, in name order.
-fn backends(inf: &Informers) -> Vec<Backend> {
-    let mut out: Vec<Backend> = inf
-        .of(Kind::Node)
-        .iter()
-        .filter_map(|o| match &**o {
-            Object::Node(n) if node_included(n) => Some(n),
-            _ => None,
-        })
-        .filter_map(|n| {
-            let ip = n
-                .status
-                .as_ref()?
-                .addresses
-                .as_ref()?
-                .iter()
-                .find(|a| a.type_ == "InternalIP")?
-                .address
-                .parse::<Ipv4Addr>()
-                .ok()?;
-            Some(Backend {
-                node: n.metadata.name.clone().unwrap_or_default(),
-                ip,
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| a.node.cmp(&b.node));
-    out
-}
-
-/// `generateConfig`: one listener per TCP/UDP port, every node as a backend.
-fn envoy_config(s: &Service, nodes: Vec<Backend>) -> EnvoyConfig {
-    let spec = s.spec.clone().unwrap_or_default();
-    let local = spec.external_traffic_policy.as_deref() == Some("Local");
-    let hc = if local {
-        spec.health_check_node_port.unwrap_or(0) as u16
-    } else {
-        KUBE_PROXY_HEALTHZ
-    };
-    let listeners = spec
-        .ports
-        .iter()
-        .flatten()
-        .filter_map(|p| {
-            let proto = p.protocol.clone().unwrap_or_else(|| "TCP".into());
-            if proto != "TCP" && proto != "UDP" {
-                return None;
-            }
-            Some(Listener {
-                key: format!("IPv4_{}_{proto}", p.port),
-                port: p.port as u16,
-                protocol: proto,
-                node_port: p.node_port.unwrap_or(0) as u16,
-            })
-        })
-        .collect();
-    EnvoyConfig {
-        listeners,
-        backends: nodes,
-        health_check_port: hc,
-        session_affinity: spec.session_affinity.unwrap_or_default(),
-        source_ranges: spec
-            .load_balancer_source_ranges
-            .iter()
-            .flatten()
-            .filter_map(|r| crate::proxy::Cidr::parse(r.trim()))
-            .collect(),
-    }
-}
-
-/// `GetLoadBalancer`'s status: the container's IPv4 with ipMode Proxy and the ports.
-fn status_json(s: &Service, ip: Ipv4Addr) -> serde_json::Value {
-    let ports: Vec<serde_json::Value> = s
-        .spec
-        .as_ref()
-        .and_then(|sp| sp.ports.clone())
-        .unwrap_or_default()
-        .iter()
-        .map(|p| {
-            serde_json::json!({"port": p.port, "protocol": p.protocol.clone().unwrap_or_else(|| "TCP".into())})
-        })
-        .collect();
-    serde_json::json!({"ingress": [{"ip": ip.to_string(), "ipMode": "Proxy", "ports": ports}]})
-}
-
-fn container_name(s: &Service) -> String {
-    docker::load_balancer_name(
-        CLUSTER_NAME,
-        s.metadata.namespace.as_deref().unwrap_or(""),
-        s.metadata.name.as_deref().unwrap_or(""),
-    )
-}
-
-fn patch(s: &Service, sub: Option<Subresource>, body: serde_json::Value) -> ApiRequest {
-    let ns = s.metadata.namespace.as_deref().unwrap_or("");
-    let name = s.metadata.name.as_deref().unwrap_or("");
-    let r = ApiRequest::new(Verb::Patch, Kind::Service, ns, name)
-        .with_body(Body::Patch(PatchType::Merge, body));
-    match sub {
-        Some(x) => r.with_subresource(x),
-        None => r,
-    }
-}
-
-fn finalizers_patch(s: &Service, add: bool) -> ApiRequest {
-    let mut f: Vec<String> = s.metadata.finalizers.clone().unwrap_or_default();
-    f.retain(|x| x != FINALIZER);
-    if add {
-        f.push(FINALIZER.to_string());
-    }
-    // `removeString` leaves nil, which the patch deletes rather than storing `[]`.
-    let value = if f.is_empty() {
-        serde_json::Value::Null
-    } else {
-        serde_json::json!(f)
-    };
-    patch(
-        s,
-        None,
-        serde_json::json!({"metadata": {"finalizers": value}}),
-    )
-}
-
-fn current_status(s: &Service) -> serde_json::Value {
-    let ingress = s
-        .status
-        .as_ref()
-        .and_then(|st| st.load_balancer.as_ref())
-        .and_then(|lb| lb.ingress.clone())
-        .unwrap_or_default();
-    if ingress.is_empty() {
-        return serde_json::json!({});
-    }
-    let mut v = serde_json::to_value(s.status.clone().unwrap_or_default().load_balancer)
-        .unwrap_or_default();
-    if let Some(m) = v.as_object_mut() {
-        m.retain(|k, _| k == "ingress");
-    }
-    v
 }
 
 impl ServiceController {
@@ -587,19 +364,5 @@ impl Controller for ServiceController {
             return Ok(Action::await_change());
         }
         Ok(self.ensure_balancer(key, &obj, s, env, inf))
-    }
-}
-
-fn node_ip(o: &Arc<Object>) -> Option<String> {
-    match &**o {
-        Object::Node(n) => n
-            .status
-            .as_ref()?
-            .addresses
-            .as_ref()?
-            .iter()
-            .find(|a| a.type_ == "InternalIP")
-            .map(|a| a.address.clone()),
-        _ => None,
     }
 }
