@@ -17,7 +17,7 @@ pub struct Example {
 }
 
 /// Every example, the default first.
-pub const EXAMPLES: [Example; 19] = [
+pub const EXAMPLES: [Example; 20] = [
     Example {
         id: "playground",
         title: "nginx Deployment (press Apply)",
@@ -77,6 +77,12 @@ pub const EXAMPLES: [Example; 19] = [
         title: "Ingress: two hosts through ingress-nginx",
         title_zh: "Ingress：经 ingress-nginx 分流两个主机名",
         yaml: include_str!("../public/scenarios/ingress-two-hosts.yaml"),
+    },
+    Example {
+        id: "loadbalancer-kind",
+        title: "LoadBalancer: cloud-provider-kind gives the EXTERNAL-IP",
+        title_zh: "LoadBalancer：cloud-provider-kind 分配 EXTERNAL-IP",
+        yaml: include_str!("../public/scenarios/loadbalancer-kind.yaml"),
     },
     Example {
         id: "readiness-rollout",

@@ -303,7 +303,10 @@ impl Layout {
         let elbow = (right + CONTROLLER_MANAGER.x) / 2.0;
         match a {
             Actor::ApiServer => vec![],
-            Actor::Terminal(_) => vec![pt(KUBECTL.x + KUBECTL.w, api.y), pt(APISERVER.x, api.y)],
+            // cloud-provider-kind runs on the terminal's host, beside kubectl.
+            Actor::Terminal(_) | Actor::CloudProvider => {
+                vec![pt(KUBECTL.x + KUBECTL.w, api.y), pt(APISERVER.x, api.y)]
+            }
             Actor::Etcd => vec![pt(api.x, ETCD.bottom()), pt(api.x, APISERVER.y)],
             Actor::ControllerManager | Actor::Scheduler => {
                 let y = if a == Actor::Scheduler {

@@ -7,6 +7,7 @@ pub mod api;
 pub mod apiserver;
 pub mod bench;
 pub mod client;
+pub mod cloud;
 pub mod cluster;
 pub mod cmd;
 pub mod controllers;

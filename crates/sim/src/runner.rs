@@ -79,6 +79,10 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
 pub fn new_world(sc: &Scenario) -> World {
     let mut world = World::new(cluster_config(sc));
     for a in &sc.spec.addons {
+        if a == crate::cloud::ADDON {
+            // Started on the host before the first step, as the docs run it.
+            world.start(crate::world::Actor::CloudProvider);
+        }
         if a == crate::cluster::ingress_nginx::ADDON {
             let line = format!(
                 "kubectl apply -f {}",

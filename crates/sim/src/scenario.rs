@@ -100,7 +100,8 @@ pub struct ScenarioSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until: Option<String>,
     /// Extension: add-ons installed at time 0 the way their docs install them
-    /// (`ingress-nginx`: kind's `deploy-ingress-nginx.yaml`).
+    /// (`ingress-nginx`: kind's `deploy-ingress-nginx.yaml`; `cloud-provider-kind`: the host's
+    /// load-balancer provider).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub addons: Vec<String>,
 }

@@ -41,6 +41,8 @@ pub struct World {
     controller_manager: Option<ControllerManager>,
     /// kube-scheduler, when running.
     scheduler: Option<KubeScheduler>,
+    /// cloud-provider-kind on the host, when running (docs/design.md §6.19).
+    cloud_provider: Option<ControllerManager>,
     /// Worker nodes, index = `Actor::Kubelet(i)`.
     nodes: Vec<NodeHost>,
     /// Terminal processes.
@@ -83,6 +85,7 @@ impl World {
             apiserver: None,
             controller_manager: None,
             scheduler: None,
+            cloud_provider: None,
             nodes,
             processes: BTreeMap::new(),
             net: crate::node::net::NetState::new(seed),
@@ -233,6 +236,7 @@ impl World {
             Actor::Runtime(n) => self.node(n).is_some_and(|h| h.powered && h.runtime_running),
             Actor::KubeProxy(n) => self.node(n).is_some_and(|h| h.powered && h.proxy.is_some()),
             Actor::Terminal(id) => self.processes.get(&id).is_some_and(|p| !p.is_finished()),
+            Actor::CloudProvider => self.cloud_provider.is_some(),
         }
     }
 
@@ -359,6 +363,20 @@ impl World {
                     if let Some(s) = p.take_session() {
                         self.shell = Some(s);
                     }
+                }
+            }
+            Actor::CloudProvider => {
+                if let Some(c) = self.cloud_provider.as_mut() {
+                    // docker is local to the host: lent for the message, handed back.
+                    let mut docker = std::mem::take(&mut self.net.docker);
+                    docker.node_ips = self
+                        .nodes
+                        .iter()
+                        .filter_map(|h| h.ip.parse().ok())
+                        .collect();
+                    c.docker = Some(docker);
+                    c.handle(&mut ctx, from, payload);
+                    self.net.docker = c.docker.take().unwrap_or_default();
                 }
             }
         }
@@ -490,6 +508,11 @@ impl World {
                 );
                 host.proxy = Some(p);
             }
+            Actor::CloudProvider => {
+                let mut c = crate::cloud::process(self.config.seed);
+                c.start(&mut ctx);
+                self.cloud_provider = Some(c);
+            }
             Actor::Terminal(_) => {}
         }
         self.flush(a, out);
@@ -533,6 +556,12 @@ impl World {
                 self.nodes[n as usize].proxy = None;
                 self.client_gone(a);
             }
+            Actor::CloudProvider => {
+                // On SIGINT/SIGTERM it deletes the containers it started (`cleanup`).
+                self.cloud_provider = None;
+                self.net.docker.remove_all();
+                self.client_gone(a);
+            }
             Actor::Terminal(_) => {}
         }
     }
@@ -550,7 +579,11 @@ impl World {
         if server == Actor::Etcd {
             clients.push(Actor::ApiServer);
         } else {
-            clients.extend([Actor::ControllerManager, Actor::Scheduler]);
+            clients.extend([
+                Actor::ControllerManager,
+                Actor::Scheduler,
+                Actor::CloudProvider,
+            ]);
             for i in 0..self.nodes.len() as u32 {
                 clients.extend([Actor::Kubelet(i), Actor::KubeProxy(i)]);
             }

@@ -196,3 +196,59 @@ fn invalid_ingresses_get_the_apiservers_field_errors() {
         "{e}"
     );
 }
+
+/// An IngressClass marked as the cluster's default.
+fn default_class(name: &str) -> String {
+    format!(
+        "apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: {name}
+  annotations:
+    ingressclass.kubernetes.io/is-default-class: \"true\"
+spec:
+  controller: example.com/{name}
+"
+    )
+}
+
+#[test]
+fn default_ingress_class_admission_fills_in_the_newest_default() {
+    let mut t = T::new();
+    t.file("class.yaml", CLASS);
+    t.ok("kubectl apply -f class.yaml");
+    // No default class: the Ingress keeps no class.
+    t.ok("kubectl create ingress plain --rule=a.example/=web:80");
+    let class = "-o jsonpath={.spec.ingressClassName}";
+    assert_eq!(t.ok(&format!("kubectl get ingress plain {class}")), "");
+    t.file("first.yaml", &default_class("first"));
+    t.ok("kubectl apply -f first.yaml");
+    t.settle(2);
+    t.ok("kubectl create ingress one --rule=a.example/=web:80");
+    assert_eq!(t.ok(&format!("kubectl get ingress one {class}")), "first");
+    // Two defaults: upstream v1.35 picks the newest by creationTimestamp.
+    t.file("second.yaml", &default_class("second"));
+    t.ok("kubectl apply -f second.yaml");
+    t.settle(2);
+    t.ok("kubectl create ingress two --rule=a.example/=web:80");
+    assert_eq!(t.ok(&format!("kubectl get ingress two {class}")), "second");
+    // A class given by name or by the old annotation is left alone; updates are not admitted.
+    t.ok("kubectl create ingress named --class=nginx --rule=a.example/=web:80");
+    assert_eq!(t.ok(&format!("kubectl get ingress named {class}")), "nginx");
+    t.ok("kubectl annotate ingress plain x=y");
+    assert_eq!(t.ok(&format!("kubectl get ingress plain {class}")), "");
+    t.file(
+        "annotated.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: annotated\n  annotations:\n    kubernetes.io/ingress.class: nginx\nspec:\n  defaultBackend:\n    service:\n      name: web\n      port:\n        number: 80\n",
+    );
+    t.ok("kubectl apply -f annotated.yaml");
+    assert_eq!(t.ok(&format!("kubectl get ingress annotated {class}")), "");
+    let get = t.ok("kubectl get ingress two");
+    assert!(
+        get.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("two    second   a.example"),
+        "{get}"
+    );
+}

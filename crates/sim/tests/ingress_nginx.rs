@@ -405,7 +405,7 @@ spec:
     .unwrap_err();
     assert_eq!(
         bad.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
-        ["5:12: spec.addons[0]: Unsupported value: \"traefik\": supported values: \"ingress-nginx\""]
+        ["5:12: spec.addons[0]: Unsupported value: \"traefik\": supported values: \"cloud-provider-kind\", \"ingress-nginx\""]
     );
 }
 
@@ -435,4 +435,39 @@ fn the_two_hosts_gallery_scenario_routes_each_host_and_is_deterministic() {
             .collect::<Vec<_>>()
     };
     assert_eq!(texts(&r), texts(&again));
+}
+
+#[test]
+fn deleting_the_manifest_url_when_not_installed_prints_kubectls_not_found_per_object() {
+    let mut t = T::new();
+    let o = t.run(&format!("kubectl delete -f {KIND_URL}"));
+    assert_eq!(o.exit_code, 1);
+    assert_eq!(o.stdout, "");
+    let line = |what: &str| {
+        format!(
+            "Error from server (NotFound): error when deleting \"{KIND_URL}\": {what} not found\n"
+        )
+    };
+    let want: String = [
+        "namespaces \"ingress-nginx\"",
+        "serviceaccounts \"ingress-nginx\"",
+        "configmaps \"ingress-nginx-controller\"",
+        "services \"ingress-nginx-controller\"",
+        "deployments.apps \"ingress-nginx-controller\"",
+        "ingressclasses.networking.k8s.io \"nginx\"",
+    ]
+    .iter()
+    .map(|w| line(w))
+    .collect();
+    assert_eq!(o.stderr, want);
+    // --ignore-not-found says nothing.
+    let quiet = t.run(&format!("kubectl delete --ignore-not-found -f {KIND_URL}"));
+    assert_eq!(
+        (
+            quiet.exit_code,
+            quiet.stdout.as_str(),
+            quiet.stderr.as_str()
+        ),
+        (0, "", "")
+    );
 }

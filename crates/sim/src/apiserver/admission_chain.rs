@@ -11,8 +11,8 @@ use k8s_openapi::api::scheduling::v1::PriorityClass;
 
 use crate::api::{Status, StatusReason};
 use crate::apiserver::admission::{
-    defaulttolerationseconds, limitranger, namespacelifecycle, priority, resourcequota,
-    serviceaccount, AdmissionError, Operation,
+    defaultingressclass, defaulttolerationseconds, limitranger, namespacelifecycle, priority,
+    resourcequota, serviceaccount, AdmissionError, Operation,
 };
 use crate::apiserver::field_error::{invalid_message, FieldError};
 use crate::apiserver::server::ApiServer;
@@ -89,6 +89,14 @@ pub fn mutate_create(s: &mut ApiServer, o: &mut Object) -> Result<(), Status> {
         }
         Object::Service(svc) => allocate_service(s, svc)?,
         Object::PriorityClass(pc) => admit_priority_class(s, Operation::Create, pc)?,
+        Object::Ingress(ing) => {
+            let classes: Vec<k8s_openapi::api::networking::v1::IngressClass> =
+                typed(&s.cache, Kind::IngressClass, "", |o| match o {
+                    Object::IngressClass(x) => Some(x),
+                    _ => None,
+                });
+            defaultingressclass::admit(ing, &classes);
+        }
         _ => {}
     }
     Ok(())
@@ -122,6 +130,7 @@ pub fn mutate_update(s: &mut ApiServer, o: &mut Object, old: &Object) -> Result<
             ns.cluster_ip = os.cluster_ip.clone();
             ns.cluster_ips = os.cluster_ips.clone();
         }
+        reallocate_service(s, new, old)?;
     }
     Ok(())
 }
@@ -325,25 +334,19 @@ fn allocate_service(
         return Ok(());
     }
     let mut used_ips = BTreeSet::new();
-    let mut used_ports = BTreeSet::new();
     for o in s.cache.iter(Kind::Service) {
         if let Object::Service(x) = &**o {
-            if let Some(sp) = &x.spec {
-                if let Some(ip) = sp
-                    .cluster_ip
-                    .as_deref()
-                    .and_then(|i| i.parse::<Ipv4Addr>().ok())
-                {
-                    used_ips.insert(u32::from(ip));
-                }
-                for p in sp.ports.iter().flatten() {
-                    if let Some(np) = p.node_port {
-                        used_ports.insert(np);
-                    }
-                }
+            if let Some(ip) = x
+                .spec
+                .as_ref()
+                .and_then(|sp| sp.cluster_ip.as_deref())
+                .and_then(|i| i.parse::<Ipv4Addr>().ok())
+            {
+                used_ips.insert(u32::from(ip));
             }
         }
     }
+    let mut used_ports = used_node_ports(s, None);
     let requested = spec.cluster_ip.clone().unwrap_or_default();
     if requested.is_empty() {
         let ip = loop {
@@ -369,27 +372,134 @@ fn allocate_service(
         }
         spec.cluster_ips = Some(vec![requested.clone()]);
     }
+    allocate_node_ports(s, spec, &name, &mut used_ports)
+}
+
+/// Every nodePort and healthCheckNodePort the stored Services hold, but `except`'s
+/// (`namespace/name`, the Service being updated).
+fn used_node_ports(s: &ApiServer, except: Option<(&str, &str)>) -> BTreeSet<i32> {
+    let mut used = BTreeSet::new();
+    for o in s.cache.iter(Kind::Service) {
+        let Object::Service(x) = &**o else { continue };
+        if except.is_some_and(|(ns, n)| {
+            x.metadata.namespace.as_deref() == Some(ns) && x.metadata.name.as_deref() == Some(n)
+        }) {
+            continue;
+        }
+        let Some(sp) = &x.spec else { continue };
+        used.extend(sp.ports.iter().flatten().filter_map(|p| p.node_port));
+        used.extend(sp.health_check_node_port.filter(|p| *p != 0));
+    }
+    used
+}
+
+fn free_node_port(s: &mut ApiServer, used: &mut BTreeSet<i32>) -> i32 {
+    let np = loop {
+        let c = NODE_PORT_BASE + s.rng.intn(NODE_PORT_SIZE as u64) as i32;
+        if !used.contains(&c) {
+            break c;
+        }
+    };
+    used.insert(np);
+    np
+}
+
+/// The node port allocator: a nodePort for every port of a NodePort or LoadBalancer
+/// Service that has none, and the healthCheckNodePort of a LoadBalancer with
+/// `externalTrafficPolicy: Local` (from the same range, as upstream allocates it).
+fn allocate_node_ports(
+    s: &mut ApiServer,
+    spec: &mut k8s_openapi::api::core::v1::ServiceSpec,
+    name: &str,
+    used: &mut BTreeSet<i32>,
+) -> Result<(), Status> {
+    let type_ = spec.type_.clone().unwrap_or_else(|| "ClusterIP".into());
     if type_ == "NodePort" || type_ == "LoadBalancer" {
         for p in spec.ports.iter_mut().flatten() {
             match p.node_port {
                 Some(np) if np != 0 => {
-                    if used_ports.contains(&np) {
-                        return Err(invalid_service(&name, format!("spec.ports[0].nodePort: Invalid value: {np}: provided port is already allocated")));
+                    if used.contains(&np) {
+                        return Err(invalid_service(name, format!("spec.ports[0].nodePort: Invalid value: {np}: provided port is already allocated")));
                     }
-                    used_ports.insert(np);
+                    used.insert(np);
                 }
-                _ => {
-                    let np = loop {
-                        let c = NODE_PORT_BASE + s.rng.intn(NODE_PORT_SIZE as u64) as i32;
-                        if !used_ports.contains(&c) {
-                            break c;
-                        }
-                    };
-                    used_ports.insert(np);
-                    p.node_port = Some(np);
-                }
+                _ => p.node_port = Some(free_node_port(s, used)),
             }
         }
     }
+    let local = spec.external_traffic_policy.as_deref() == Some("Local");
+    if type_ == "LoadBalancer" && local {
+        match spec.health_check_node_port {
+            Some(hc) if hc != 0 => {
+                if used.contains(&hc) {
+                    return Err(invalid_service(name, format!("spec.healthCheckNodePort: Invalid value: {hc}: failed to allocate requested HealthCheck NodePort {hc}: provided port is already allocated")));
+                }
+                used.insert(hc);
+            }
+            _ => spec.health_check_node_port = Some(free_node_port(s, used)),
+        }
+    }
     Ok(())
+}
+
+/// An update keeps the node ports the Service already holds (a patch or apply that
+/// leaves them out), allocates what a type change now needs, and drops what it no
+/// longer needs (upstream's `patchAllocatedValues` and `dropTypeDependentFields`).
+fn reallocate_service(
+    s: &mut ApiServer,
+    new: &mut k8s_openapi::api::core::v1::Service,
+    old: &k8s_openapi::api::core::v1::Service,
+) -> Result<(), Status> {
+    let ns = new.metadata.namespace.clone().unwrap_or_default();
+    let name = new.metadata.name.clone().unwrap_or_default();
+    let os = old.spec.clone().unwrap_or_default();
+    let spec = new.spec.get_or_insert_with(Default::default);
+    let type_ = spec.type_.clone().unwrap_or_else(|| "ClusterIP".into());
+    let wants_ports = type_ == "NodePort" || type_ == "LoadBalancer";
+    let old_ports = os.ports.clone().unwrap_or_default();
+    for p in spec.ports.iter_mut().flatten() {
+        let before = old_ports
+            .iter()
+            .find(|o| o.port == p.port && o.protocol == p.protocol)
+            .and_then(|o| o.node_port);
+        if !wants_ports {
+            if p.node_port.is_some() && p.node_port == before {
+                p.node_port = None;
+            }
+        } else if p.node_port.unwrap_or(0) == 0 {
+            p.node_port = before;
+        }
+    }
+    if !wants_ports
+        && spec.external_traffic_policy.is_some()
+        && spec.external_traffic_policy == os.external_traffic_policy
+    {
+        spec.external_traffic_policy = None;
+    }
+    if type_ != "LoadBalancer" {
+        if spec.allocate_load_balancer_node_ports.is_some()
+            && spec.allocate_load_balancer_node_ports == os.allocate_load_balancer_node_ports
+        {
+            spec.allocate_load_balancer_node_ports = None;
+        }
+        if spec.load_balancer_class.is_some() && spec.load_balancer_class == os.load_balancer_class
+        {
+            spec.load_balancer_class = None;
+        }
+    }
+    let local = spec.external_traffic_policy.as_deref() == Some("Local");
+    if type_ == "LoadBalancer" && local {
+        if spec.health_check_node_port.unwrap_or(0) == 0 {
+            spec.health_check_node_port = os.health_check_node_port;
+        }
+    } else if spec.health_check_node_port.is_some()
+        && spec.health_check_node_port == os.health_check_node_port
+    {
+        spec.health_check_node_port = None;
+    }
+    if type_ == "ExternalName" {
+        return Ok(());
+    }
+    let mut used = used_node_ports(s, Some((&ns, &name)));
+    allocate_node_ports(s, spec, &name, &mut used)
 }

@@ -50,8 +50,12 @@ pub fn curl(world: &mut World, args: &[String]) -> Output {
             None => return fail(7, format!("curl: (7) Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server\n")),
         }
     } else if let Ok(ip) = host.parse::<Ipv4Addr>() {
-        match world.observe().nodes().iter().position(|h| h.ip == ip.to_string()) {
+        let obs = world.observe();
+        let lb = obs.net().docker.by_ip(ip).is_some() && !obs.nodes().is_empty();
+        match obs.nodes().iter().position(|h| h.ip == ip.to_string()) {
             Some(n) => (n as u32, (ip, port)),
+            // A load balancer on the kind network: the host reaches it through the bridge.
+            None if lb => return host_to_load_balancer(world, args),
             None => return fail(7, format!("curl: (7) Failed to connect to {host} port {port} after 3 ms: No route to host\n")),
         }
     } else {
@@ -82,6 +86,26 @@ pub fn curl(world: &mut World, args: &[String]) -> Output {
     };
     let r = world
         .on_machine(node, |m| crate::node::curl::curl(m.net(), &src, &argv))
+        .unwrap_or_default();
+    Output {
+        exit_code: r.code,
+        stdout: r.stdout,
+        stderr: r.stderr,
+    }
+}
+
+/// `curl` from the host to a cloud-provider-kind load balancer (docs/design.md §6.19):
+/// the connection leaves the host's bridge address; envoy does the rest.
+fn host_to_load_balancer(world: &mut World, args: &[String]) -> Output {
+    let src = Source {
+        node: 0,
+        ip: crate::cloud::docker::HOST_IP,
+        pod: None,
+        agent: "curl/8.5.0".into(),
+    };
+    let argv = args.to_vec();
+    let r = world
+        .on_machine(0, |m| crate::node::curl::curl(m.net(), &src, &argv))
         .unwrap_or_default();
     Output {
         exit_code: r.code,

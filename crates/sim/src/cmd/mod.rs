@@ -5,6 +5,7 @@ pub mod apply;
 pub mod apply_custom;
 pub mod auth;
 pub mod autoscale;
+pub mod cloud_provider;
 pub mod cluster_dump;
 pub mod complete;
 pub mod config;
@@ -173,6 +174,7 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
             Err(out) => Started::Done(out),
         },
         "sim" => Started::Done(sim::run(world, args)),
+        "cloud-provider-kind" => Started::Done(cloud_provider::run(world, args)),
         "curl" => Started::Done(local::curl(world, args)),
         "ssh" => match ssh::run(world, args) {
             (o, 0) => Started::Done(o),

@@ -53,6 +53,7 @@ const COMPONENTS: &[&str] = &[
     "kube-apiserver",
     "kube-scheduler",
     "kube-controller-manager",
+    "cloud-provider-kind",
 ];
 
 fn component(name: &str) -> Option<Actor> {
@@ -61,6 +62,7 @@ fn component(name: &str) -> Option<Actor> {
         "kube-apiserver" | "apiserver" => Some(Actor::ApiServer),
         "kube-scheduler" | "scheduler" => Some(Actor::Scheduler),
         "kube-controller-manager" | "controller-manager" => Some(Actor::ControllerManager),
+        "cloud-provider-kind" => Some(Actor::CloudProvider),
         _ => None,
     }
 }

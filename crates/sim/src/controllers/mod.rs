@@ -81,6 +81,9 @@ pub struct ControllerManager {
     timers: Timers<Timer>,
     rng: Rng,
     wake_at: Option<Time>,
+    /// The host's docker daemon, lent by the world while cloud-provider-kind (which runs
+    /// on this machinery) handles a message; `None` in kube-controller-manager.
+    pub(crate) docker: Option<crate::cloud::docker::DockerHost>,
 }
 
 /// The controllers kube-controller-manager runs, in the order they sync.
@@ -117,6 +120,20 @@ impl ControllerManager {
 
     /// A controller manager running `ctrls`; its informers exist once it starts.
     fn with(ctrls: Vec<Box<dyn Controller>>, seed: u64) -> ControllerManager {
+        ControllerManager::with_identity(
+            ctrls,
+            Client::new("system:kube-controller-manager", &[]),
+            Rng::stream(seed, "kube-controller-manager"),
+        )
+    }
+
+    /// Another controller process on the same machinery (cloud-provider-kind): its own
+    /// controllers, identity and random stream.
+    pub(crate) fn with_identity(
+        ctrls: Vec<Box<dyn Controller>>,
+        client: Client,
+        rng: Rng,
+    ) -> ControllerManager {
         let slots = ctrls
             .into_iter()
             .map(|ctrl| Slot {
@@ -126,13 +143,14 @@ impl ControllerManager {
             })
             .collect();
         ControllerManager {
-            client: Client::new("system:kube-controller-manager", &[]),
+            client,
             informers: Informers::default(),
             slots,
             routes: Pending::default(),
             timers: Timers::new(0),
-            rng: Rng::stream(seed, "kube-controller-manager"),
+            rng,
             wake_at: None,
+            docker: None,
         }
     }
 
@@ -238,6 +256,7 @@ impl ControllerManager {
             queue: &mut slot.queue,
             rng: &mut self.rng,
             ctrl: ci,
+            docker: self.docker.as_mut(),
         };
         f(slot.ctrl.as_mut(), &mut env, &self.informers)
     }

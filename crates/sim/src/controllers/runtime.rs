@@ -57,6 +57,7 @@ pub struct Env<'a, 'b> {
     /// The controller's random stream.
     pub rng: &'a mut Rng,
     pub(crate) ctrl: usize,
+    pub(crate) docker: Option<&'a mut crate::cloud::docker::DockerHost>,
 }
 
 impl Env<'_, '_> {
@@ -95,6 +96,11 @@ impl Env<'_, '_> {
         msg: &str,
     ) {
         rec.event(self.ctx, self.client, obj, type_, reason, msg);
+    }
+
+    /// The host's docker daemon (cloud-provider-kind only).
+    pub fn docker(&mut self) -> Option<&mut crate::cloud::docker::DockerHost> {
+        self.docker.as_deref_mut()
     }
 
     /// Queues `key` for a sync now.

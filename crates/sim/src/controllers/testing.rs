@@ -105,6 +105,7 @@ impl Fixture {
                 queue: &mut self.queue,
                 rng: &mut self.rng,
                 ctrl: 0,
+                docker: None,
             };
             f(ctrl, &mut env, &self.informers)
         };

@@ -21,6 +21,8 @@ pub enum Actor {
     KubeProxy(u32),
     /// A terminal process (kubectl, etcdctl) with its id.
     Terminal(u32),
+    /// cloud-provider-kind, running on the terminal's host outside the cluster.
+    CloudProvider,
 }
 
 impl Actor {
@@ -43,6 +45,7 @@ impl Actor {
             Actor::Runtime(_) => "containerd",
             Actor::KubeProxy(_) => "kube-proxy",
             Actor::Terminal(_) => "kubectl",
+            Actor::CloudProvider => "cloud-provider-kind",
         }
     }
 
@@ -57,6 +60,7 @@ impl Actor {
             Actor::Runtime(n) => 0x10000 + u64::from(n),
             Actor::KubeProxy(n) => 0x1000000 + u64::from(n),
             Actor::Terminal(n) => fnv1a(&n.to_le_bytes()),
+            Actor::CloudProvider => 5,
         }
     }
 }

@@ -270,6 +270,7 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
         }
         Fetch::Unresolved => fail_line(6, format!("Could not resolve host: {}", u.host), 0),
         Fetch::NotHttp => fail_line(1, "Received HTTP/0.9 when not allowed".into(), 2),
+        Fetch::EmptyReply => fail_line(52, "Empty reply from server".into(), 1),
         Fetch::Answered { response, pod } => {
             let apiserver = pod.is_none();
             if apiserver && u.scheme == "http" {
@@ -462,6 +463,14 @@ pub fn wget(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
                 stderr: err,
                 code: 1,
                 elapsed: 3071,
+                ..RunResult::default()
+            }
+        }
+        Fetch::EmptyReply => {
+            err.push_str("wget: error getting response\n");
+            RunResult {
+                stderr: err,
+                code: 1,
                 ..RunResult::default()
             }
         }

@@ -11,6 +11,7 @@ pub mod curl;
 pub mod dns;
 pub mod dnsutils;
 pub mod env;
+pub mod envoy;
 pub mod host;
 pub mod http;
 pub mod images;

@@ -50,6 +50,8 @@ pub struct NetState {
     pub policies: Option<(u64, Option<Arc<PolicyView>>)>,
     /// ingress-nginx's round-robin position per upstream.
     pub ingress_rr: std::collections::BTreeMap<String, usize>,
+    /// The host's docker containers on the kind network (cloud-provider-kind's envoys).
+    pub docker: crate::cloud::docker::DockerHost,
 }
 
 impl NetState {
@@ -89,6 +91,7 @@ impl NetState {
             weight: 1,
             policies: None,
             ingress_rr: Default::default(),
+            docker: Default::default(),
         }
     }
 }
@@ -245,6 +248,9 @@ pub enum Fetch {
     Unresolved,
     /// The port speaks something other than HTTP (redis, mysql).
     NotHttp,
+    /// A proxy accepted the connection and closed it without an answer (envoy with no
+    /// healthy upstream): curl (52).
+    EmptyReply,
 }
 
 fn input<'a>(
@@ -302,7 +308,19 @@ pub(crate) fn walk(
     port: u16,
     proto: Protocol,
 ) -> (Vec<Hop>, Outcome) {
-    let n = src.node;
+    walk_from(net, src.node, src.ip, dst, port, proto)
+}
+
+/// [`walk`] of a packet from `src_ip` that first meets the rules of machine `n` (a pod's
+/// or the node's own packet, or one arriving from outside the cluster).
+pub(crate) fn walk_from(
+    net: &mut Network,
+    n: u32,
+    src_ip: Ipv4Addr,
+    dst: Ipv4Addr,
+    port: u16,
+    proto: Protocol,
+) -> (Vec<Hop>, Outcome) {
     let nodes = net.node_addresses();
     let Some(host) = net.hosts.get(n as usize) else {
         return (
@@ -315,7 +333,7 @@ pub(crate) fn walk(
     };
     let state = host.rules.clone().unwrap_or_default();
     let packet = Packet {
-        src_ip: src.ip,
+        src_ip,
         dst_ip: dst,
         dst_port: port,
         protocol: proto,
@@ -361,6 +379,15 @@ pub fn get(
     url: &str,
     dns: Option<DnsAnswer>,
 ) -> Fetch {
+    if net.state.docker.by_ip(dst).is_some() {
+        let req = crate::node::envoy::Request {
+            host,
+            path,
+            url,
+            dns,
+        };
+        return crate::node::envoy::proxy(net, src, dst, port, req);
+    }
     let (mut hops, outcome) = walk(net, src, dst, port, Protocol::Tcp);
     let (final_ip, final_port, seen_src) = match &outcome {
         Outcome::Delivered {

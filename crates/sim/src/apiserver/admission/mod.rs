@@ -7,6 +7,7 @@
 //! `DefaultTolerationSeconds`; then validation; then validating `LimitRanger` →
 //! `ServiceAccount` → … → `ResourceQuota` (last, because it charges usage).
 
+pub mod defaultingressclass;
 pub mod defaulttolerationseconds;
 pub mod limitranger;
 pub mod namespacelifecycle;
