@@ -74,24 +74,37 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
     }
 }
 
+/// The `spec.addons` names and the command their docs install them with.
+pub const ADDONS: &[(&str, &str)] = &[
+    (
+        crate::cluster::gateway_api::ADDON,
+        "kubectl apply --server-side -f https://github.com/envoyproxy/gateway/releases/download/v1.5.0/install.yaml",
+    ),
+    (
+        crate::cluster::gateway_api::CRDS_ADDON,
+        "kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.4.0/standard-install.yaml",
+    ),
+    (
+        crate::cluster::ingress_nginx::ADDON,
+        "kubectl apply -f https://kind.sigs.k8s.io/examples/ingress/deploy-ingress-nginx.yaml",
+    ),
+];
+
 /// The world a scenario starts in: its cluster, with the `spec.addons` applied at time 0
 /// as their docs apply them (`kubectl apply -f <URL>`, not shown as a step).
 pub fn new_world(sc: &Scenario) -> World {
     let mut world = World::new(cluster_config(sc));
     for a in &sc.spec.addons {
-        if a == crate::cluster::ingress_nginx::ADDON {
-            let line = format!(
-                "kubectl apply -f {}",
-                crate::cluster::ingress_nginx::KIND_URL
-            );
-            cmd::run_within(
-                &mut world,
-                &line,
-                &BTreeMap::new(),
-                COMMAND_LIMIT,
-                envelope::MAX_EVENTS_PER_COMMAND,
-            );
-        }
+        let Some((_, line)) = ADDONS.iter().find(|(n, _)| n == a) else {
+            continue;
+        };
+        cmd::run_within(
+            &mut world,
+            line,
+            &BTreeMap::new(),
+            COMMAND_LIMIT,
+            envelope::MAX_EVENTS_PER_COMMAND,
+        );
     }
     world
 }

@@ -1,0 +1,193 @@
+//! Gateway API v1 and the Envoy Gateway add-on through the terminal: the release's CRDs,
+//! the controller's status conditions, and `curl` walked envoy → Service → pod by the
+//! HTTPRoutes' matches and weights.
+
+mod common;
+use common::Term as T;
+
+const STANDARD: &str =
+    "https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.4.0/standard-install.yaml";
+const EG: &str = "https://github.com/envoyproxy/gateway/releases/download/v1.5.0/install.yaml";
+
+const CRD_LINES: &str =
+    "customresourcedefinition.apiextensions.k8s.io/gatewayclasses.gateway.networking.k8s.io created
+customresourcedefinition.apiextensions.k8s.io/gateways.gateway.networking.k8s.io created
+customresourcedefinition.apiextensions.k8s.io/grpcroutes.gateway.networking.k8s.io created
+customresourcedefinition.apiextensions.k8s.io/httproutes.gateway.networking.k8s.io created
+customresourcedefinition.apiextensions.k8s.io/referencegrants.gateway.networking.k8s.io created
+";
+
+#[test]
+fn standard_install_creates_the_crds_with_their_names_and_columns() {
+    let mut t = T::new();
+    assert_eq!(t.ok(&format!("kubectl apply -f {STANDARD}")), CRD_LINES);
+    t.settle(2);
+    let res = t.ok("kubectl api-resources --api-group=gateway.networking.k8s.io");
+    assert!(res.contains("gatewayclasses    gc           gateway.networking.k8s.io/v1        false        GatewayClass"), "{res}");
+    assert!(res.contains("gateways          gtw          gateway.networking.k8s.io/v1        true         Gateway"), "{res}");
+    t.file(
+        "gc.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: eg\nspec:\n  controllerName: gateway.envoyproxy.io/gatewayclass-controller\n",
+    );
+    assert_eq!(
+        t.ok("kubectl apply -f gc.yaml"),
+        "gatewayclass.gateway.networking.k8s.io/eg created\n"
+    );
+    t.settle(1);
+    let gc = t.ok("kubectl get gc");
+    assert_eq!(
+        gc,
+        "NAME   CONTROLLER                                      ACCEPTED   AGE\neg     gateway.envoyproxy.io/gatewayclass-controller   Unknown    1s\n"
+    );
+}
+
+const APPS: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-v1
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web, version: v1}
+  template:
+    metadata:
+      labels: {app: web, version: v1}
+    spec:
+      containers:
+      - name: agnhost
+        image: registry.k8s.io/e2e-test-images/agnhost:2.39
+        args: [netexec, --http-port, "8080"]
+        ports:
+        - containerPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web-v1
+spec:
+  selector: {app: web, version: v1}
+  ports:
+  - port: 8080
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-v2
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web, version: v2}
+  template:
+    metadata:
+      labels: {app: web, version: v2}
+    spec:
+      containers:
+      - name: agnhost
+        image: registry.k8s.io/e2e-test-images/agnhost:2.39
+        args: [netexec, --http-port, "8080"]
+        ports:
+        - containerPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web-v2
+spec:
+  selector: {app: web, version: v2}
+  ports:
+  - port: 8080
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: client
+spec:
+  containers:
+  - name: curl
+    image: curlimages/curl:8.11.1
+    command: [sleep, "3600"]
+"#;
+
+const GATEWAY: &str = r#"apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: eg
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: eg
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: http
+    protocol: HTTP
+    port: 80
+"#;
+
+const PROXY: &str = "envoy-default-eg-e41e7b31";
+
+fn proxy_url(path: &str) -> String {
+    format!("http://{PROXY}.envoy-gateway-system{path}")
+}
+
+/// Envoy Gateway installed, the apps and the Gateway `eg` running.
+fn cluster() -> T {
+    let mut t = T::new();
+    let out = t.ok(&format!("kubectl apply --server-side -f {EG}"));
+    assert!(out.starts_with("customresourcedefinition.apiextensions.k8s.io/gatewayclasses.gateway.networking.k8s.io serverside-applied\n"), "{out}");
+    assert!(
+        out.ends_with("deployment.apps/envoy-gateway serverside-applied\n"),
+        "{out}"
+    );
+    t.file("apps.yaml", APPS);
+    t.file("gateway.yaml", GATEWAY);
+    t.ok("kubectl apply -f apps.yaml");
+    t.settle(20);
+    t.ok("kubectl apply -f gateway.yaml");
+    t.settle(20);
+    t
+}
+
+fn route(t: &mut T, name: &str, yaml: &str) {
+    t.file(&format!("{name}.yaml"), yaml);
+    t.ok(&format!("kubectl apply -f {name}.yaml"));
+    t.settle(2);
+}
+
+fn curl(t: &mut T, args: &str) -> String {
+    t.run(&format!("kubectl exec client -- curl -s {args}"))
+        .stdout
+}
+
+#[test]
+fn envoy_gateway_accepts_the_class_and_provisions_the_gateway() {
+    let mut t = cluster();
+    assert_eq!(
+        t.ok("kubectl get gatewayclass"),
+        "NAME   CONTROLLER                                      ACCEPTED   AGE\neg     gateway.envoyproxy.io/gatewayclass-controller   True       20s\n"
+    );
+    let pods = t.ok("kubectl get deploy,svc -n envoy-gateway-system");
+    assert!(
+        pods.contains(&format!("deployment.apps/{PROXY}   1/1")),
+        "{pods}"
+    );
+    assert!(
+        pods.contains(&format!("service/{PROXY}   LoadBalancer")),
+        "{pods}"
+    );
+    // No load-balancer controller on a plain kind cluster: the Gateway has no address.
+    assert_eq!(
+        t.ok("kubectl get gateway"),
+        "NAME   CLASS   ADDRESS   PROGRAMMED   AGE\neg     eg      <none>    False        20s\n"
+    );
+    let y = t.ok("kubectl get gateway eg -o yaml");
+    assert!(y.contains("message: No addresses have been assigned to the Gateway\n    observedGeneration: 1\n    reason: AddressNotAssigned"), "{y}");
+    assert!(
+        y.contains("reason: Accepted\n    status: \"True\"\n    type: Accepted"),
+        "{y}"
+    );
+    assert!(y.contains("attachedRoutes: 0"), "{y}");
+}
