@@ -56,9 +56,9 @@ spec:
       containers:
       - name: agnhost
         image: registry.k8s.io/e2e-test-images/agnhost:2.39
-        args: [netexec, --http-port, "8080"]
+        args: [serve-hostname]
         ports:
-        - containerPort: 8080
+        - containerPort: 9376
 ---
 apiVersion: v1
 kind: Service
@@ -68,6 +68,7 @@ spec:
   selector: {app: web, version: v1}
   ports:
   - port: 8080
+    targetPort: 9376
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -84,9 +85,9 @@ spec:
       containers:
       - name: agnhost
         image: registry.k8s.io/e2e-test-images/agnhost:2.39
-        args: [netexec, --http-port, "8080"]
+        args: [serve-hostname]
         ports:
-        - containerPort: 8080
+        - containerPort: 9376
 ---
 apiVersion: v1
 kind: Service
@@ -96,6 +97,7 @@ spec:
   selector: {app: web, version: v2}
   ports:
   - port: 8080
+    targetPort: 9376
 ---
 apiVersion: v1
 kind: Pod
@@ -190,4 +192,127 @@ fn envoy_gateway_accepts_the_class_and_provisions_the_gateway() {
         "{y}"
     );
     assert!(y.contains("attachedRoutes: 0"), "{y}");
+}
+
+const CANARY: &str = r#"apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: web
+spec:
+  parentRefs:
+  - name: eg
+  hostnames:
+  - www.example.com
+  rules:
+  - backendRefs:
+    - name: web-v1
+      port: 8080
+      weight: 90
+    - name: web-v2
+      port: 8080
+      weight: 10
+"#;
+
+#[test]
+fn a_weighted_route_splits_requests_and_reports_its_status() {
+    let mut t = cluster();
+    route(&mut t, "web", CANARY);
+    assert_eq!(
+        t.ok("kubectl get httproute"),
+        "NAME   HOSTNAMES             AGE\nweb    [\"www.example.com\"]   2s\n"
+    );
+    let y = t.ok("kubectl get httproute web -o yaml");
+    assert!(y.contains("    controllerName: gateway.envoyproxy.io/gatewayclass-controller\n    parentRef:\n      group: gateway.networking.k8s.io\n      kind: Gateway\n      name: eg\n"), "{y}");
+    assert!(y.contains("message: Route is accepted"), "{y}");
+    assert!(
+        y.contains("message: Resolved all the Object references for the Route"),
+        "{y}"
+    );
+    let g = t.ok("kubectl get gateway eg -o yaml");
+    assert!(g.contains("attachedRoutes: 1"), "{g}");
+    let mut v1 = 0;
+    let mut v2 = 0;
+    for _ in 0..200 {
+        let out = curl(
+            &mut t,
+            &format!("-H 'Host: www.example.com' {}", proxy_url("/hostname")),
+        );
+        if out.starts_with("web-v1-") {
+            v1 += 1;
+        } else if out.starts_with("web-v2-") {
+            v2 += 1;
+        } else {
+            panic!("unexpected answer {out:?}");
+        }
+    }
+    assert_eq!(v1 + v2, 200);
+    assert!((165..=195).contains(&v1), "v1 {v1} v2 {v2}");
+    // Another host matches no route: envoy's own 404.
+    let out = t.run(&format!(
+        "kubectl exec client -- curl -si -H 'Host: other.example' {}",
+        proxy_url("/")
+    ));
+    assert!(
+        out.stdout.starts_with("HTTP/1.1 404 Not Found\r\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("server: envoy") || out.stdout.contains("Server: envoy"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn matches_follow_the_gateway_api_precedence() {
+    let mut t = cluster();
+    route(
+        &mut t,
+        "matches",
+        r#"apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: matches
+spec:
+  parentRefs:
+  - name: eg
+  rules:
+  - matches:
+    - path: {type: PathPrefix, value: /}
+    backendRefs:
+    - {name: web-v1, port: 8080}
+  - matches:
+    - path: {type: PathPrefix, value: /api}
+      headers:
+      - {name: env, value: canary}
+    - path: {type: Exact, value: /exact}
+    - path: {type: RegularExpression, value: "/v[0-9]+/.*"}
+    - path: {type: PathPrefix, value: /q}
+      queryParams:
+      - {name: version, value: "2"}
+    - path: {type: PathPrefix, value: /m}
+      method: POST
+    backendRefs:
+    - {name: web-v2, port: 8080}
+"#,
+    );
+    let to = |t: &mut T, args: &str| {
+        let out = curl(t, args);
+        out.split('-').take(2).collect::<Vec<_>>().join("-")
+    };
+    let u = |p: &str| proxy_url(p);
+    assert_eq!(to(&mut t, &u("/hostname")), "web-v1");
+    assert_eq!(to(&mut t, &u("/api/hostname")), "web-v1");
+    assert_eq!(
+        to(&mut t, &format!("-H 'env: canary' {}", u("/api/hostname"))),
+        "web-v2"
+    );
+    assert_eq!(to(&mut t, &u("/exact")), "web-v2");
+    assert_eq!(to(&mut t, &u("/exact/more")), "web-v1");
+    assert_eq!(to(&mut t, &u("/v2/hostname")), "web-v2");
+    assert_eq!(to(&mut t, &u("/q?version=2")), "web-v2");
+    assert_eq!(to(&mut t, &u("/q?version=1")), "web-v1");
+    assert_eq!(to(&mut t, &u("/m")), "web-v1");
+    assert_eq!(to(&mut t, &format!("-X POST {}", u("/m"))), "web-v2");
 }
