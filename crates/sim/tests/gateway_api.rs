@@ -316,3 +316,210 @@ spec:
     assert_eq!(to(&mut t, &u("/m")), "web-v1");
     assert_eq!(to(&mut t, &format!("-X POST {}", u("/m"))), "web-v2");
 }
+
+#[test]
+fn invalid_objects_get_the_apiservers_field_errors() {
+    let mut t = T::new();
+    t.ok(&format!("kubectl apply -f {STANDARD}"));
+    t.settle(2);
+    t.file(
+        "bad-gw.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: bad\nspec:\n  gatewayClassName: eg\n  listeners:\n  - name: http\n    protocol: HTTP\n    port: 70000\n",
+    );
+    assert!(t.err("kubectl apply -f bad-gw.yaml").contains(
+        "The Gateway \"bad\" is invalid: spec.listeners[0].port: Invalid value: 70000: spec.listeners[0].port in body should be less than or equal to 65535"
+    ));
+    t.file(
+        "tls-gw.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: tls\nspec:\n  gatewayClassName: eg\n  listeners:\n  - name: http\n    protocol: HTTP\n    port: 80\n    tls: {mode: Terminate}\n",
+    );
+    let e = t.err("kubectl apply -f tls-gw.yaml");
+    assert!(e.contains("spec.listeners: Invalid value: \"array\": tls must not be specified for protocols ['HTTP', 'TCP', 'UDP']"), "{e}");
+    t.file(
+        "bad-route.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: bad\nspec:\n  parentRefs:\n  - name: eg\n  rules:\n  - matches:\n    - path: {type: Prefix, value: /}\n    - path: {type: PathPrefix, value: /}\n      method: FETCH\n    backendRefs:\n    - name: web\n      weight: -1\n",
+    );
+    let e = t.err("kubectl apply -f bad-route.yaml");
+    assert!(e.contains("* spec.rules[0].backendRefs[0].weight: Invalid value: -1: spec.rules[0].backendRefs[0].weight in body should be greater than or equal to 0\n"), "{e}");
+    assert!(e.contains("* spec.rules[0].matches[0].path.type: Unsupported value: \"Prefix\": supported values: \"Exact\", \"PathPrefix\", \"RegularExpression\"\n"), "{e}");
+    assert!(e.contains("* spec.rules[0].matches[1].method: Unsupported value: \"FETCH\": supported values: \"GET\", \"HEAD\", \"POST\", \"PUT\", \"DELETE\", \"CONNECT\", \"OPTIONS\", \"TRACE\", \"PATCH\""), "{e}");
+    t.file(
+        "rel.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: rel\nspec:\n  rules:\n  - matches:\n    - path: {type: PathPrefix, value: foo}\n    backendRefs:\n    - name: web\n",
+    );
+    let e = t.err("kubectl apply -f rel.yaml");
+    assert!(e.contains("spec.rules[0].matches[0].path: Invalid value: \"object\": value must be an absolute path and start with '/' when type one of ['Exact', 'PathPrefix']"), "{e}");
+    assert!(e.contains("spec.rules[0].backendRefs[0]: Invalid value: \"object\": Must have port for Service reference"), "{e}");
+    t.file(
+        "nolisteners.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: none\nspec:\n  gatewayClassName: eg\n",
+    );
+    assert!(t
+        .err("kubectl apply -f nolisteners.yaml")
+        .contains("The Gateway \"none\" is invalid: spec.listeners: Required value"));
+    t.file(
+        "gc.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: eg\nspec:\n  controllerName: gateway.envoyproxy.io/gatewayclass-controller\n",
+    );
+    t.ok("kubectl apply -f gc.yaml");
+    assert!(t
+        .err("kubectl patch gatewayclass eg --type=merge -p '{\"spec\":{\"controllerName\":\"example.com/other\"}}'")
+        .contains("The GatewayClass \"eg\" is invalid: spec.controllerName: Invalid value: \"string\": Value is immutable"));
+}
+
+#[test]
+fn attachment_failures_and_missing_backends_are_reported_and_served_as_the_spec_says() {
+    let mut t = cluster();
+    t.file(
+        "listeners.yaml",
+        r#"apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: eg
+spec:
+  gatewayClassName: eg
+  listeners:
+  - name: http
+    protocol: HTTP
+    port: 80
+    hostname: "*.example.com"
+"#,
+    );
+    t.ok("kubectl apply -f listeners.yaml");
+    route(
+        &mut t,
+        "routes",
+        r#"apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: wrong-section
+spec:
+  parentRefs:
+  - {name: eg, sectionName: https}
+  rules:
+  - backendRefs:
+    - {name: web-v1, port: 8080}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: wrong-host
+spec:
+  parentRefs:
+  - name: eg
+  hostnames: [www.example.org]
+  rules:
+  - backendRefs:
+    - {name: web-v1, port: 8080}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: missing
+spec:
+  parentRefs:
+  - name: eg
+  hostnames: [missing.example.com]
+  rules:
+  - backendRefs:
+    - {name: web-v3, port: 8080}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: other-ns
+  namespace: kube-system
+spec:
+  parentRefs:
+  - {name: eg, namespace: default}
+  rules:
+  - backendRefs:
+    - {name: web-v1, namespace: default, port: 8080}
+"#,
+    );
+    let cond = |t: &mut T, ns: &str, name: &str, ty: &str| {
+        t.ok(&format!(
+            "kubectl get httproute {name} -n {ns} -o jsonpath={{.status.parents[0].conditions[?(@.type==\"{ty}\")].reason}}"
+        ))
+    };
+    assert_eq!(
+        cond(&mut t, "default", "wrong-section", "Accepted"),
+        "NoMatchingParent"
+    );
+    assert_eq!(
+        cond(&mut t, "default", "wrong-host", "Accepted"),
+        "NoMatchingListenerHostname"
+    );
+    assert_eq!(
+        cond(&mut t, "kube-system", "other-ns", "Accepted"),
+        "NotAllowedByListeners"
+    );
+    assert_eq!(
+        cond(&mut t, "kube-system", "other-ns", "ResolvedRefs"),
+        "RefNotPermitted"
+    );
+    route(
+        &mut t,
+        "grant",
+        "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata:\n  name: from-kube-system\nspec:\n  from:\n  - {group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: kube-system}\n  to:\n  - {group: \"\", kind: Service}\n",
+    );
+    assert_eq!(
+        cond(&mut t, "kube-system", "other-ns", "ResolvedRefs"),
+        "ResolvedRefs"
+    );
+    assert_eq!(cond(&mut t, "default", "missing", "Accepted"), "Accepted");
+    assert_eq!(
+        cond(&mut t, "default", "missing", "ResolvedRefs"),
+        "BackendNotFound"
+    );
+    assert_eq!(
+        t.ok(
+            "kubectl get httproute missing -o jsonpath={.status.parents[0].conditions[1].message}"
+        ),
+        "Failed to process route rule 0 backendRef 0: service default/web-v3 not found."
+    );
+    assert_eq!(
+        t.ok("kubectl get gateway eg -o jsonpath={.status.listeners[0].attachedRoutes}"),
+        "1"
+    );
+    // The invalid backendRef's share is answered 500 by envoy itself.
+    let out = t.run(&format!(
+        "kubectl exec client -- curl -si -H 'Host: missing.example.com' {}",
+        proxy_url("/")
+    ));
+    assert!(
+        out.stdout
+            .starts_with("HTTP/1.1 500 Internal Server Error\r\n"),
+        "{}",
+        out.stdout
+    );
+    // A host outside the listener's wildcard matches nothing.
+    let out = t.run(&format!(
+        "kubectl exec client -- curl -si -H 'Host: www.example.org' {}",
+        proxy_url("/")
+    ));
+    assert!(
+        out.stdout.starts_with("HTTP/1.1 404 Not Found\r\n"),
+        "{}",
+        out.stdout
+    );
+    // Scaling the backend to zero leaves envoy without a healthy upstream.
+    route(&mut t, "ok", "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: ok\nspec:\n  parentRefs:\n  - name: eg\n  rules:\n  - backendRefs:\n    - {name: web-v2, port: 8080}\n");
+    t.ok("kubectl scale deployment web-v2 --replicas=0");
+    t.settle(5);
+    let out = t.run(&format!(
+        "kubectl exec client -- curl -si -H 'Host: a.example.com' {}",
+        proxy_url("/")
+    ));
+    assert!(
+        out.stdout
+            .starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.ends_with("no healthy upstream"),
+        "{}",
+        out.stdout
+    );
+}
