@@ -523,3 +523,47 @@ spec:
         out.stdout
     );
 }
+
+#[test]
+fn the_canary_gallery_scenario_splits_ninety_ten_and_is_deterministic() {
+    let text = include_str!("../../../public/scenarios/gateway-canary.yaml");
+    let sc = kubeloop_sim::scenario::parse_scenario(text).expect("valid");
+    let (_, r) = kubeloop_sim::runner::run(&sc, None);
+    let out = |needle: &str| {
+        r.iter()
+            .find(|s| s.command.contains(needle))
+            .unwrap_or_else(|| panic!("{needle}"))
+            .stdout
+            .clone()
+    };
+    let gw = out("get gatewayclass,gateway");
+    assert!(gw.contains("gatewayclass.gateway.networking.k8s.io/eg   gateway.envoyproxy.io/gatewayclass-controller   True       20s"), "{gw}");
+    assert!(
+        gw.contains("gateway.gateway.networking.k8s.io/eg   eg      <none>    False        20s"),
+        "{gw}"
+    );
+    let infra = out("get pods,svc -n envoy-gateway-system");
+    assert!(
+        infra.contains("service/envoy-default-eg-e41e7b31   LoadBalancer"),
+        "{infra}"
+    );
+    assert!(out("curl -s -H 'Host: www.example.com'").starts_with("web-v1-"));
+    assert_eq!(out("grep -c web-v2"), "10\n");
+    let d = out("describe httproute web");
+    assert!(
+        d.contains("    Controller Name:         gateway.envoyproxy.io/gatewayclass-controller\n"),
+        "{d}"
+    );
+    assert!(
+        d.contains("      Message:               Route is accepted\n"),
+        "{d}"
+    );
+    assert!(d.contains("      Weight:  90\n"), "{d}");
+    let (_, again) = kubeloop_sim::runner::run(&sc, None);
+    let texts = |r: &[kubeloop_sim::runner::StepResult]| {
+        r.iter()
+            .map(|s| format!("{}{}", s.stdout, s.stderr))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(texts(&r), texts(&again));
+}
