@@ -567,3 +567,38 @@ fn the_canary_gallery_scenario_splits_ninety_ten_and_is_deterministic() {
     };
     assert_eq!(texts(&r), texts(&again));
 }
+
+#[test]
+fn curl_from_the_host_walks_nodeport_envoy_service_pod_hop_by_hop() {
+    let mut t = cluster();
+    route(&mut t, "web", CANARY);
+    let port = t.ok(&format!(
+        "kubectl get svc {PROXY} -n envoy-gateway-system -o jsonpath={{.spec.ports[0].nodePort}}"
+    ));
+    let ip = t.ok("kubectl get node node-1 -o jsonpath={.status.addresses[0].address}");
+    let out = t.ok(&format!("curl -s -H 'Host: www.example.com' http://{ip}:{port}/"));
+    assert!(out.starts_with("web-v"), "{out}");
+    let path = t.w.observe().net().paths.back().cloned().expect("a path");
+    let gw = path.hops.iter().find(|h| h.table == "gateway").expect("a gateway hop");
+    assert_eq!(gw.chain, "listener http (:80) of gateway default/eg");
+    assert_eq!(
+        gw.rule,
+        "httproute default/web rule 0 match PathPrefix / (host www.example.com)"
+    );
+    assert!(gw.note.starts_with("picks default/web-v"), "{}", gw.note);
+    assert!(gw.note.contains(":8080 weight "), "{}", gw.note);
+    assert!(path.endpoint.as_deref().is_some_and(|e| e.starts_with("default/web-v")), "{path:?}");
+    // envoy's access log names the route and the upstream.
+    let log = t.ok(&format!("kubectl logs -n envoy-gateway-system deploy/{PROXY} -c envoy"));
+    assert!(log.contains("\"route_name\":\"httproute/default/web/rule/0/match/0/www_example_com\""), "{log}");
+    // A default-deny policy on the backends is judged from the envoy pod.
+    t.file(
+        "deny.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: deny\nspec:\n  podSelector: {}\n  policyTypes: [Ingress]\n",
+    );
+    t.ok("kubectl apply -f deny.yaml");
+    t.settle(1);
+    let out = t.run(&format!("curl -si -H 'Host: www.example.com' http://{ip}:{port}/"));
+    assert!(out.stdout.starts_with("HTTP/1.1 503 Service Unavailable\r\n"), "{}", out.stdout);
+    assert!(out.stdout.ends_with("reset reason: connection timeout"), "{}", out.stdout);
+}

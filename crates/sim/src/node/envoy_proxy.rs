@@ -419,7 +419,9 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
     };
     if let Err(d) = netpol_walk::check(net, &proxy, proxy_ip, ip, port, Protocol::Tcp, &mut c.hops)
     {
-        return direct(net, c, envoy_page(504, "upstream request timeout"), &d.0);
+        // The SYN is dropped: envoy's connect timeout ends the attempt.
+        let body = "upstream connect error or disconnect/reset before headers. reset reason: connection timeout";
+        return direct(net, c, envoy_page(503, body), &d.0);
     }
     let upstream = format!("{ip}:{port}");
     let up = deliver(
