@@ -576,10 +576,16 @@ fn curl_from_the_host_walks_nodeport_envoy_service_pod_hop_by_hop() {
         "kubectl get svc {PROXY} -n envoy-gateway-system -o jsonpath={{.spec.ports[0].nodePort}}"
     ));
     let ip = t.ok("kubectl get node node-1 -o jsonpath={.status.addresses[0].address}");
-    let out = t.ok(&format!("curl -s -H 'Host: www.example.com' http://{ip}:{port}/"));
+    let out = t.ok(&format!(
+        "curl -s -H 'Host: www.example.com' http://{ip}:{port}/"
+    ));
     assert!(out.starts_with("web-v"), "{out}");
     let path = t.w.observe().net().paths.back().cloned().expect("a path");
-    let gw = path.hops.iter().find(|h| h.table == "gateway").expect("a gateway hop");
+    let gw = path
+        .hops
+        .iter()
+        .find(|h| h.table == "gateway")
+        .expect("a gateway hop");
     assert_eq!(gw.chain, "listener http (:80) of gateway default/eg");
     assert_eq!(
         gw.rule,
@@ -587,10 +593,20 @@ fn curl_from_the_host_walks_nodeport_envoy_service_pod_hop_by_hop() {
     );
     assert!(gw.note.starts_with("picks default/web-v"), "{}", gw.note);
     assert!(gw.note.contains(":8080 weight "), "{}", gw.note);
-    assert!(path.endpoint.as_deref().is_some_and(|e| e.starts_with("default/web-v")), "{path:?}");
+    assert!(
+        path.endpoint
+            .as_deref()
+            .is_some_and(|e| e.starts_with("default/web-v")),
+        "{path:?}"
+    );
     // envoy's access log names the route and the upstream.
-    let log = t.ok(&format!("kubectl logs -n envoy-gateway-system deploy/{PROXY} -c envoy"));
-    assert!(log.contains("\"route_name\":\"httproute/default/web/rule/0/match/0/www_example_com\""), "{log}");
+    let log = t.ok(&format!(
+        "kubectl logs -n envoy-gateway-system deploy/{PROXY} -c envoy"
+    ));
+    assert!(
+        log.contains("\"route_name\":\"httproute/default/web/rule/0/match/0/www_example_com\""),
+        "{log}"
+    );
     // A default-deny policy on the backends is judged from the envoy pod.
     t.file(
         "deny.yaml",
@@ -598,7 +614,111 @@ fn curl_from_the_host_walks_nodeport_envoy_service_pod_hop_by_hop() {
     );
     t.ok("kubectl apply -f deny.yaml");
     t.settle(1);
-    let out = t.run(&format!("curl -si -H 'Host: www.example.com' http://{ip}:{port}/"));
-    assert!(out.stdout.starts_with("HTTP/1.1 503 Service Unavailable\r\n"), "{}", out.stdout);
-    assert!(out.stdout.ends_with("reset reason: connection timeout"), "{}", out.stdout);
+    let out = t.run(&format!(
+        "curl -si -H 'Host: www.example.com' http://{ip}:{port}/"
+    ));
+    assert!(
+        out.stdout
+            .starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.ends_with("reset reason: connection timeout"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn describe_prints_the_custom_objects_and_their_statuses() {
+    let mut t = cluster();
+    let d = t.ok("kubectl describe gatewayclass eg");
+    assert!(
+        d.starts_with("Name:         eg\nNamespace:    \nLabels:       <none>\n"),
+        "{d}"
+    );
+    assert!(d.contains("Kind:         GatewayClass\n"), "{d}");
+    assert!(
+        d.contains("  Controller Name:  gateway.envoyproxy.io/gatewayclass-controller\n"),
+        "{d}"
+    );
+    assert!(
+        d.contains("    Message:               Valid GatewayClass\n"),
+        "{d}"
+    );
+    let d = t.ok("kubectl describe gtw eg");
+    assert!(d.contains("Kind:         Gateway\n"), "{d}");
+    assert!(d.contains("  Gateway Class Name:  eg\n"), "{d}");
+    assert!(
+        d.contains("      Namespaces:\n        From:  Same\n"),
+        "{d}"
+    );
+    assert!(
+        d.contains("    Reason:                AddressNotAssigned\n"),
+        "{d}"
+    );
+    assert!(d.contains("    Attached Routes:  0\n"), "{d}");
+    assert!(
+        d.ends_with("Events:                <none>\n") || d.contains("Events:"),
+        "{d}"
+    );
+}
+
+#[test]
+fn class_parameters_listener_conflicts_and_gateway_deletion() {
+    let mut t = cluster();
+    t.file(
+        "params.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: custom\nspec:\n  controllerName: gateway.envoyproxy.io/gatewayclass-controller\n  parametersRef:\n    group: gateway.envoyproxy.io\n    kind: EnvoyProxy\n    name: custom\n    namespace: envoy-gateway-system\n",
+    );
+    t.ok("kubectl apply -f params.yaml");
+    t.settle(2);
+    assert_eq!(
+        t.ok("kubectl get gc custom -o jsonpath={.status.conditions[0].reason}"),
+        "InvalidParameters"
+    );
+    t.file(
+        "conflict.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: eg\nspec:\n  gatewayClassName: eg\n  listeners:\n  - {name: a, protocol: HTTP, port: 80, hostname: a.example.com}\n  - {name: b, protocol: HTTP, port: 80, hostname: a.example.com}\n  - {name: c, protocol: HTTP, port: 8080}\n",
+    );
+    t.ok("kubectl apply -f conflict.yaml");
+    t.settle(2);
+    let y = t.ok("kubectl get gateway eg -o jsonpath={.status.listeners[1].conditions[1].reason}");
+    assert_eq!(y, "HostnameConflict");
+    assert_eq!(
+        t.ok("kubectl get gateway eg -o jsonpath={.status.listeners[2].conditions[0].reason}"),
+        "Programmed"
+    );
+    // The proxy Service follows the listener ports.
+    assert_eq!(
+        t.ok(&format!(
+            "kubectl get svc {PROXY} -n envoy-gateway-system -o jsonpath={{.spec.ports[*].name}}"
+        )),
+        "http-80 http-8080"
+    );
+    t.ok("kubectl delete gateway eg");
+    t.settle(5);
+    for kind in ["deployment", "service", "serviceaccount"] {
+        let left = t.run(&format!(
+            "kubectl get {kind} {PROXY} -n envoy-gateway-system"
+        ));
+        assert!(
+            left.stderr.contains("NotFound"),
+            "{kind}: {} {}",
+            left.stdout,
+            left.stderr
+        );
+    }
+}
+
+#[test]
+fn unknown_release_urls_fail_as_kubectl_does_without_a_network() {
+    let mut t = T::new();
+    let out = t.run("kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.4.0/install.yaml");
+    assert_eq!(out.exit_code, 1);
+    assert_eq!(
+        out.stderr,
+        "Unable to connect to the server: dial tcp: lookup github.com: no such host\n"
+    );
 }

@@ -219,6 +219,20 @@ fn is_version(v: &str) -> bool {
 }
 
 fn release(url: &str) -> Option<Release<'_>> {
+    if let Some(file) =
+        url.strip_prefix("https://github.com/kubernetes-sigs/gateway-api/releases/latest/download/")
+    {
+        // GitHub's alias of the newest release: the one kubeloop ships.
+        let channel = match file {
+            "standard-install.yaml" => "standard",
+            "experimental-install.yaml" => "experimental",
+            _ => return None,
+        };
+        return Some(Release::Crds {
+            version: BUNDLE_VERSION,
+            channel,
+        });
+    }
     if let Some(rest) =
         url.strip_prefix("https://github.com/kubernetes-sigs/gateway-api/releases/download/")
     {
@@ -280,6 +294,10 @@ mod tests {
             "https://github.com/kubernetes-sigs/gateway-api/releases/download/latest/standard-install.yaml"
         )
         .is_none());
+        assert!(manifest_for_url(
+            "https://github.com/kubernetes-sigs/gateway-api/releases/latest/download/standard-install.yaml"
+        )
+        .is_some_and(|t| t.contains("bundle-version: v1.4.0")));
         assert!(manifest_for_url(
             "https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.4.0/other.yaml"
         )

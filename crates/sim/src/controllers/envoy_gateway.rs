@@ -258,28 +258,15 @@ impl EnvoyGatewayController {
         }
     }
 
-    fn reconcile(&mut self, env: &mut Env, inf: &Informers) {
-        let classes = self.classes(env, inf);
-        let (Some(gk), Some(rk)) = (self.kind("gateways"), self.kind("httproutes")) else {
-            return;
-        };
-        let gw_objs: Vec<CustomObject> = customs(inf, gk)
-            .into_iter()
-            .filter(|g| {
-                let class = g
-                    .content
-                    .get("spec")
-                    .and_then(|s| s.get("gatewayClassName"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                classes.contains(class)
-            })
-            .collect();
-        let gws: Vec<Gateway> = gw_objs.iter().map(Gateway::read).collect();
-        let grants: Vec<Grant> = self
-            .kind("referencegrants")
-            .map(|k| customs(inf, k).iter().map(Grant::read).collect())
-            .unwrap_or_default();
+    /// Writes the HTTPRoutes' `status.parents[]`; returns the routes attached per
+    /// Gateway listener.
+    fn route_statuses(
+        env: &mut Env,
+        inf: &Informers,
+        rk: Kind,
+        gws: &[Gateway],
+        grants: &[Grant],
+    ) -> Vec<Vec<usize>> {
         let ns_labels = |ns: &str| -> Vec<(String, String)> {
             inf.of(Kind::Namespace)
                 .get("", ns)
@@ -333,7 +320,7 @@ impl EnvoyGatewayController {
                     old: &prev,
                 };
                 let (entry, on) =
-                    status::route_parent(&st, &route, p, &gws[gi], &ns_labels, &service, &grants);
+                    status::route_parent(&st, &route, p, &gws[gi], &ns_labels, &service, grants);
                 for li in on {
                     attached[gi][li] += 1;
                 }
@@ -343,6 +330,32 @@ impl EnvoyGatewayController {
                 Self::write_status(env, &ro, serde_json::json!({ "parents": parents }));
             }
         }
+        attached
+    }
+
+    fn reconcile(&mut self, env: &mut Env, inf: &Informers) {
+        let classes = self.classes(env, inf);
+        let (Some(gk), Some(rk)) = (self.kind("gateways"), self.kind("httproutes")) else {
+            return;
+        };
+        let gw_objs: Vec<CustomObject> = customs(inf, gk)
+            .into_iter()
+            .filter(|g| {
+                let class = g
+                    .content
+                    .get("spec")
+                    .and_then(|s| s.get("gatewayClassName"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                classes.contains(class)
+            })
+            .collect();
+        let gws: Vec<Gateway> = gw_objs.iter().map(Gateway::read).collect();
+        let grants: Vec<Grant> = self
+            .kind("referencegrants")
+            .map(|k| customs(inf, k).iter().map(Grant::read).collect())
+            .unwrap_or_default();
+        let attached = Self::route_statuses(env, inf, rk, &gws, &grants);
         for (gi, (obj, gw)) in gw_objs.iter().zip(&gws).enumerate() {
             self.create(env, inf, Kind::ServiceAccount, infra::service_account(gw));
             self.create(env, inf, Kind::Service, infra::service(gw));

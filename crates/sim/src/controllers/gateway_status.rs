@@ -175,9 +175,7 @@ pub fn gateway(
                 Some((type_, reason, msg)) => {
                     let mut v = vec![condition(&ls, "Programmed", false, "Invalid", "Listener is invalid, see other Conditions for details.")];
                     if type_ == "Conflicted" {
-                        let mut c = condition(&ls, "Conflicted", true, reason, &msg);
-                        c["status"] = json!("True");
-                        v.push(c);
+                        v.push(condition(&ls, "Conflicted", true, reason, &msg));
                     } else {
                         v.push(condition(&ls, "Accepted", false, reason, &msg));
                     }

@@ -214,16 +214,30 @@ fn write_log(net: &mut Network, at: &Arrival, line: logs::LogEntry) {
     }
 }
 
-/// Answers a connection that reached the proxy container.
-pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
-    let now = net.now;
-    let pod = format!("{}/{}", at.sandbox.namespace, at.sandbox.name);
-    let node_name = net.hosts()[at.node as usize].config.name.clone();
-    let where_ = format!("{}:{} ({pod}) on {node_name}", at.sandbox.ip, at.port);
-    let direct = |net: &mut Network, c: Conn, r: Response, outcome: &str| {
+/// Who answers and where, for the walk's record.
+struct Here {
+    pod: String,
+    node_name: String,
+    where_: String,
+}
+
+impl Here {
+    fn of(net: &Network, at: &Arrival) -> Here {
+        let pod = format!("{}/{}", at.sandbox.namespace, at.sandbox.name);
+        let node_name = net.hosts()[at.node as usize].config.name.clone();
+        let where_ = format!("{}:{} ({pod}) on {node_name}", at.sandbox.ip, at.port);
+        Here {
+            pod,
+            node_name,
+            where_,
+        }
+    }
+
+    /// envoy answers itself: the walk ends at the proxy.
+    fn answer(&self, net: &mut Network, c: Conn, r: Response, outcome: &str) -> Fetch {
         let f = Fetch::Answered {
             response: r,
-            pod: Some(pod.clone()),
+            pod: Some(self.pod.clone()),
         };
         record(
             net,
@@ -232,31 +246,66 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
             c.dns,
             c.hops,
             outcome,
-            Some(pod.clone()),
+            Some(self.pod.clone()),
             f,
         )
-    };
+    }
+}
+
+/// Answers a connection that reached the proxy container: admin ports and requests
+/// before envoy is ready are answered as the image does, the rest are routed.
+pub(crate) fn serve(net: &mut Network, c: Conn, at: Arrival) -> Fetch {
+    let now = net.now;
+    let here = Here::of(net, &at);
     let host = c.host.split(':').next().unwrap_or("").to_ascii_lowercase();
-    let owner = owning_gateway(net, &at.sandbox);
-    let cfg = owner.and_then(|(ns, name)| config(net, &ns, &name));
-    let found = cfg
+    let cfg = owning_gateway(net, &at.sandbox).and_then(|(ns, name)| config(net, &ns, &name));
+    let li = cfg
         .as_ref()
-        .and_then(|cfg| listener(&cfg.gateway, at.port, &host).map(|li| (cfg, li)));
-    let Some((cfg, li)) = found.filter(|_| !at.container.unready(now)) else {
-        let client = c.client.to_string();
-        let req = Request {
-            host: c.host,
-            path: c.path,
-            client: &client,
-            agent: c.agent,
-            pod_name: &at.sandbox.name,
-            pod_ip: &at.sandbox.ip,
-            port: i32::from(at.port),
-            now,
-        };
-        let r = respond(crate::node::behavior::Server::Envoy, &at.container, &req);
-        return direct(net, c, r, &where_);
-    };
+        .and_then(|cfg| listener(&cfg.gateway, at.port, &host));
+    match (cfg, li) {
+        (Some(cfg), Some(li)) if !at.container.unready(now) => {
+            route(net, c, &at, &here, &cfg, li, &host)
+        }
+        _ => {
+            let client = c.client.to_string();
+            let req = Request {
+                host: c.host,
+                path: c.path,
+                client: &client,
+                agent: c.agent,
+                pod_name: &at.sandbox.name,
+                pod_ip: &at.sandbox.ip,
+                port: i32::from(at.port),
+                now,
+            };
+            let r = respond(crate::node::behavior::Server::Envoy, &at.container, &req);
+            let outcome = here.where_.clone();
+            here.answer(net, c, r, &outcome)
+        }
+    }
+}
+
+/// What the chosen rule sends to, for the hop and the log.
+struct Picked<'a> {
+    l: &'a Listener,
+    gw: &'a Gateway,
+    rule_text: String,
+    route_name: String,
+    cluster: String,
+    backend: &'a gm::BackendRef,
+    share: String,
+}
+
+/// Matches the request on listener `li`, draws a backendRef and forwards or answers.
+fn route(
+    net: &mut Network,
+    mut c: Conn,
+    at: &Arrival,
+    here: &Here,
+    cfg: &Config,
+    li: usize,
+    host: &str,
+) -> Fetch {
     let gw = &cfg.gateway;
     let l = &gw.listeners[li];
     let routes: Vec<Route> = cfg
@@ -266,37 +315,31 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
         .map(|(r, _)| r.clone())
         .collect();
     let extras = net.state_ref().request.clone();
-    let method = if extras.method.is_empty() {
-        "GET"
-    } else {
-        extras.method.as_str()
-    };
     let req = Req {
-        host: &host,
+        host,
         path: c.path,
-        method,
+        method: if extras.method.is_empty() {
+            "GET"
+        } else {
+            extras.method.as_str()
+        },
         headers: &extras.headers,
     };
     let Some(chosen) = gateway_route::choose(&routes, l, &req) else {
         c.hops.push(hop(
-            &node_name,
+            &here.node_name,
             l,
             gw,
             "no HTTPRoute matched",
             "envoy: 404 (route not found)",
         ));
         let line = access_line(net, &c, 404, "", "", "", "route_not_found");
-        write_log(net, &at, line);
-        return direct(
-            net,
-            c,
-            envoy_page(404, ""),
-            &format!("{where_}: envoy 404, no route"),
-        );
+        write_log(net, at, line);
+        let outcome = format!("{}: envoy 404, no route", here.where_);
+        return here.answer(net, c, envoy_page(404, ""), &outcome);
     };
     let route = &routes[chosen.route];
     let rule = &route.rules[chosen.rule];
-    let m = &rule.matches[chosen.matched];
     let route_name = format!(
         "httproute/{}/{}/rule/{}/match/{}/{}",
         route.namespace,
@@ -314,30 +357,17 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
         route.namespace,
         route.name,
         chosen.rule,
-        gateway_route::describe(m),
+        gateway_route::describe(&rule.matches[chosen.matched]),
         chosen.host
     );
-    let (picked, total) = {
+    let (drawn, total) = {
         let rng = &mut net.state().envoy_rng;
         gateway_route::pick(&rule.backends, |n| rng.intn(n))
     };
-    let backend = picked.map(|i| (i, &rule.backends[i]));
     let svc_exists = |ns: &str, name: &str| {
         stored(net, &format!("/registry/services/specs/{ns}/{name}")).is_some()
     };
-    let problem = match backend {
-        None => Some("no backendRef with a weight".to_string()),
-        Some((i, b)) => gm::backend_problem(
-            &route.namespace,
-            chosen.rule,
-            i,
-            b,
-            &svc_exists,
-            &cfg.grants,
-        )
-        .map(|(_, msg)| msg),
-    };
-    let split = |b: &gm::BackendRef| {
+    let share = |b: &gm::BackendRef| {
         format!(
             "{}/{}:{} weight {}/{}",
             b.namespace,
@@ -347,69 +377,81 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
             total
         )
     };
-    if let Some(why) = problem {
-        let note = match backend {
-            Some((_, b)) => format!("picks {}: invalid ({why}): 500", split(b)),
+    let problem = match drawn {
+        None => Some(("no backendRef with a weight".to_string(), None)),
+        Some(i) => {
+            let b = &rule.backends[i];
+            gm::backend_problem(
+                &route.namespace,
+                chosen.rule,
+                i,
+                b,
+                &svc_exists,
+                &cfg.grants,
+            )
+            .map(|(_, msg)| (msg, Some(share(b))))
+        }
+    };
+    if let Some((why, picked)) = problem {
+        let note = match picked {
+            Some(s) => format!("picks {s}: invalid ({why}): 500"),
             None => format!("{why}: 500"),
         };
-        c.hops.push(hop(&node_name, l, gw, &rule_text, &note));
+        c.hops.push(hop(&here.node_name, l, gw, &rule_text, &note));
         let line = access_line(net, &c, 500, &route_name, &cluster, "", "direct_response");
-        write_log(net, &at, line);
-        return direct(
-            net,
-            c,
-            envoy_page(500, ""),
-            &format!("{where_}: envoy 500, {why}"),
-        );
+        write_log(net, at, line);
+        let outcome = format!("{}: envoy 500, {why}", here.where_);
+        return here.answer(net, c, envoy_page(500, ""), &outcome);
     }
-    let Some((_, b)) = backend else {
+    let Some(i) = drawn else {
         return Fetch::Refused;
     };
+    let backend = &rule.backends[i];
+    let picked = Picked {
+        l,
+        gw,
+        rule_text,
+        route_name,
+        cluster,
+        backend,
+        share: share(backend),
+    };
+    forward(net, c, at, here, &picked)
+}
+
+/// Proxies to a ready endpoint of the drawn Service, from the envoy pod.
+fn forward(net: &mut Network, mut c: Conn, at: &Arrival, here: &Here, p: &Picked) -> Fetch {
+    let b = p.backend;
     let target = Backend {
         namespace: b.namespace.clone(),
         service: b.name.clone(),
         port: i32::from(b.port.unwrap_or(0)),
         port_name: String::new(),
     };
-    let eps = match crate::node::ingress_nginx::endpoints(net, &target) {
-        Ok(eps) => eps,
-        Err(_) => {
-            c.hops.push(hop(
-                &node_name,
-                l,
-                gw,
-                &rule_text,
-                &format!("picks {}: no healthy upstream: 503", split(b)),
-            ));
-            let line = access_line(
-                net,
-                &c,
-                503,
-                &route_name,
-                &cluster,
-                "",
-                "no_healthy_upstream",
-            );
-            write_log(net, &at, line);
-            return direct(
-                net,
-                c,
-                envoy_page(503, "no healthy upstream"),
-                &format!("{where_}: envoy 503, no healthy upstream"),
-            );
-        }
+    let Ok(eps) = crate::node::ingress_nginx::endpoints(net, &target) else {
+        let note = format!("picks {}: no healthy upstream: 503", p.share);
+        c.hops
+            .push(hop(&here.node_name, p.l, p.gw, &p.rule_text, &note));
+        let line = access_line(
+            net,
+            &c,
+            503,
+            &p.route_name,
+            &p.cluster,
+            "",
+            "no_healthy_upstream",
+        );
+        write_log(net, at, line);
+        let outcome = format!("{}: envoy 503, no healthy upstream", here.where_);
+        return here.answer(net, c, envoy_page(503, "no healthy upstream"), &outcome);
     };
-    let key = format!("envoy {cluster} {}/{}", b.namespace, b.name);
+    let key = format!("envoy {} {}/{}", p.cluster, b.namespace, b.name);
     let turn = net.state().ingress_rr.entry(key).or_insert(0);
     let (ip, port) = eps[*turn % eps.len()];
     *turn = turn.wrapping_add(1);
-    c.hops.push(hop(
-        &node_name,
-        l,
-        gw,
-        &rule_text,
-        &format!("picks {} → endpoint {ip}:{port} of {}", split(b), eps.len()),
-    ));
+    let note = format!("picks {} → endpoint {ip}:{port} of {}", p.share, eps.len());
+    c.hops
+        .push(hop(&here.node_name, p.l, p.gw, &p.rule_text, &note));
     let proxy_ip: Ipv4Addr = at.sandbox.ip.parse().unwrap_or(Ipv4Addr::UNSPECIFIED);
     let proxy = Source {
         node: at.node,
@@ -421,9 +463,8 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
     {
         // The SYN is dropped: envoy's connect timeout ends the attempt.
         let body = "upstream connect error or disconnect/reset before headers. reset reason: connection timeout";
-        return direct(net, c, envoy_page(503, body), &d.0);
+        return here.answer(net, c, envoy_page(503, body), &d.0);
     }
-    let upstream = format!("{ip}:{port}");
     let up = deliver(
         net,
         Conn {
@@ -448,19 +489,20 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
         }
         _ => (
             envoy_page(503, "upstream connect error or disconnect/reset before headers. reset reason: connection failure"),
-            Some(pod.clone()),
+            Some(here.pod.clone()),
         ),
     };
+    let upstream = format!("{ip}:{port}");
     let line = access_line(
         net,
         &c,
         response.status,
-        &route_name,
-        &cluster,
+        &p.route_name,
+        &p.cluster,
         &upstream,
         "via_upstream",
     );
-    write_log(net, &at, line);
+    write_log(net, at, line);
     Fetch::Answered {
         response,
         pod: answered_by,
