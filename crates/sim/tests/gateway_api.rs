@@ -722,3 +722,23 @@ fn unknown_release_urls_fail_as_kubectl_does_without_a_network() {
         "Unable to connect to the server: dial tcp: lookup github.com: no such host\n"
     );
 }
+
+#[test]
+fn the_quickstarts_port_forward_reaches_envoy_from_the_terminal() {
+    use kubeloop_sim::cmd::{self, Started};
+    let mut t = cluster();
+    route(&mut t, "web", CANARY);
+    let line = format!("kubectl -n envoy-gateway-system port-forward service/{PROXY} 8888:80");
+    let pf = match cmd::start(&mut t.w, &line, &std::collections::BTreeMap::new()) {
+        Started::Running(id) => id,
+        Started::Done(o) => panic!("{o:?}"),
+    };
+    t.w.run_for(2 * kubeloop_sim::time::SECOND);
+    let printed = t.w.terminal(pf).expect("still running").take_unread();
+    assert_eq!(
+        printed,
+        "Forwarding from 127.0.0.1:8888 -> 10080\nForwarding from [::1]:8888 -> 10080\n"
+    );
+    let out = t.ok("curl -s --header 'Host: www.example.com' http://localhost:8888/");
+    assert!(out.starts_with("web-v"), "{out}");
+}
