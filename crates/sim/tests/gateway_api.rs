@@ -742,3 +742,26 @@ fn the_quickstarts_port_forward_reaches_envoy_from_the_terminal() {
     let out = t.ok("curl -s --header 'Host: www.example.com' http://localhost:8888/");
     assert!(out.starts_with("web-v"), "{out}");
 }
+
+#[test]
+fn envoy_gateways_quickstart_runs_as_its_docs_show() {
+    let mut t = T::new();
+    t.ok(&format!("kubectl apply --server-side -f {EG}"));
+    t.settle(10);
+    t.ok("kubectl wait --timeout=5m -n envoy-gateway-system deployment/envoy-gateway --for=condition=Available");
+    assert_eq!(
+        t.ok("kubectl apply -f https://github.com/envoyproxy/gateway/releases/download/v1.5.0/quickstart.yaml -n default"),
+        "gatewayclass.gateway.networking.k8s.io/eg created\ngateway.gateway.networking.k8s.io/eg created\nserviceaccount/backend created\nservice/backend created\ndeployment.apps/backend created\nhttproute.gateway.networking.k8s.io/backend created\n"
+    );
+    t.settle(30);
+    let svc = t.ok("kubectl get svc -n envoy-gateway-system --selector=gateway.envoyproxy.io/owning-gateway-namespace=default,gateway.envoyproxy.io/owning-gateway-name=eg -o jsonpath={.items[0].metadata.name}");
+    assert_eq!(svc, PROXY);
+    let port = t.ok(&format!(
+        "kubectl get svc {PROXY} -n envoy-gateway-system -o jsonpath={{.spec.ports[0].nodePort}}"
+    ));
+    let ip = t.ok("kubectl get node node-1 -o jsonpath={.status.addresses[0].address}");
+    let out = t.run(&format!(
+        "curl -si --header 'Host: www.example.com' http://{ip}:{port}/get"
+    ));
+    assert!(out.stdout.starts_with("HTTP/1.1 200 OK\r\n"), "{out:?}");
+}

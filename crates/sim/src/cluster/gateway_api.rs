@@ -198,6 +198,101 @@ spec:
       terminationGracePeriodSeconds: 10
 "#;
 
+/// Envoy Gateway's quickstart: the class, the Gateway, and a `backend` echo app with
+/// its HTTPRoute.
+const QUICKSTART: &str = r#"apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: eg
+spec:
+  controllerName: gateway.envoyproxy.io/gatewayclass-controller
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: eg
+spec:
+  gatewayClassName: eg
+  listeners:
+    - name: http
+      protocol: HTTP
+      port: 80
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: backend
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: backend
+  labels:
+    app: backend
+    service: backend
+spec:
+  ports:
+    - name: http
+      port: 3000
+      targetPort: 3000
+  selector:
+    app: backend
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: backend
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: backend
+      version: v1
+  template:
+    metadata:
+      labels:
+        app: backend
+        version: v1
+    spec:
+      serviceAccountName: backend
+      containers:
+        - image: gcr.io/k8s-staging-gateway-api/echo-basic:v20231214-v1.0.0-140-gf544a46e
+          imagePullPolicy: IfNotPresent
+          name: backend
+          ports:
+            - containerPort: 3000
+          env:
+            - name: POD_NAME
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+            - name: NAMESPACE
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.namespace
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: backend
+spec:
+  parentRefs:
+    - name: eg
+  hostnames:
+    - "www.example.com"
+  rules:
+    - backendRefs:
+        - group: ""
+          kind: Service
+          name: backend
+          port: 3000
+          weight: 1
+      matches:
+        - path:
+            type: PathPrefix
+            value: /
+"#;
+
 /// Which release file a URL names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Release<'a> {
@@ -205,6 +300,9 @@ enum Release<'a> {
     Crds { version: &'a str, channel: &'a str },
     /// Envoy Gateway's `install.yaml` at a version.
     EnvoyGateway,
+    /// Envoy Gateway's `quickstart.yaml`: GatewayClass and Gateway `eg`, the `backend`
+    /// app and its HTTPRoute for `www.example.com`.
+    Quickstart,
 }
 
 fn is_version(v: &str) -> bool {
@@ -246,7 +344,14 @@ fn release(url: &str) -> Option<Release<'_>> {
     }
     let rest = url.strip_prefix("https://github.com/envoyproxy/gateway/releases/download/")?;
     let (version, file) = rest.split_once('/')?;
-    (is_version(version) && file == "install.yaml").then_some(Release::EnvoyGateway)
+    if !is_version(version) {
+        return None;
+    }
+    match file {
+        "install.yaml" => Some(Release::EnvoyGateway),
+        "quickstart.yaml" => Some(Release::Quickstart),
+        _ => None,
+    }
 }
 
 /// The CRDs of a release, annotated with its bundle version and channel.
@@ -270,6 +375,7 @@ pub fn manifest_for_url(url: &str) -> Option<&'static str> {
         Release::EnvoyGateway => {
             format!("{}---\n{ENVOY_GATEWAY}", crds(BUNDLE_VERSION, "standard"))
         }
+        Release::Quickstart => QUICKSTART.to_string(),
     };
     let leaked: &'static str = Box::leak(text.into_boxed_str());
     built.insert(url.to_string(), leaked);
