@@ -17,7 +17,7 @@ pub struct Example {
 }
 
 /// Every example, the default first.
-pub const EXAMPLES: [Example; 20] = [
+pub const EXAMPLES: [Example; 21] = [
     Example {
         id: "playground",
         title: "nginx Deployment (press Apply)",
@@ -77,6 +77,12 @@ pub const EXAMPLES: [Example; 20] = [
         title: "Ingress: two hosts through ingress-nginx",
         title_zh: "Ingress：经 ingress-nginx 分流两个主机名",
         yaml: include_str!("../public/scenarios/ingress-two-hosts.yaml"),
+    },
+    Example {
+        id: "gateway-canary",
+        title: "Gateway API: a 90/10 canary through Envoy Gateway",
+        title_zh: "Gateway API：经 Envoy Gateway 的 90/10 金丝雀分流",
+        yaml: include_str!("../public/scenarios/gateway-canary.yaml"),
     },
     Example {
         id: "loadbalancer-kind",

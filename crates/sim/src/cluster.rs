@@ -24,6 +24,7 @@ use crate::time::{k8s_micro_time, k8s_time};
 mod addon_templates;
 pub mod addons;
 pub mod controller_roles;
+pub mod gateway_api;
 pub mod ingress_nginx;
 pub mod kind_daemonsets;
 

@@ -74,6 +74,25 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
     }
 }
 
+/// The `spec.addons` names and the command their docs install them with.
+pub const ADDONS: &[(&str, &str)] = &[
+    // Runs on the host, not applied: `new_world` starts it (the command is what the
+    // docs type in a second terminal).
+    (crate::cloud::ADDON, "cloud-provider-kind"),
+    (
+        crate::cluster::gateway_api::ADDON,
+        "kubectl apply --server-side -f https://github.com/envoyproxy/gateway/releases/download/v1.5.0/install.yaml",
+    ),
+    (
+        crate::cluster::gateway_api::CRDS_ADDON,
+        "kubectl apply -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.4.0/standard-install.yaml",
+    ),
+    (
+        crate::cluster::ingress_nginx::ADDON,
+        "kubectl apply -f https://kind.sigs.k8s.io/examples/ingress/deploy-ingress-nginx.yaml",
+    ),
+];
+
 /// The world a scenario starts in: its cluster, with the `spec.addons` applied at time 0
 /// as their docs apply them (`kubectl apply -f <URL>`, not shown as a step).
 pub fn new_world(sc: &Scenario) -> World {
@@ -82,20 +101,18 @@ pub fn new_world(sc: &Scenario) -> World {
         if a == crate::cloud::ADDON {
             // Started on the host before the first step, as the docs run it.
             world.start(crate::world::Actor::CloudProvider);
+            continue;
         }
-        if a == crate::cluster::ingress_nginx::ADDON {
-            let line = format!(
-                "kubectl apply -f {}",
-                crate::cluster::ingress_nginx::KIND_URL
-            );
-            cmd::run_within(
-                &mut world,
-                &line,
-                &BTreeMap::new(),
-                COMMAND_LIMIT,
-                envelope::MAX_EVENTS_PER_COMMAND,
-            );
-        }
+        let Some((_, line)) = ADDONS.iter().find(|(n, _)| n == a) else {
+            continue;
+        };
+        cmd::run_within(
+            &mut world,
+            line,
+            &BTreeMap::new(),
+            COMMAND_LIMIT,
+            envelope::MAX_EVENTS_PER_COMMAND,
+        );
     }
     world
 }

@@ -459,7 +459,7 @@ impl Checker {
                 let Some(name) = self.string(Some(a), &path) else {
                     continue;
                 };
-                if name == crate::cluster::ingress_nginx::ADDON || name == crate::cloud::ADDON {
+                if crate::runner::ADDONS.iter().any(|(a, _)| *a == name) {
                     if !spec.addons.contains(&name) {
                         spec.addons.push(name);
                     }
@@ -467,7 +467,14 @@ impl Checker {
                     self.push(
                         &path,
                         Target::Value,
-                        format!("{path}: Unsupported value: {name:?}: supported values: \"cloud-provider-kind\", \"ingress-nginx\""),
+                        format!(
+                            "{path}: Unsupported value: {name:?}: supported values: {}",
+                            crate::runner::ADDONS
+                                .iter()
+                                .map(|(a, _)| format!("\"{a}\""))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
                     );
                 }
             }

@@ -405,7 +405,7 @@ spec:
     .unwrap_err();
     assert_eq!(
         bad.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
-        ["5:12: spec.addons[0]: Unsupported value: \"traefik\": supported values: \"cloud-provider-kind\", \"ingress-nginx\""]
+        ["5:12: spec.addons[0]: Unsupported value: \"traefik\": supported values: \"cloud-provider-kind\", \"envoy-gateway\", \"gateway-api\", \"ingress-nginx\""]
     );
 }
 

@@ -12,6 +12,9 @@ use crate::object::Kind;
 #[derive(Debug, Default)]
 pub struct Informers {
     by_kind: Vec<Informer>,
+    /// Kinds added while running (custom kinds whose CRD appeared): not waited for by
+    /// [`Informers::synced`], removed when no loop wants them any more.
+    dynamic: Vec<Kind>,
 }
 
 /// Node leases live in one namespace; every other kind is watched cluster-wide.
@@ -46,6 +49,40 @@ impl Informers {
             .unwrap_or_else(|| panic!("no informer for {kind:?}: add it to the loop's watches"))
     }
 
+    /// The cache of `kind`, if an informer for it exists (custom kinds come and go).
+    pub fn find(&self, kind: Kind) -> Option<&Informer> {
+        self.by_kind.iter().find(|i| i.kind == kind)
+    }
+
+    /// Adds and starts an informer for a kind that became served while running (once).
+    pub fn add_dynamic(
+        &mut self,
+        ctx: &mut Ctx,
+        client: &mut Client,
+        kind: Kind,
+        timer_token: impl FnOnce() -> u64,
+    ) {
+        if self.by_kind.iter().any(|i| i.kind == kind) {
+            return;
+        }
+        let mut inf = Informer::new(kind, timer_token());
+        inf.start(ctx, client);
+        self.by_kind.push(inf);
+        self.dynamic.push(kind);
+    }
+
+    /// Drops the running-time informers of kinds not in `keep`.
+    pub fn retain_dynamic(&mut self, keep: &[Kind]) {
+        let gone: Vec<Kind> = self
+            .dynamic
+            .iter()
+            .filter(|k| !keep.contains(k))
+            .copied()
+            .collect();
+        self.by_kind.retain(|i| !gone.contains(&i.kind));
+        self.dynamic.retain(|k| keep.contains(k));
+    }
+
     /// The cache of `kind`, mutably (tests seed fake informers through it).
     pub fn of_mut(&mut self, kind: Kind) -> Option<&mut Informer> {
         self.by_kind.iter_mut().find(|i| i.kind == kind)
@@ -65,7 +102,10 @@ impl Informers {
 
     /// Whether every informer has listed once.
     pub fn synced(&self) -> bool {
-        self.by_kind.iter().all(Informer::has_synced)
+        self.by_kind
+            .iter()
+            .filter(|i| !self.dynamic.contains(&i.kind))
+            .all(Informer::has_synced)
     }
 
     /// Handles a response if it belongs to an informer: the kind and the changes it

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Propagation, Status, StatusReason, Verb};
-use crate::cluster::ingress_nginx;
+use crate::cluster::{gateway_api, ingress_nginx};
 use crate::cmd::generate::DryRun;
 use crate::cmd::kubectl::{kind_name, kind_quoted, resolve_kind, Kubectl};
 use crate::manifest::{parse_manifest_stream, Manifest};
@@ -50,7 +50,8 @@ pub(crate) fn manifests(k: &Kubectl) -> Result<Files, i32> {
     for f in files {
         if ingress_nginx::is_url(&f) {
             // No network: the URLs of the add-ons kubeloop ships stand for their manifests.
-            match ingress_nginx::manifest_for_url(&f) {
+            match ingress_nginx::manifest_for_url(&f).or_else(|| gateway_api::manifest_for_url(&f))
+            {
                 Some(text) => fetched.push((f.clone(), text)),
                 None => {
                     k.sys.err(&format!("{}\n", ingress_nginx::fetch_error(&f)));
@@ -343,6 +344,10 @@ pub async fn apply(k: Kubectl) -> i32 {
         Err(c) => return c,
     };
     let mut code = 0;
+    // `--server-side`: the apiserver merges (no last-applied annotation) and kubectl
+    // reports every object as `serverside-applied`.
+    let ssa = k.flags.bool("server-side");
+    let word = |w: &'static str| if ssa { "serverside-applied" } else { w };
     for (file, m) in files.manifests.clone() {
         let (kind, ns) = match target(&k, &file, &m) {
             Ok(t) => t,
@@ -361,16 +366,22 @@ pub async fn apply(k: Kubectl) -> i32 {
                 continue;
             }
         }
-        let modified = with_last_applied(&m.value);
+        let modified = if ssa {
+            m.value.clone()
+        } else {
+            with_last_applied(&m.value)
+        };
         let note = dry.suffix();
         match k
             .sys
             .api(ApiRequest::new(Verb::Get, kind, &ns, &m.name))
             .await
         {
-            Err(s) if s.is_not_found() && dry == DryRun::Client => k
-                .sys
-                .out(&format!("{} created{note}\n", kind_name(kind, &m.name))),
+            Err(s) if s.is_not_found() && dry == DryRun::Client => k.sys.out(&format!(
+                "{} {}{note}\n",
+                kind_name(kind, &m.name),
+                word("created")
+            )),
             Err(s) if s.is_not_found() => {
                 let mut req =
                     ApiRequest::new(Verb::Create, kind, &ns, "").with_body(Body::Raw(modified));
@@ -379,8 +390,11 @@ pub async fn apply(k: Kubectl) -> i32 {
                     crate::cmd::apply_custom::ignores_unknown_fields(&k);
                 match k.sys.api(req).await {
                     Ok(_) => {
-                        k.sys
-                            .out(&format!("{} created{note}\n", kind_name(kind, &m.name)));
+                        k.sys.out(&format!(
+                            "{} {}{note}\n",
+                            kind_name(kind, &m.name),
+                            word("created")
+                        ));
                         crate::cmd::apply_custom::warn_unevaluated_rules(&k, kind, &m.value);
                     }
                     Err(s) => code = file_error(&k, s, "creating", &file),
@@ -392,13 +406,19 @@ pub async fn apply(k: Kubectl) -> i32 {
                 let original = last_applied(&live);
                 let patch = three_way_for(kind, original.as_ref(), &modified, &current);
                 if patch.as_object().is_none_or(|p| p.is_empty()) {
-                    k.sys
-                        .out(&format!("{} unchanged{note}\n", kind_name(kind, &m.name)));
+                    k.sys.out(&format!(
+                        "{} {}{note}\n",
+                        kind_name(kind, &m.name),
+                        word("unchanged")
+                    ));
                     continue;
                 }
                 if dry == DryRun::Client {
-                    k.sys
-                        .out(&format!("{} configured{note}\n", kind_name(kind, &m.name)));
+                    k.sys.out(&format!(
+                        "{} {}{note}\n",
+                        kind_name(kind, &m.name),
+                        word("configured")
+                    ));
                     continue;
                 }
                 let mut req = ApiRequest::new(Verb::Patch, kind, &ns, &m.name)
@@ -408,8 +428,11 @@ pub async fn apply(k: Kubectl) -> i32 {
                     crate::cmd::apply_custom::ignores_unknown_fields(&k);
                 match k.sys.api(req).await {
                     Ok(_) => {
-                        k.sys
-                            .out(&format!("{} configured{note}\n", kind_name(kind, &m.name)));
+                        k.sys.out(&format!(
+                            "{} {}{note}\n",
+                            kind_name(kind, &m.name),
+                            word("configured")
+                        ));
                         crate::cmd::apply_custom::warn_unevaluated_rules(&k, kind, &m.value);
                     }
                     Err(s) => code = file_error(&k, s, "patching", &file),

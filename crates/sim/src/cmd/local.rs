@@ -176,10 +176,13 @@ fn forwarded(world: &World, port: u16) -> Option<(u32, (Ipv4Addr, u16))> {
     let obs = world.observe();
     for p in obs.processes().values().filter(|p| !p.is_finished()) {
         let words = crate::cmd::tokenize(&p.line).ok()?;
-        if words.get(1).map(String::as_str) != Some("port-forward") {
+        // `kubectl [-n NS] port-forward …`: global flags may come before the verb.
+        let Some(verb) = words.iter().position(|w| w == "port-forward") else {
             continue;
-        }
-        let (target, pairs, ns) = parse_forward(&words[2..]);
+        };
+        let mut rest: Vec<String> = words[1..verb].to_vec();
+        rest.extend(words[verb + 1..].iter().cloned());
+        let (target, pairs, ns) = parse_forward(&rest);
         let Some(pair) = pairs.iter().find(|x| x.local == port) else {
             continue;
         };

@@ -13,6 +13,9 @@ pub mod disruption;
 pub mod disruption_status;
 pub mod endpoints;
 pub mod endpointslice;
+pub mod envoy_gateway;
+pub mod envoy_gateway_infra;
+pub mod gateway_status;
 pub mod gc;
 pub mod history;
 pub mod hpa;
@@ -67,6 +70,8 @@ enum Timer {
 /// One controller with the machinery the runtime keeps for it.
 struct Slot {
     ctrl: Box<dyn Controller>,
+    /// The custom kinds it asked for last ([`Controller::custom_watches`]).
+    extra: Vec<Kind>,
     queue: WorkQueue<String>,
     recorder: Recorder,
 }
@@ -109,6 +114,7 @@ fn controllers() -> Vec<Box<dyn Controller>> {
         Box::new(daemonset::DaemonSetController::default()),
         Box::new(crd_cleanup::CrdCleanupController::default()),
         Box::new(ingress_nginx::IngressNginxController::default()),
+        Box::new(envoy_gateway::EnvoyGatewayController::default()),
     ]
 }
 
@@ -137,6 +143,7 @@ impl ControllerManager {
         let slots = ctrls
             .into_iter()
             .map(|ctrl| Slot {
+                extra: Vec::new(),
                 recorder: Recorder::new(ctrl.component(), None),
                 queue: WorkQueue::default(),
                 ctrl,
@@ -158,6 +165,9 @@ impl ControllerManager {
     fn register_informers(&mut self, now: Time) {
         self.timers = Timers::new(now);
         self.informers = Informers::default();
+        for slot in &mut self.slots {
+            slot.extra.clear();
+        }
         for slot in &self.slots {
             for &k in slot.ctrl.watches() {
                 let timers = &mut self.timers;
@@ -185,13 +195,17 @@ impl ControllerManager {
         match payload {
             Payload::ApiResp(resp) => {
                 match self.informers.on_response(ctx, &mut self.client, &resp) {
-                    Some((kind, changes)) => self.dispatch(kind, &changes, ctx.now),
+                    Some((kind, changes)) => {
+                        self.dispatch(kind, &changes, ctx.now);
+                        self.sync_custom_informers(ctx);
+                    }
                     None => self.route_response(ctx, &resp),
                 }
             }
             Payload::Watch(ev) => {
                 if let Some((kind, changes)) = self.informers.on_watch(ctx, &mut self.client, &ev) {
                     self.dispatch(kind, &changes, ctx.now);
+                    self.sync_custom_informers(ctx);
                 }
             }
             Payload::KubeletApiResp(resp) => {
@@ -229,10 +243,26 @@ impl ControllerManager {
         self.process(ctx);
     }
 
+    /// Starts the informers of custom kinds a controller now wants, drops the unwanted.
+    fn sync_custom_informers(&mut self, ctx: &mut Ctx) {
+        let mut all = Vec::new();
+        for slot in &mut self.slots {
+            slot.extra = slot.ctrl.custom_watches(&self.informers);
+            all.extend(slot.extra.iter().copied());
+        }
+        self.informers.retain_dynamic(&all);
+        for k in all {
+            let timers = &mut self.timers;
+            self.informers.add_dynamic(ctx, &mut self.client, k, || {
+                timers.standing(Timer::Informer(k))
+            });
+        }
+    }
+
     fn dispatch(&mut self, kind: Kind, changes: &[Change], now: Time) {
         for c in changes {
             for slot in &mut self.slots {
-                if slot.ctrl.watches().contains(&kind) {
+                if slot.ctrl.watches().contains(&kind) || slot.extra.contains(&kind) {
                     slot.ctrl
                         .on_change(kind, c, &mut slot.queue, &self.informers, now);
                 }

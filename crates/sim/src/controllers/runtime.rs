@@ -132,6 +132,11 @@ pub trait Controller {
     /// The kinds whose shared informers the controller reads; their changes reach
     /// `on_change`.
     fn watches(&self) -> &'static [Kind];
+    /// Kinds served only while their CRD exists that the controller also reads (checked
+    /// after every informer change); their informers start and stop with the CRDs.
+    fn custom_watches(&self, _inf: &Informers) -> Vec<Kind> {
+        Vec::new()
+    }
     /// Maps an informer change to the keys to sync (added to `queue`).
     fn on_change(
         &mut self,

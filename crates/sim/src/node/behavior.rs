@@ -44,6 +44,9 @@ pub enum Server {
     /// The ingress-nginx controller: routes :80/:443 by the cluster's Ingresses
     /// (`node::ingress_nginx`), `/healthz` on :10254.
     IngressNginx,
+    /// Envoy Gateway's envoy proxy and its controller: the listener ports route by the
+    /// Gateway's HTTPRoutes (`node::envoy_proxy`), the admin ports answer health checks.
+    Envoy,
     /// Any other image: answers 200 with an empty body.
     Generic,
 }
@@ -96,6 +99,9 @@ pub struct Behaviour {
     /// Its main process is the container shell (`sh -c SCRIPT`, or an applet such as
     /// `sleep 3600`): output, timing and exit come from running it (see `node::script`).
     pub script: bool,
+    /// What answers on the ports the container declares besides `ports` (Generic: only
+    /// when `ports` is empty).
+    pub declared_as: Server,
 }
 
 /// Per-container tuning from the `kubeloop.dev/behavior` annotation.
@@ -297,6 +303,7 @@ pub fn behaviour(
         cpu_limit_m: o.cpu_limit,
         load: crate::node::load::parse_loop(&cmdline),
         script: false,
+        declared_as: Server::Generic,
     };
     let repo = image.repo.rsplit('/').next().unwrap_or("");
     let mut b = match repo {
@@ -526,6 +533,60 @@ pub fn behaviour(
             has_curl: false,
             ..generic.clone()
         },
+        // Envoy Gateway's controller (`server`) and the proxy pods' shutdown manager.
+        "gateway" if image.repo.ends_with("envoyproxy/gateway") => {
+            let shutdown = cmdline.contains("shutdown-manager");
+            Behaviour {
+                start_ms: 1_000,
+                ports: if shutdown {
+                    vec![(19002, Proto::Http(Server::Envoy))]
+                } else {
+                    vec![
+                        (8081, Proto::Http(Server::Envoy)),
+                        (18000, Proto::Tcp),
+                        (18001, Proto::Tcp),
+                        (18002, Proto::Tcp),
+                        (19001, Proto::Http(Server::Envoy)),
+                    ]
+                },
+                on_sigterm: Some((200, 0)),
+                processes: vec![proc(
+                    "65532",
+                    if shutdown {
+                        "/usr/local/bin/envoy-gateway envoy shutdown-manager"
+                    } else {
+                        "/usr/local/bin/envoy-gateway server --config-path=/config/envoy-gateway.yaml"
+                    },
+                    60_000,
+                    1_300_000,
+                )],
+                cpu_m: 2,
+                mem_bytes: if shutdown { 12 * MIB } else { 80 * MIB },
+                has_curl: false,
+                ..generic.clone()
+            }
+        }
+        // The envoy proxy Envoy Gateway runs per Gateway: readiness on :19003, metrics
+        // on :19001, a listener on each declared port.
+        "envoy" if image.repo.ends_with("envoyproxy/envoy") => Behaviour {
+            start_ms: 800,
+            ports: vec![
+                (19001, Proto::Http(Server::Envoy)),
+                (19003, Proto::Http(Server::Envoy)),
+            ],
+            declared_as: Server::Envoy,
+            on_sigterm: Some((300, 0)),
+            processes: vec![proc(
+                "65532",
+                "envoy --service-cluster envoy-gateway --service-node $(ENVOY_POD_NAME) --config-yaml $(ENVOY_BOOTSTRAP) --log-level warn --cpuset-threads --drain-strategy immediate",
+                40_000,
+                2_200_000,
+            )],
+            cpu_m: 3,
+            mem_bytes: 30 * MIB,
+            has_curl: false,
+            ..generic.clone()
+        },
         "kindnetd" => Behaviour {
             processes: vec![proc("root", "/bin/kindnetd", 12_000, 1_270_000)],
             on_sigterm: Some((100, 0)),
@@ -639,8 +700,16 @@ impl Behaviour {
         if self.ports.is_empty() {
             declared
                 .iter()
-                .map(|p| (*p, Proto::Http(Server::Generic)))
+                .map(|p| (*p, Proto::Http(self.declared_as)))
                 .collect()
+        } else if self.declared_as != Server::Generic {
+            let mut v = self.ports.clone();
+            for p in declared {
+                if !v.iter().any(|(q, _)| q == p) {
+                    v.push((*p, Proto::Http(self.declared_as)));
+                }
+            }
+            v
         } else {
             self.ports.clone()
         }

@@ -110,6 +110,7 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
     let mut timeout: Option<Time> = None;
     let mut url: Option<String> = None;
     let mut host_header: Option<String> = None;
+    let mut extras = net::RequestExtras::default();
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -159,10 +160,17 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
                 if let Some((name, v)) = h.split_once(':') {
                     if name.trim().eq_ignore_ascii_case("host") {
                         host_header = Some(v.trim().to_string());
+                    } else {
+                        extras
+                            .headers
+                            .push((name.trim().to_string(), v.trim().to_string()));
                     }
                 }
             }
-            "-A" | "--user-agent" | "-X" | "--request" | "-d" | "--data" => {
+            "-X" | "--request" => {
+                extras.method = value(&mut i).unwrap_or_default();
+            }
+            "-A" | "--user-agent" | "-d" | "--data" => {
                 i += 1;
             }
             // Bundled short flags (`-si`, `-kI`).
@@ -238,7 +246,12 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
         err.push_str(&format!("*   Trying {ip}:{}...\n", u.port));
     }
     let host = host_header.unwrap_or_else(|| u.host.clone());
+    if head && extras.method.is_empty() {
+        extras.method = "HEAD".into();
+    }
+    net.state().request = extras;
     let fetch = net::get(net, src, &host, ip, u.port, &u.path, &raw, dns);
+    net.state().request = net::RequestExtras::default();
     let now = net.now;
     match fetch {
         Fetch::Refused => fail_line(

@@ -184,6 +184,12 @@ pub fn respond(server: Server, c: &Container, req: &Request) -> Response {
             (10254, "/healthz") => resp(200, "ok"),
             _ => resp(404, "404 page not found\n"),
         },
+        Server::Envoy => match (req.port, path) {
+            (8081, "/readyz" | "/healthz") | (19002, "/healthz") => resp(200, "ok"),
+            (19003, "/ready") => resp(200, "LIVE\n"),
+            (19001, "/stats/prometheus") => resp(200, "# TYPE envoy_server_live gauge\nenvoy_server_live{} 1\n"),
+            _ => resp(404, ""),
+        },
         Server::Generic => resp(200, ""),
     }
 }

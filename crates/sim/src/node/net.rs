@@ -52,6 +52,21 @@ pub struct NetState {
     pub ingress_rr: std::collections::BTreeMap<String, usize>,
     /// The host's docker containers on the kind network (cloud-provider-kind's envoys).
     pub docker: crate::cloud::docker::DockerHost,
+    /// Envoy's weighted backendRef choices (a stream of its own, so routing through a
+    /// Gateway leaves kube-proxy's draws as they were).
+    pub envoy_rng: Rng,
+    /// The method and headers of the HTTP request being walked (set by `curl` for the
+    /// walk it starts; proxies match on them).
+    pub request: RequestExtras,
+}
+
+/// What an HTTP request carries besides its Host and path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestExtras {
+    /// The method (`GET` when empty).
+    pub method: String,
+    /// Headers other than Host, as sent.
+    pub headers: Vec<(String, String)>,
 }
 
 impl NetState {
@@ -92,6 +107,8 @@ impl NetState {
             policies: None,
             ingress_rr: Default::default(),
             docker: Default::default(),
+            envoy_rng: Rng::stream(seed, "envoy"),
+            request: RequestExtras::default(),
         }
     }
 }

@@ -172,6 +172,32 @@ pub(crate) fn deliver(net: &mut Network, c: Conn) -> Fetch {
         return record(net, src, url, dns, hops, &where_, Some(pod), Fetch::NotHttp);
     };
     let client = seen_src.to_string();
+    if server == crate::node::behavior::Server::Envoy
+        && depth == 0
+        && !matches!(final_port, 8081 | 19001 | 19002 | 19003)
+    {
+        let at = crate::node::envoy_proxy::Arrival {
+            node: idx,
+            sandbox: sb,
+            container: c,
+            port: final_port,
+        };
+        let conn = Conn {
+            src,
+            from_node: idx,
+            host,
+            path,
+            url,
+            dns,
+            hops,
+            ip: final_ip,
+            port: final_port,
+            client: seen_src,
+            agent,
+            depth: 1,
+        };
+        return crate::node::envoy_proxy::serve(net, conn, at);
+    }
     if server == crate::node::behavior::Server::IngressNginx && depth == 0 {
         let at = crate::node::ingress_nginx::Arrival {
             node: idx,

@@ -89,6 +89,9 @@ pub fn admit(
         return Err(not_served());
     }
     apply_strategy(o, old, write, status_sub);
+    // The apiserver defaults again when it reads the object back from etcd, so a status
+    // default (Gateway API's `Pending` conditions) shows on the created object.
+    prune::default_root(s, &mut o.content);
     if let Some(Kind::Custom(c)) = storage_kind(&crd) {
         o.kind = c;
     }

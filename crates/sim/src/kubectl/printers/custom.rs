@@ -43,7 +43,14 @@ fn cell(type_: &str, json_path: &str, v: &Value, now: Time) -> String {
             Err(_) => go_sprint(first),
         };
     }
-    let texts: Vec<String> = found.iter().map(go_sprint).collect();
+    // kubectl's JSONPath printer writes lists and maps as JSON (`["www.example.com"]`).
+    let texts: Vec<String> = found
+        .iter()
+        .map(|v| match v {
+            Value::Array(_) | Value::Object(_) => v.to_string(),
+            _ => go_sprint(v),
+        })
+        .collect();
     texts.join(", ")
 }
 
