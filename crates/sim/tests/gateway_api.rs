@@ -765,3 +765,35 @@ fn envoy_gateways_quickstart_runs_as_its_docs_show() {
     ));
     assert!(out.stdout.starts_with("HTTP/1.1 200 OK\r\n"), "{out:?}");
 }
+
+#[test]
+fn with_cloud_provider_kind_the_gateway_gets_an_address_and_serves_the_host() {
+    let mut t = cluster();
+    route(&mut t, "canary", CANARY);
+    t.run("cloud-provider-kind");
+    t.settle(20);
+    let addr = t.ok("kubectl get gateway eg -o jsonpath={.status.addresses[0].value}");
+    let lb = t.ok(&format!(
+        "kubectl get svc {PROXY} -n envoy-gateway-system -o jsonpath={{.status.loadBalancer.ingress[0].ip}}"
+    ));
+    assert!(addr.starts_with("172.18.0."), "{addr}");
+    assert_eq!(
+        addr, lb,
+        "the Gateway's address is its proxy Service's load balancer"
+    );
+    let table = t.ok("kubectl get gateway eg");
+    assert!(
+        table.contains(&format!("eg     eg      {addr}   True")),
+        "{table}"
+    );
+    // From the terminal's host, as kind's docs curl it: cloud-provider-kind's envoy →
+    // a node's NodePort → the Gateway's envoy → web-v1 or web-v2.
+    let out = t.run(&format!(
+        "curl -si -H 'Host: www.example.com' http://{addr}/"
+    ));
+    assert!(out.stdout.starts_with("HTTP/1.1 200 OK\r\n"), "{out:?}");
+    let other = t.run(&format!(
+        "curl -si -H 'Host: nowhere.example' http://{addr}/"
+    ));
+    assert!(other.stdout.starts_with("HTTP/1.1 404"), "{other:?}");
+}

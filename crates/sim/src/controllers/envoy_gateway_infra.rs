@@ -99,9 +99,9 @@ pub fn service(gw: &Gateway) -> Option<Object> {
             "metadata": meta(gw),
             "spec": {
                 "type": "LoadBalancer",
-                // Envoy Gateway asks for `Local`; kubeloop's apiserver does not
-                // allocate a healthCheckNodePort yet, so `Cluster` (design §6.18).
-                "externalTrafficPolicy": "Cluster",
+                // As Envoy Gateway's proxy Services: only nodes with an envoy pod
+                // take load-balancer traffic, and the client address is kept.
+                "externalTrafficPolicy": "Local",
                 "sessionAffinity": "None",
                 "selector": labels(gw),
                 "ports": service_ports(gw),
