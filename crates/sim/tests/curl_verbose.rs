@@ -109,7 +109,7 @@ fn a_failed_curl_prints_its_error_before_the_write_out() {
     let (mut w, files) = cluster();
     let o = cmd::run(
         &mut w,
-        "ssh node-1 curl -sS -w %{http_code}\\n http://10.96.60.60:81/",
+        "ssh node-1 curl -sS --connect-timeout 1 -w '%{http_code}\\n' http://10.96.60.60:81/",
         &files,
         30 * SECOND,
     );
