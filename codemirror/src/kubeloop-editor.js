@@ -2,10 +2,10 @@
 // the page's diagnostics (from Rust's `editor_errors`) as squiggles and gutter markers,
 // search, and one undo history per file. Rust owns the files (Session::set_file); this
 // module only shows one at a time and reports edits.
-import { EditorState, Compartment, Annotation } from '@codemirror/state';
+import { EditorState, Compartment, Annotation, StateField, StateEffect, RangeSet } from '@codemirror/state';
 import {
   EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
-  drawSelection, highlightSpecialChars,
+  drawSelection, highlightSpecialChars, GutterMarker, lineNumberMarkers,
 } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentMore, indentLess } from '@codemirror/commands';
 import { syntaxHighlighting, HighlightStyle, indentOnInput, bracketMatching } from '@codemirror/language';
@@ -48,7 +48,23 @@ const theme = EditorView.theme({
   '.cm-diagnostic-error': { borderLeftColor: 'var(--red)', color: '#fecaca' },
   '.cm-lintRange-error': { backgroundColor: 'rgba(239,68,68,.14)' },
   '.cm-gutter-lint': { width: '14px' },
+  '.cm-lineNumbers .cm-gutterElement.cm-error-line': { color: '#fff', fontWeight: '700', background: 'linear-gradient(90deg, transparent, rgba(239,68,68,.55))' },
 }, { dark: true });
+
+/** Line numbers of lines with a problem carry this class (`cm-error-line`). */
+const errorLine = new (class extends GutterMarker {
+  get elementClass() { return 'cm-error-line'; }
+})();
+const setErrorLines = StateEffect.define();
+const errorLines = StateField.define({
+  create: () => RangeSet.empty,
+  update(set, tr) {
+    set = set.map(tr.changes);
+    for (const e of tr.effects) if (e.is(setErrorLines)) set = e.value;
+    return set;
+  },
+  provide: (f) => lineNumberMarkers.from(f),
+});
 
 /** The 0-based document position of a 1-based line and column (columns count characters,
  *  as the Rust side does; CodeMirror counts UTF-16 units), clamped into the document. */
@@ -77,6 +93,8 @@ export class KubeloopEditor {
     this.label = new Compartment();
     this.view = new EditorView({ parent, state: this.fresh('', '') });
     this.view.contentDOM.addEventListener('keydown', (ev) => this.key(ev), true);
+    // Tests read the document through this (a long one is not all in the DOM).
+    this.view.contentDOM.kubeloop = this;
     this.view.contentDOM.addEventListener('blur', () => this.release(false));
   }
 
@@ -86,7 +104,7 @@ export class KubeloopEditor {
       lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(),
       drawSelection(), indentOnInput(), bracketMatching(), highlightActiveLine(),
       highlightSelectionMatches(), search({ top: true }), lintGutter(),
-      syntaxHighlighting(colors), yaml(), theme,
+      syntaxHighlighting(colors), yaml(), theme, errorLines,
       EditorState.tabSize.of(2),
       this.label.of(EditorView.contentAttributes.of({ 'aria-label': name, 'data-testid': 'editor-input' })),
       keymap.of([
@@ -136,6 +154,7 @@ export class KubeloopEditor {
     }
     this.view.setState(state);
     this.setText(text);
+    this.view.contentDOM.dataset.file = name;
   }
 
   /** Replaces the shown document when it differs from `text` (no change event). */
@@ -145,6 +164,13 @@ export class KubeloopEditor {
       changes: { from: 0, to: this.view.state.doc.length, insert: text },
       annotations: EditorKeep.of(true),
     });
+  }
+
+  /** Where the cursor is: a 1-based line and column (columns count characters). */
+  cursor() {
+    const head = this.view.state.selection.main.head;
+    const line = this.view.state.doc.lineAt(head);
+    return { line: line.number, column: [...line.text.slice(0, head - line.from)].length + 1 };
   }
 
   /** The shown document. */
@@ -162,7 +188,10 @@ export class KubeloopEditor {
       const to = word ? from + word[0].length : Math.min(from + 1, line.to);
       return { from, to: Math.max(to, from), severity: 'error', message: p.message };
     });
-    this.view.dispatch(setDiagnostics(this.view.state, diagnostics));
+    const starts = [...new Set(diagnostics.map((d) => doc.lineAt(d.from).from))].sort((a, b) => a - b);
+    const lines = RangeSet.of(starts.map((from) => errorLine.range(from)));
+    const tr = setDiagnostics(this.view.state, diagnostics);
+    this.view.dispatch({ effects: [...[tr.effects].flat(), setErrorLines.of(lines)] });
   }
 
   /** [`diagnose`] with the problems as JSON (what the wasm hands over). */
@@ -184,6 +213,7 @@ export class KubeloopEditor {
     if (state) this.states.set(to, state);
     if (from === this.name) {
       this.name = to;
+      this.view.contentDOM.dataset.file = to;
       this.view.dispatch({ effects: this.label.reconfigure(EditorView.contentAttributes.of({ 'aria-label': to, 'data-testid': 'editor-input' })) });
     }
   }
