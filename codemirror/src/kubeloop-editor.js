@@ -173,6 +173,14 @@ export class KubeloopEditor {
     return { line: line.number, column: [...line.text.slice(0, head - line.from)].length + 1 };
   }
 
+  /** Replaces the whole document as a user's paste does (reported, undoable). */
+  paste(text) {
+    this.view.dispatch({
+      changes: { from: 0, to: this.view.state.doc.length, insert: text },
+      userEvent: 'input.paste',
+    });
+  }
+
   /** The shown document. */
   text() {
     return this.view.state.doc.toString();
