@@ -169,3 +169,16 @@ fn should_save_added_renamed_and_deleted_files_with_the_scenario() {
     assert_eq!(names, ["nginx-deploy.yaml", "solo.yaml"]);
     assert_eq!(saved.spec.files["solo.yaml"], POD);
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn should_apply_a_new_empty_file_as_kubectl_does() {
+    let mut s = Session::new(default_scenario());
+    s.add_file("new.yaml", "").unwrap();
+    s.run_button("kubectl apply -f new.yaml");
+    s.advance(5 * SECOND);
+    assert!(
+        text(&s).contains("error: no objects passed to apply"),
+        "{}",
+        text(&s)
+    );
+}

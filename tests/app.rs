@@ -124,7 +124,9 @@ async fn editor_text(app: &Mounted) -> String {
         a.all("[data-testid=editor-input][data-file]").len() == 1
     })
     .await;
-    editor_call(app, "text", None).as_string().unwrap_or_default()
+    editor_call(app, "text", None)
+        .as_string()
+        .unwrap_or_default()
 }
 
 fn bubbling(name: &str) -> web_sys::Event {
@@ -175,9 +177,15 @@ async fn should_mark_a_yaml_error_at_its_line() {
     let app = mount();
     leptos::task::tick().await;
     let text = editor_text(&app).await;
-    editor_call(&app, "paste", Some(&text.replace("  replicas: 3", " replicas: 3")));
-    app.until("the problem listed", |a| a.count("[data-testid=editor-error]") == 1)
-        .await;
+    editor_call(
+        &app,
+        "paste",
+        Some(&text.replace("  replicas: 3", " replicas: 3")),
+    );
+    app.until("the problem listed", |a| {
+        a.count("[data-testid=editor-error]") == 1
+    })
+    .await;
     let errors = app.all("[data-testid=editor-error]");
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].get_attribute("data-line").as_deref(), Some("9"));
