@@ -56,6 +56,9 @@ opt_pin="$(trunk_tool_pin wasm_opt)"
 wasm-opt --version | grep -q "(version_$BINARYEN_VERSION)" ||
   die "wasm-opt on PATH is $(command -v wasm-opt) ($(wasm-opt --version)); expected binaryen $BINARYEN_VERSION from e2e/node_modules"
 
+# 4b. The code editor's npm packages (CodeMirror, esbuild) and its bundle.
+"$ROOT/scripts/build-editor.sh"
+
 # 5. Debian's Chromium and its ChromeDriver, for wasm-bindgen-test and Playwright.
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   log "apt-get install chromium chromium-driver"

@@ -776,8 +776,7 @@ impl Session {
             .unwrap_or(&self.scenario.spec.files);
         match cmd::start(&mut self.world, line, files) {
             Started::Done(out) => {
-                self.terminal.print(&out.stdout, false);
-                self.terminal.print(&out.stderr, true);
+                self.print_output(line, &out.stdout, &out.stderr);
                 self.after(line, &out.stderr);
             }
             Started::Running(id) => {
@@ -810,8 +809,7 @@ impl Session {
                 if job.printed {
                     self.terminal.print_mixed(&unread);
                 } else {
-                    self.terminal.print(&out.stdout, false);
-                    self.terminal.print(&out.stderr, true);
+                    self.print_output(&job.line, &out.stdout, &out.stderr);
                 }
                 self.after(&job.line, &out.stderr);
                 self.take_files(written);
@@ -825,6 +823,20 @@ impl Session {
                 self.revision += 1;
             }
             i += 1;
+        }
+    }
+
+    /// Prints a command's output, its two streams in the order the program wrote them
+    /// (`curl -v`: its `*`/`>`/`<` lines around the body, as in a terminal).
+    fn print_output(&mut self, line: &str, stdout: &str, stderr: &str) {
+        let words = cmd::tokenize(line).unwrap_or_default();
+        if words.iter().any(|w| w == "curl") {
+            for (err, text) in kubeloop_sim::node::curl::in_written_order(stdout, stderr) {
+                self.terminal.print(&text, err);
+            }
+        } else {
+            self.terminal.print(stdout, false);
+            self.terminal.print(stderr, true);
         }
     }
 
@@ -901,6 +913,10 @@ pub fn shell_quote(s: &str) -> String {
 #[path = "session_moment.rs"]
 mod moment;
 
+#[path = "session_files.rs"]
+mod files;
+pub use files::{check_file_name, DeletedFile, FileError};
+
 #[cfg(test)]
 #[path = "session_tests.rs"]
 mod tests;
@@ -908,3 +924,7 @@ mod tests;
 #[cfg(test)]
 #[path = "session_moment_tests.rs"]
 mod moment_tests;
+
+#[cfg(test)]
+#[path = "session_files_tests.rs"]
+mod files_tests;

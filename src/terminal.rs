@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use kubeloop_sim::time::Time;
 
-/// How many lines the scrollback keeps.
-pub const MAX_LINES: usize = 4000;
+/// How many lines the scrollback keeps: everything since the page opened up to this
+/// bound; past it the oldest lines go and the terminal says so ([`Terminal::dropped`]).
+pub const MAX_LINES: usize = 5000;
 /// How many commands the history keeps.
 pub const MAX_HISTORY: usize = 500;
 
@@ -63,11 +64,27 @@ pub struct TermLine {
 #[derive(Clone, Debug, Default)]
 pub struct Terminal {
     lines: VecDeque<TermLine>,
+    /// How many of the oldest lines were dropped to keep [`MAX_LINES`].
+    dropped: u64,
     history: Vec<String>,
     /// Position while walking the history with ↑/↓ (`None`: at the draft).
     nav: Option<usize>,
     /// What was typed before ↑ was first pressed.
     draft: String,
+}
+
+pub fn clock_text(ms: Time) -> String {
+    let (h, m, s, milli) = (
+        ms / 3_600_000,
+        (ms / 60_000) % 60,
+        (ms / 1000) % 60,
+        ms % 1000,
+    );
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}.{milli:03}")
+    } else {
+        format!("{m:02}:{s:02}.{milli:03}")
+    }
 }
 
 /// Whether an output line reads like an error (for output that arrived mixed).
@@ -117,6 +134,7 @@ impl Terminal {
         });
         while self.lines.len() > MAX_LINES {
             self.lines.pop_front();
+            self.dropped += 1;
         }
     }
 
@@ -171,6 +189,37 @@ impl Terminal {
     /// Empties the scrollback (`clear`).
     pub fn clear(&mut self) {
         self.lines.clear();
+        self.dropped = 0;
+    }
+
+    /// How many of the oldest lines were dropped since the last `clear` (the scrollback
+    /// keeps [`MAX_LINES`]).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The scrollback as plain text, as it reads on screen: prompts with their time and
+    /// `$` (or a container shell's prompt), output lines as printed (the copy button).
+    pub fn as_text(&self) -> String {
+        let mut out = String::new();
+        for l in &self.lines {
+            match (l.kind, &l.ps1) {
+                (LineKind::Prompt | LineKind::Step, ps1) => {
+                    let at = l.at.map(clock_text).unwrap_or_default();
+                    let ps1 = match (ps1, l.kind) {
+                        (Some(p), _) => p.trim_end().to_string(),
+                        (None, LineKind::Step) => "▸ $".to_string(),
+                        (None, _) => "$".to_string(),
+                    };
+                    out.push_str(&format!("{at} {ps1} {}\n", l.text));
+                }
+                _ => {
+                    out.push_str(&l.text);
+                    out.push('\n');
+                }
+            }
+        }
+        out
     }
 
     /// Adds a command to the history (not blank lines, not a repeat of the last one) and
@@ -269,7 +318,27 @@ mod tests {
             t.info(&i.to_string());
         }
         assert_eq!(t.len(), MAX_LINES);
+        assert_eq!(t.dropped(), 15, "the five first lines and ten notes went");
         let ids: Vec<u64> = t.lines().map(|l| l.id).collect();
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase");
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_copy_the_scrollback_as_it_reads() {
+        let mut t = Terminal::new();
+        t.prompt("kubectl get nodes", 1500, false);
+        t.print("NAME     STATUS\nnode-1   Ready\n", false);
+        t.prompt("kubectl apply -f x.yaml", 61_000, true);
+        t.print("error: the path \"x.yaml\" does not exist\n", true);
+        t.prompt_in_shell("ls", 62_000, "/ # ");
+        assert_eq!(
+            t.as_text(),
+            "00:01.500 $ kubectl get nodes\nNAME     STATUS\nnode-1   Ready\n\
+             01:01.000 ▸ $ kubectl apply -f x.yaml\nerror: the path \"x.yaml\" does not exist\n\
+             01:02.000 / # ls\n"
+        );
+        t.clear();
+        assert_eq!(t.as_text(), "");
+        assert_eq!(t.dropped(), 0);
     }
 }

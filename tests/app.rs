@@ -6,7 +6,7 @@ use kubeloop_web::App;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_sys::{HtmlElement, HtmlInputElement, HtmlTextAreaElement};
+use web_sys::{HtmlElement, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -105,6 +105,30 @@ impl Mounted {
     }
 }
 
+/// Calls a method of the code editor's JavaScript object (`kubeloop` on its content).
+fn editor_call(app: &Mounted, method: &str, arg: Option<&str>) -> wasm_bindgen::JsValue {
+    let el = app.one("[data-testid=editor-input]");
+    let editor = js_sys::Reflect::get(&el, &"kubeloop".into()).unwrap();
+    let f: js_sys::Function = js_sys::Reflect::get(&editor, &method.into())
+        .unwrap()
+        .unchecked_into();
+    match arg {
+        Some(a) => f.call1(&editor, &a.into()).unwrap(),
+        None => f.call0(&editor).unwrap(),
+    }
+}
+
+/// The open file's text as the editor shows it, once it shows one.
+async fn editor_text(app: &Mounted) -> String {
+    app.until("the editor to show a file", |a| {
+        a.all("[data-testid=editor-input][data-file]").len() == 1
+    })
+    .await;
+    editor_call(app, "text", None)
+        .as_string()
+        .unwrap_or_default()
+}
+
 fn bubbling(name: &str) -> web_sys::Event {
     let init = web_sys::EventInit::new();
     init.set_bubbles(true);
@@ -121,8 +145,8 @@ async fn should_render_the_diagram_with_three_nodes_and_the_default_deployment()
     );
     assert_eq!(app.count("[data-testid=component]"), 4);
     assert_eq!(app.text("h1"), "kubeloop");
-    let editor: HtmlTextAreaElement = app.one("[data-testid=editor-input]").unchecked_into();
-    assert!(editor.value().contains("replicas: 3") && editor.value().contains("image: nginx:1.27"));
+    let text = editor_text(&app).await;
+    assert!(text.contains("replicas: 3") && text.contains("image: nginx:1.27"));
     assert_eq!(app.count("[data-testid=stage]"), 7);
 }
 
@@ -152,10 +176,16 @@ async fn should_show_three_node_rows_for_kubectl_get_nodes() {
 async fn should_mark_a_yaml_error_at_its_line() {
     let app = mount();
     leptos::task::tick().await;
-    let editor: HtmlTextAreaElement = app.one("[data-testid=editor-input]").unchecked_into();
-    editor.set_value(&editor.value().replace("  replicas: 3", " replicas: 3"));
-    editor.dispatch_event(&bubbling("input")).unwrap();
-    leptos::task::tick().await;
+    let text = editor_text(&app).await;
+    editor_call(
+        &app,
+        "paste",
+        Some(&text.replace("  replicas: 3", " replicas: 3")),
+    );
+    app.until("the problem listed", |a| {
+        a.count("[data-testid=editor-error]") == 1
+    })
+    .await;
     let errors = app.all("[data-testid=editor-error]");
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].get_attribute("data-line").as_deref(), Some("9"));
@@ -163,8 +193,13 @@ async fn should_mark_a_yaml_error_at_its_line() {
         .text_content()
         .unwrap_or_default()
         .contains("mapping values are not allowed"));
-    assert_eq!(app.count("[data-testid=gutter-error]"), 1);
-    assert_eq!(app.count(".code-hl .err-at"), 1);
+    app.until("the line and the squiggle marked", |a| {
+        a.all(".cm-lineNumbers .cm-error-line")
+            .iter()
+            .any(|e| e.text_content().as_deref() == Some("9"))
+            && a.count(".cm-line .cm-lintRange-error") == 1
+    })
+    .await;
 }
 
 #[wasm_bindgen_test]
@@ -198,8 +233,7 @@ async fn should_keep_the_work_when_a_share_link_is_bad() {
     assert!(app
         .text("[data-testid=banner]")
         .contains("could not be opened"));
-    let editor: HtmlTextAreaElement = app.one("[data-testid=editor-input]").unchecked_into();
-    assert!(editor.value().contains("kind: Deployment"));
+    assert!(editor_text(&app).await.contains("kind: Deployment"));
     assert_eq!(
         window().location().hash().unwrap_or_default(),
         "",

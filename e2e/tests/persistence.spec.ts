@@ -20,7 +20,7 @@ test('a reload keeps the edited file, replays the commands and returns to the sa
 
   await page.reload();
   await expect(cluster.diagram).toBeVisible();
-  await expect(cluster.editor).toHaveValue(edited);
+  await cluster.expectFileText(edited);
   await cluster.expectOutput('kubectl apply -f nginx-deploy.yaml');
   await cluster.expectOutput('(replayed to t=');
   await expect(cluster.podsOf('ready')).toHaveCount(2, { timeout: CLUSTER_TIMEOUT });

@@ -48,7 +48,7 @@ test('IPVS virtual servers and a curl path, drawn at once with reduced motion', 
   const cluster = new ClusterPage(page);
   await cluster.goto('/#s=' + deflateRawSync(Buffer.from(scenario)).toString('base64url'));
   await expect(page.getByTestId('link-offer')).toHaveCount(0);
-  await expect(cluster.editor).toHaveValue(/kind: Deployment/);
+  await cluster.expectFileText(/kind: Deployment/);
   await cluster.fast();
   await cluster.applyAndWaitForReady(2);
 

@@ -17,7 +17,7 @@ test('a shared link opens the same scenario in a new page', async ({ page, brows
   const other = await browser.newContext();
   const second = new ClusterPage(await other.newPage());
   await second.goto(url);
-  await expect(second.editor).toHaveValue(edited);
+  await second.expectFileText(edited);
   await expect(second.banner).toHaveCount(0);
   expect(second.errors).toEqual([]);
   await other.close();
@@ -33,7 +33,7 @@ test('a damaged link shows an error and keeps the saved work', async ({ page }) 
   await cluster.goto('/#s=this-is-not-a-scenario!');
   await expect(cluster.banner).toBeVisible();
   await expect(cluster.banner).toContainText('could not be opened');
-  await expect(cluster.editor).toHaveValue(mine);
+  await cluster.expectFileText(mine);
   await page.getByTestId('banner-dismiss').click();
   await expect(cluster.banner).toHaveCount(0);
 });

@@ -19,18 +19,18 @@ test('a link over unsaved work asks first, then can be undone', async ({ page })
   await cluster.goto(link);
   const offer = page.getByTestId('link-offer');
   await expect(offer).toBeVisible();
-  await expect(cluster.editor).toHaveValue(mine);
+  await cluster.expectFileText(mine);
   await page.getByTestId('link-open').click();
   await expect(offer).toHaveCount(0);
-  await expect(cluster.editor).not.toHaveValue(mine);
+  await expect.poll(() => cluster.fileText()).not.toBe(mine);
   await page.getByTestId('link-undo').click();
-  await expect(cluster.editor).toHaveValue(mine);
+  await cluster.expectFileText(mine);
 
   // Keep my work: the link goes away and nothing changes.
   await cluster.goto(link);
   await page.getByTestId('link-keep').click();
   await expect(offer).toHaveCount(0);
-  await expect(cluster.editor).toHaveValue(mine);
+  await cluster.expectFileText(mine);
   expect(cluster.errors).toEqual([]);
 });
 
@@ -46,7 +46,7 @@ test('a saved scenario that never finished opening is not replayed again', async
   await page.reload();
   await expect(cluster.banner).toBeVisible();
   await expect(cluster.banner).toContainText('not replayed');
-  await expect(cluster.editor).toHaveValue(mine);
+  await cluster.expectFileText(mine);
   await expect(cluster.terminalLines.filter({ hasText: '(replayed to t=' })).toHaveCount(0);
   // That visit opened cleanly: the next one replays again.
   await page.waitForTimeout(500);

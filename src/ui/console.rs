@@ -5,7 +5,7 @@ use leptos::html;
 use leptos::prelude::*;
 
 use super::header::clock_text;
-use super::use_ui;
+use super::{browser, use_ui};
 use crate::i18n::Key;
 use crate::terminal::{LineKind, TermLine};
 
@@ -118,14 +118,47 @@ pub fn Console() -> impl IntoView {
             }
         }
     };
+    let dropped = Memo::new(move |_| {
+        let _ = signature.get();
+        ui.session
+            .try_with_value(|s| s.terminal().dropped())
+            .unwrap_or_default()
+    });
+    // The copy button's answer, shown for a moment.
+    let copied = RwSignal::new(None::<bool>);
+    let copy = move |_| {
+        let text = ui
+            .session
+            .try_with_value(|s| s.terminal().as_text())
+            .unwrap_or_default();
+        leptos::task::spawn_local(async move {
+            let ok = browser::copy(&text).await;
+            copied.set(Some(ok));
+            gloo_timers::future::TimeoutFuture::new(2_000).await;
+            copied.set(None);
+        });
+    };
     view! {
         <div class="pane-head">
             <span class="pane-title">{move || ui.t(Key::Terminal)}</span>
             <span class="pane-hint">{move || ui.t(Key::TerminalHint)}</span>
+            <button class="btn ghost term-copy" data-testid="terminal-copy" title=move || ui.t(Key::CopyOutputHint)
+                aria-label=move || ui.t(Key::CopyOutputHint) on:click=copy>
+                {move || match copied.get() {
+                    Some(true) => ui.t(Key::Copied),
+                    Some(false) => ui.t(Key::CopyFailed),
+                    None => ui.t(Key::CopyOutput),
+                }}
+            </button>
         </div>
         <div class="term" data-testid="terminal" on:click=focus_input>
             <div class="scrollback" node_ref=scroll data-testid="terminal-output"
                 role="log" aria-live="polite" aria-relevant="additions" aria-label=move || ui.t(Key::Terminal)>
+                {move || (dropped.get() > 0).then(|| view! {
+                    <div class="tl info trimmed" data-testid="terminal-trimmed">
+                        {move || format!("({} · {} {})", ui.t(Key::TerminalTrimmed), crate::terminal::MAX_LINES, ui.t(Key::TerminalLines))}
+                    </div>
+                })}
                 <For each=move || lines.get() key=|l| l.id let:l>
                     <TermRow line=l/>
                 </For>

@@ -1,6 +1,5 @@
 //! The top bar: the clock, play/pause, step, speed, examples, reset, share and language.
 
-use kubeloop_sim::time::Time;
 use leptos::prelude::*;
 
 use super::{browser, use_ui};
@@ -12,19 +11,7 @@ use crate::startup;
 pub const SPEEDS: [f64; 6] = [0.1, 0.5, 1.0, 2.0, 4.0, 8.0];
 
 /// Virtual time as the clock shows it: `01:05.320`, `1:02:03.004`.
-pub fn clock_text(ms: Time) -> String {
-    let (h, m, s, milli) = (
-        ms / 3_600_000,
-        (ms / 60_000) % 60,
-        (ms / 1000) % 60,
-        ms % 1000,
-    );
-    if h > 0 {
-        format!("{h}:{m:02}:{s:02}.{milli:03}")
-    } else {
-        format!("{m:02}:{s:02}.{milli:03}")
-    }
-}
+pub use crate::terminal::clock_text;
 
 /// A speed's label: `0.25×`, `8×`.
 pub fn speed_label(speed: f64) -> String {

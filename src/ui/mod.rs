@@ -1,9 +1,11 @@
 //! The views: thin components over one [`Session`] held in context, and the page layout.
 
 mod browser;
+mod codemirror;
 mod console;
 mod diagram;
 mod editor;
+mod editor_tabs;
 mod etcd_browser;
 mod flow;
 pub mod frames;
@@ -233,7 +235,9 @@ fn typing_in_field(ev: &web_sys::Event) -> bool {
             matches!(
                 e.tag_name().as_str(),
                 "INPUT" | "TEXTAREA" | "SELECT" | "BUTTON"
-            )
+            ) || e
+                .dyn_ref::<web_sys::HtmlElement>()
+                .is_some_and(|h| h.is_content_editable())
         })
 }
 

@@ -343,6 +343,10 @@ pub async fn apply(k: Kubectl) -> i32 {
         Ok(m) => m,
         Err(c) => return c,
     };
+    if files.manifests.is_empty() && files.errors.is_empty() {
+        // apply.go's Run: files that hold no object (empty, only comments).
+        return k.error("no objects passed to apply");
+    }
     let mut code = 0;
     // `--server-side`: the apiserver merges (no last-applied annotation) and kubectl
     // reports every object as `serverside-applied`.

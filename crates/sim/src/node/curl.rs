@@ -317,8 +317,16 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
                 );
             }
             let server = server_header(&response);
+            let head_text = headers(&response, &server, now);
+            if verbose {
+                // The response's head as curl -v shows it: `< ` before each line.
+                let lines = head_text.strip_suffix("\r\n").unwrap_or(&head_text);
+                for l in lines.split("\r\n") {
+                    err.push_str(&format!("< {l}\n"));
+                }
+            }
             if head || include {
-                out.push_str(&headers(&response, &server, now));
+                out.push_str(&head_text);
             }
             if !head && !discard {
                 out.push_str(&response.body);
@@ -331,6 +339,9 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
             }
             if !silent && !verbose {
                 err = format!("{err}{}", meter(if head { 0 } else { response.body.len() }));
+            }
+            if verbose {
+                err.push_str(&format!("* Connection #0 to host {} left intact\n", u.host));
             }
             RunResult {
                 stdout: out,
@@ -498,4 +509,29 @@ pub fn wget(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
             }
         }
     }
+}
+
+/// curl's output as a terminal shows it: stdout and stderr in the order curl wrote them.
+/// `-v` writes the connection and the request and response heads (`*`, `>`, `<`) before
+/// the body and `* Connection #0 … left intact` after it; an error (`curl: (7) …`) is
+/// printed before `-w`'s text. Each piece is `(is_stderr, text)`.
+pub fn in_written_order(stdout: &str, stderr: &str) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
+    let mut push = |err: bool, text: &str| {
+        if !text.is_empty() {
+            out.push((err, text.to_string()));
+        }
+    };
+    if let Some(at) = stderr.find("* Connection #") {
+        push(true, &stderr[..at]);
+        push(false, stdout);
+        push(true, &stderr[at..]);
+    } else if stderr.starts_with("curl: (") {
+        push(true, stderr);
+        push(false, stdout);
+    } else {
+        push(false, stdout);
+        push(true, stderr);
+    }
+    out
 }
