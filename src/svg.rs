@@ -684,7 +684,7 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, marks: Marks, lang
 /// A node's pods: a chip each, or on a compact node one bar split by state.
 fn node_pods(out: &mut String, layout: &Layout, i: usize, n: &NodeView, marks: Marks, lang: Lang) {
     if let Some(bar) = layout.summary(i) {
-        pod_summary(out, &bar, n, lang);
+        pod_summary(out, &bar, n, marks, lang);
         return;
     }
     for (j, p) in n.pods.iter().enumerate() {
@@ -704,19 +704,45 @@ pub fn class_counts(pods: &[PodView]) -> Vec<(PodClass, usize)> {
 }
 
 /// The bar standing for a compact node's pods: one segment per state, as wide as its
-/// share, and the count; the tooltip says how many are in each state.
-fn pod_summary(out: &mut String, bar: &Rect, n: &NodeView, lang: Lang) {
+/// share, and the count; the tooltip says how many are in each state. While a Service is
+/// picked, the bar is ringed and counts the node's endpoints of it (ready ones apart).
+fn pod_summary(out: &mut String, bar: &Rect, n: &NodeView, marks: Marks, lang: Lang) {
     let counts = class_counts(&n.pods);
     let total = n.pods.len();
     let mut title = format!("{}: {total} pods", escape(&n.name));
     for (c, k) in &counts {
         let _ = write!(title, " · {k} {}", class_label(*c, lang));
     }
+    let endpoints: Vec<bool> = n.pods.iter().filter_map(|p| marks.endpoint(p)).collect();
+    let ready = endpoints.iter().filter(|r| **r).count();
+    let mut attrs = String::new();
+    if !endpoints.is_empty() {
+        let (label, ready_label) = match lang {
+            Lang::En => ("endpoints", "ready"),
+            Lang::Zh => ("个端点", "就绪"),
+        };
+        let _ = write!(title, " · {} {label} ({ready} {ready_label})", endpoints.len());
+        let _ = write!(
+            attrs,
+            r#" data-endpoints="{}" data-endpoints-ready="{ready}""#,
+            endpoints.len()
+        );
+    }
     let _ = write!(
         out,
-        r#"<g class="pod-summary" data-testid="pod-summary" data-node="{}" data-pods="{total}"><title>{title}</title>"#,
+        r#"<g class="pod-summary{}" data-testid="pod-summary" data-node="{}" data-pods="{total}"{attrs}><title>{title}</title>"#,
+        if endpoints.is_empty() { "" } else { " has-endpoints" },
         escape(&n.name)
     );
+    if !endpoints.is_empty() {
+        let ring = Rect {
+            x: bar.x - 2.0,
+            y: bar.y - 2.0,
+            w: bar.w + 4.0,
+            h: bar.h + 4.0,
+        };
+        rect(out, &ring, 3.0, "summary-endpoints");
+    }
     rect(out, bar, 2.0, "summary-track");
     let width = bar.w - 16.0;
     let mut x = bar.x;
@@ -1025,6 +1051,27 @@ mod tests {
         );
         assert_eq!(detail.matches(r#"data-testid="pod""#).count(), 4);
         assert!(detail.contains(" selected"));
+        // A picked Service's endpoints are counted on the compact bar.
+        let eps: std::collections::BTreeMap<String, bool> = [
+            ("default/w-0".to_string(), true),
+            ("default/w-9".to_string(), false),
+        ]
+        .into();
+        let marked = node_cell(
+            &l,
+            0,
+            &n,
+            0,
+            Marks {
+                selected: None,
+                endpoints: Some(&eps),
+            },
+            None,
+            Lang::En,
+        );
+        assert!(marked.contains(r#"data-endpoints="2" data-endpoints-ready="1""#), "{marked}");
+        assert!(marked.contains("summary-endpoints") && marked.contains("2 endpoints (1 ready)"));
+        assert!(!cell.contains("summary-endpoints"));
     }
 
     #[wasm_bindgen_test(unsupported = test)]
