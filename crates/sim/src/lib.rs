@@ -17,6 +17,7 @@ pub mod etcd;
 pub mod kube_scheduler;
 pub mod kubeconfig_state;
 pub mod kubectl;
+pub mod lesson;
 pub mod manifest;
 pub mod message;
 pub mod node;

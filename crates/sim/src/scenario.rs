@@ -104,6 +104,9 @@ pub struct ScenarioSpec {
     /// load-balancer provider).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub addons: Vec<String>,
+    /// Extension: the lesson this scenario teaches (design §6.20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lesson: Option<crate::lesson::Lesson>,
 }
 
 fn is_true(b: &bool) -> bool {
@@ -288,6 +291,7 @@ impl Default for ScenarioSpec {
             start_time: None,
             until: None,
             addons: Vec::new(),
+            lesson: None,
         }
     }
 }

@@ -11,6 +11,8 @@ use super::{
 use crate::time::{parse_duration, Time};
 use crate::yamlpos::{self, Duplicates, Pos, Target};
 
+#[path = "scenario_lesson.rs"]
+mod lesson;
 #[path = "scenario_nodes.rs"]
 mod nodes;
 #[path = "scenario_values.rs"]
@@ -388,6 +390,7 @@ impl Checker {
                 "startTime",
                 "until",
                 "addons",
+                "lesson",
             ],
         );
         let mut spec = ScenarioSpec {
@@ -510,6 +513,9 @@ impl Checker {
         }
         if let Some((text, _)) = self.duration(m.get("until"), "spec.until") {
             spec.until = Some(text);
+        }
+        if let Some(v) = m.get("lesson") {
+            spec.lesson = self.lesson(v);
         }
         spec
     }

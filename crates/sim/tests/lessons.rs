@@ -1,0 +1,224 @@
+//! The gallery's lessons (public/scenarios/lesson-*.yaml, design §6.20): each lesson's
+//! solution, typed by a learner, completes every step in order; doing nothing, or a wrong
+//! answer, does not; and a lesson with a bad step is refused with located errors.
+
+use std::collections::BTreeMap;
+
+use kubeloop_sim::cmd;
+use kubeloop_sim::lesson::{Lesson, LessonState, Ran};
+use kubeloop_sim::runner::{self, COMMAND_LIMIT};
+use kubeloop_sim::scenario::{parse_scenario, Scenario};
+use kubeloop_sim::time::{Time, SECOND};
+use kubeloop_sim::world::World;
+
+/// How long a learner waits for a step's check after typing its solution.
+const PATIENCE: Time = 300 * SECOND;
+/// How long a learner reads the first step.
+const READING: Time = 30 * SECOND;
+
+fn lesson_files() -> Vec<(String, String)> {
+    let dir = format!("{}/../../public/scenarios", env!("CARGO_MANIFEST_DIR"));
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.starts_with("lesson-").then_some(name)
+        })
+        .map(|name| {
+            let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+            (name, text)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A learner at the page: the world after the scenario's own steps, the commands typed.
+struct Learner {
+    scenario: Scenario,
+    lesson: Lesson,
+    world: World,
+    files: BTreeMap<String, String>,
+    ran: Vec<Ran>,
+    state: LessonState,
+}
+
+impl Learner {
+    fn open(name: &str) -> Learner {
+        let text = lesson_files()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no lesson {name}"))
+            .1;
+        let scenario = parse_scenario(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let lesson = scenario.spec.lesson.clone().expect("a lesson");
+        let (mut world, _) = runner::run(&scenario, None);
+        // The learner reads the first step before typing.
+        world.run_for(READING);
+        let state = LessonState::new(&lesson);
+        Learner {
+            files: scenario.spec.files.clone(),
+            scenario,
+            lesson,
+            world,
+            ran: Vec::new(),
+            state,
+        }
+    }
+
+    fn check(&mut self) {
+        self.state.update(&self.world, &self.ran, &self.lesson);
+    }
+
+    fn type_line(&mut self, line: &str) -> String {
+        let out = cmd::run_in_dir(&mut self.world, line, &mut self.files, COMMAND_LIMIT);
+        let output = format!("{}{}", out.stdout, out.stderr);
+        self.ran.push(Ran {
+            line: line.to_string(),
+            exit_code: out.exit_code,
+            output: output.clone(),
+        });
+        self.check();
+        output
+    }
+
+    /// Waits (virtual time) up to `PATIENCE` for step `i` to be done.
+    fn wait_for(&mut self, i: usize) -> bool {
+        let until = self.world.now() + PATIENCE;
+        while self.state.done[i].is_none() && self.world.now() < until {
+            self.world.run_for(SECOND);
+            self.check();
+        }
+        self.state.done[i].is_some()
+    }
+
+    fn why(&self) -> String {
+        self.state
+            .report(&self.world, &self.ran, &self.lesson)
+            .map(|r| r.why.en)
+            .unwrap_or_default()
+    }
+
+    /// Types each step's solution, asserting the step completes.
+    fn solve(&mut self, steps: std::ops::Range<usize>) {
+        for i in steps {
+            assert_eq!(
+                self.state.current(),
+                Some(i),
+                "{}",
+                self.scenario.metadata.name
+            );
+            let mut log = String::new();
+            for line in self.lesson.steps[i].solution_commands() {
+                let out = self.type_line(&line);
+                log.push_str(&format!("$ {line}\n{out}"));
+            }
+            assert!(
+                self.wait_for(i),
+                "{} step {} ({}) not done: {}\n{log}",
+                self.scenario.metadata.name,
+                i + 1,
+                self.lesson.steps[i].title.en,
+                self.why()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_gallery_has_lessons_in_both_languages() {
+    let files = lesson_files();
+    let names: Vec<&String> = files.iter().map(|(n, _)| n).collect();
+    assert!(files.len() >= 2, "{names:?}");
+    for (name, text) in files {
+        let sc = parse_scenario(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert_eq!(format!("{}.yaml", sc.metadata.name), name);
+        let lesson = sc.spec.lesson.expect("spec.lesson");
+        assert_ne!(
+            lesson.title.en, lesson.title.zh,
+            "{name}: title not translated"
+        );
+        for (i, s) in lesson.steps.iter().enumerate() {
+            assert_ne!(
+                s.text.en,
+                s.text.zh,
+                "{name} step {}: text not translated",
+                i + 1
+            );
+            assert!(
+                !s.solution_commands().is_empty(),
+                "{name} step {}: the solution has no commands",
+                i + 1
+            );
+        }
+    }
+}
+
+#[test]
+fn every_lessons_solution_completes_every_step() {
+    for (name, _) in lesson_files() {
+        let mut l = Learner::open(&name);
+        let n = l.lesson.steps.len();
+        l.solve(0..n);
+        assert!(l.state.complete(), "{name}");
+        // Steps are done in order, at non-decreasing times.
+        let times: Vec<Time> = l.state.done.iter().map(|d| d.unwrap()).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{name}: {times:?}");
+    }
+}
+
+#[test]
+fn doing_nothing_completes_no_step() {
+    for (name, _) in lesson_files() {
+        let mut l = Learner::open(&name);
+        assert!(!l.wait_for(0), "{name}: the first step completed by itself");
+        assert!(
+            !l.why().is_empty(),
+            "{name}: a failing check explains itself"
+        );
+    }
+}
+
+#[test]
+fn self_healing_explains_pods_that_are_not_ready_yet() {
+    let mut l = Learner::open("lesson-self-healing.yaml");
+    l.type_line("kubectl apply -f web.yaml");
+    l.world.run_for(SECOND);
+    l.check();
+    let why = l.why();
+    assert!(
+        why.starts_with("0 of 3 pods app=web are Ready: web-"),
+        "{why}"
+    );
+    assert!(
+        why.contains(" is ContainerCreating") || why.contains(" is Pending"),
+        "{why}"
+    );
+    assert!(l.wait_for(0));
+}
+
+#[test]
+fn self_healing_a_wrong_replica_count_does_not_complete_the_step() {
+    let mut l = Learner::open("lesson-self-healing.yaml");
+    l.solve(0..2);
+    l.type_line("kubectl scale deployment web --replicas=4");
+    assert!(!l.wait_for(2));
+    assert_eq!(
+        l.why(),
+        "Deployment web: {.spec.replicas} is \"4\", not \"5\""
+    );
+    // Deleting pods in a later step before it begins does not count for it: a command
+    // check reads only what was typed since the step began.
+    l.solve(2..3);
+    assert!(!l.wait_for(3));
+}
+
+#[test]
+fn a_lesson_check_reads_zh_too() {
+    let mut l = Learner::open("lesson-self-healing.yaml");
+    l.solve(0..3);
+    let report = l.state.report(&l.world, &l.ran, &l.lesson).unwrap();
+    assert!(!report.holds);
+    assert_eq!(report.why.en, "kube-controller-manager is running");
+    assert_eq!(report.why.zh, "kube-controller-manager 正在运行");
+}
