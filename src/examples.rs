@@ -17,7 +17,7 @@ pub struct Example {
 }
 
 /// Every example, the default first.
-pub const EXAMPLES: [Example; 21] = [
+pub const EXAMPLES: &[Example] = &[
     Example {
         id: "playground",
         title: "nginx Deployment (press Apply)",
@@ -144,11 +144,34 @@ pub const EXAMPLES: [Example; 21] = [
         title_zh: "HPA：负载下自动扩缩容",
         yaml: include_str!("../public/scenarios/hpa-php-apache.yaml"),
     },
+    // Lessons (design §6.20): the lessons list shows these, the examples menu does not.
+    Example {
+        id: "lesson-self-healing",
+        title: "Lesson: self-healing",
+        title_zh: "课程：自愈",
+        yaml: include_str!("../public/scenarios/lesson-self-healing.yaml"),
+    },
+    Example {
+        id: "lesson-scheduler-choice",
+        title: "Lesson: the scheduler's choice",
+        title_zh: "课程：调度器的选择",
+        yaml: include_str!("../public/scenarios/lesson-scheduler-choice.yaml"),
+    },
 ];
 
 /// The example with this id.
 pub fn example(id: &str) -> Option<&'static Example> {
     EXAMPLES.iter().find(|e| e.id == id)
+}
+
+/// The gallery's lessons: examples whose scenario has a `spec.lesson`, in gallery order.
+pub fn lessons() -> impl Iterator<Item = &'static Example> {
+    EXAMPLES.iter().filter(|e| e.id.starts_with("lesson-"))
+}
+
+/// A lesson of the gallery by id.
+pub fn lesson(id: &str) -> Option<&'static Example> {
+    lessons().find(|e| e.id == id)
 }
 
 /// An example's scenario. The built-in files are tested to parse; an empty scenario if one

@@ -282,6 +282,23 @@ pub enum Key {
     TerminalTrimmed,
     TerminalLines,
     CopyFailed,
+    Lessons,
+    LessonsTitle,
+    LessonNotStarted,
+    LessonDone,
+    LessonStepOf,
+    LessonChecking,
+    LessonNotYet,
+    LessonHint,
+    LessonNextHint,
+    LessonSolution,
+    LessonHideSolution,
+    LessonComplete,
+    LessonCompletedAt,
+    LessonRestart,
+    LessonLink,
+    LessonClose,
+    LessonList,
 }
 
 /// The string for `key` in `lang`.
@@ -629,6 +646,23 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         Copied => ("Copied", "已复制"),
         TerminalLines => ("lines", "行"),
         CopyFailed => ("The browser refused the copy", "浏览器拒绝了复制"),
+        Lessons => ("Lessons", "课程"),
+        LessonsTitle => ("Lessons: do it in the terminal, the cluster checks", "课程：在终端里动手，集群来检查"),
+        LessonNotStarted => ("not started", "未开始"),
+        LessonDone => ("done", "已完成"),
+        LessonStepOf => ("Step {i} of {n}", "第 {i} 步，共 {n} 步"),
+        LessonChecking => ("Checking…", "检查中…"),
+        LessonNotYet => ("Not yet:", "还没有："),
+        LessonHint => ("Show a hint", "显示提示"),
+        LessonNextHint => ("Another hint ({i} of {n})", "下一条提示（{i}/{n}）"),
+        LessonSolution => ("Show the solution", "显示答案"),
+        LessonHideSolution => ("Hide the solution", "隐藏答案"),
+        LessonComplete => ("Lesson complete: every check holds.", "课程完成：所有检查都已通过。"),
+        LessonCompletedAt => ("done at {t}", "完成于 {t}"),
+        LessonRestart => ("Start again", "重新开始"),
+        LessonLink => ("Copy a link to this lesson", "复制本课程的链接"),
+        LessonClose => ("Close the lesson", "关闭课程"),
+        LessonList => ("Lessons in the gallery", "示例中的课程"),
         TerminalTrimmed => ("Older lines were dropped: the scrollback keeps the newest", "较早的行已丢弃：回滚区只保留最新的"),
     }
 }
@@ -717,6 +751,10 @@ mod tests {
             Key::TerminalTrimmed,
             Key::TerminalLines,
             Key::CopyFailed,
+            Key::Lessons,
+            Key::LessonStepOf,
+            Key::LessonNextHint,
+            Key::LessonComplete,
         ] {
             assert!(!t(Lang::En, key).is_empty());
             assert!(!t(Lang::Zh, key).is_empty());

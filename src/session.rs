@@ -4,9 +4,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use kubeloop_sim::cmd::{self, Started};
+use kubeloop_sim::cmd;
 use kubeloop_sim::manifest::{parse_manifest_stream, Located};
-use kubeloop_sim::runner::is_streaming;
 use kubeloop_sim::scenario::{NodeGroup, Scenario, Step};
 use kubeloop_sim::time::{format_duration, Time, SECOND};
 use kubeloop_sim::view::timeline::Timeline;
@@ -57,6 +56,29 @@ kubectl --help 列出支持的 kubectl 命令；Tab 补全命令、参数和对�
 页面命令：clear、history、help";
 
 /// A command running in the world.
+/// Where a command came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// Typed in the terminal.
+    Typed,
+    /// A step of the scenario as it was opened (a lesson's setup).
+    Setup,
+    /// A step the learner typed before a reload, replayed: still the learner's.
+    Replayed,
+}
+
+impl Origin {
+    /// Whether it runs as a scenario step (prompt shown as a step's).
+    fn from_step(self) -> bool {
+        self != Origin::Typed
+    }
+
+    /// Whether a lesson's command checks count it.
+    fn learners(self) -> bool {
+        self != Origin::Setup
+    }
+}
+
 #[derive(Debug)]
 struct Job {
     id: u32,
@@ -66,6 +88,8 @@ struct Job {
     foreground: bool,
     /// Whether output was shown while it ran (then the rest arrives mixed).
     printed: bool,
+    /// Whether a lesson's command checks count it.
+    learners: bool,
 }
 
 /// A learner's session.
@@ -76,7 +100,7 @@ pub struct Session {
     traffic: Traffic,
     stages: Vec<Stage>,
     jobs: Vec<Job>,
-    queue: VecDeque<(String, bool)>,
+    queue: VecDeque<(String, Origin)>,
     schedule: Vec<Step>,
     next_step: usize,
     apply_errors: BTreeMap<String, Vec<Located>>,
@@ -108,6 +132,15 @@ pub struct Session {
     replay_files: Option<BTreeMap<String, String>>,
     /// How many scenario steps the session started with (its greeting says so).
     steps_at_start: usize,
+    /// How many of the scenario's steps set its lesson up (the gallery lesson's own); later
+    /// ones are the learner's commands, recorded and replayed after a reload.
+    setup_steps: usize,
+    /// The lesson's progress, once checked (session_lesson.rs).
+    lesson: Option<kubeloop_sim::lesson::LessonState>,
+    /// The revision the lesson was last checked at.
+    lesson_checked: u64,
+    /// The commands the learner ran, with their output, for the lesson's checks.
+    ran: Vec<kubeloop_sim::lesson::Ran>,
     /// Bumped whenever something the page shows changed.
     pub revision: u64,
     /// Bumped whenever the scenario (files, nodes, recorded steps) changed: time to save.
@@ -121,6 +154,7 @@ impl Session {
     pub fn new(scenario: Scenario) -> Session {
         let mut s = Session::blank(scenario);
         s.steps_at_start = s.schedule.len();
+        s.setup_steps = lesson::setup_steps(&s.scenario);
         s.greet(s.steps_at_start);
         s.enqueue_due_steps();
         s.pump();
@@ -158,6 +192,10 @@ impl Session {
             pending: VecDeque::new(),
             replay_files: None,
             steps_at_start: 0,
+            setup_steps: 0,
+            lesson: None,
+            lesson_checked: 0,
+            ran: Vec::new(),
             revision: 1,
             scenario_revision: 0,
             files_revision: 0,
@@ -191,10 +229,15 @@ impl Session {
         self.files_revision = revisions.2 + 1;
     }
 
-    /// Restarts the cluster at t=0 with the same files and nodes, forgetting recorded steps.
+    /// Restarts the cluster at t=0 with the same files and nodes, forgetting recorded steps
+    /// (a lesson keeps the steps that set it up).
     pub fn reset(&mut self) {
         let mut scenario = self.scenario.clone();
-        scenario.spec.steps.clear();
+        if scenario.spec.lesson.is_some() {
+            scenario.spec.steps.truncate(self.setup_steps);
+        } else {
+            scenario.spec.steps.clear();
+        }
         scenario.spec.until = None;
         let history: Vec<String> = self.terminal.history().to_vec();
         self.load(scenario);
@@ -448,7 +491,7 @@ impl Session {
                 // (`kubectl port-forward … &`, then `curl localhost:…`).
                 // Not recorded as a scenario step: a step runs to its end before the next.
                 let l = l.trim_end_matches('&').trim_end().to_string();
-                self.start(&l, false, false);
+                self.start(&l, Origin::Typed, false);
                 let n = self.jobs.iter().filter(|j| !j.foreground).count();
                 if let Some(j) = self.jobs.last().filter(|j| !j.foreground) {
                     self.terminal.info(&format!("[{n}] {}", j.id));
@@ -457,7 +500,7 @@ impl Session {
             }
             _ => {
                 self.record(line);
-                self.queue.push_back((line.to_string(), false));
+                self.queue.push_back((line.to_string(), Origin::Typed));
                 self.pump();
             }
         }
@@ -496,7 +539,7 @@ impl Session {
         }
         self.log(moment::Act::Button(line.to_string()));
         self.record(line);
-        self.start(line, false, false);
+        self.start(line, Origin::Typed, false);
         self.pump();
     }
 
@@ -712,191 +755,9 @@ impl Session {
         self.traffic
             .observe(flights, self.world.now(), self.anim_duration);
     }
-
-    fn record(&mut self, line: &str) {
-        if self.live.is_some() {
-            // A moment replays the live session's commands; they are recorded there.
-            return;
-        }
-        let first = line.split_whitespace().next().unwrap_or("");
-        if !CLUSTER_COMMANDS.contains(&first) {
-            return;
-        }
-        let now = self.world.now();
-        self.scenario.spec.steps.push(Step {
-            at: format_duration(now),
-            at_ms: now,
-            run: line.to_string(),
-        });
-        self.scenario_revision += 1;
-    }
-
-    fn enqueue_due_steps(&mut self) {
-        while let Some(step) = self.schedule.get(self.next_step) {
-            if step.at_ms > self.world.now() {
-                break;
-            }
-            let run = step.run.clone();
-            self.log(moment::Act::Step(run.clone()));
-            self.queue.push_back((run, true));
-            self.next_step += 1;
-        }
-        self.apply_due_actions();
-    }
-
-    /// Starts waiting commands when the terminal is free (a streaming command is
-    /// interrupted, as when the next scenario step comes) and collects output.
-    fn pump(&mut self) {
-        loop {
-            self.collect();
-            let fg = self.jobs.iter().position(|j| j.foreground);
-            match (fg, self.queue.is_empty()) {
-                (_, true) => break,
-                (None, false) => {
-                    if let Some((line, from_step)) = self.queue.pop_front() {
-                        self.start(&line, from_step, true);
-                    }
-                }
-                (Some(i), false) if self.jobs[i].streaming => self.kill(i),
-                _ => break,
-            }
-        }
-    }
-
-    fn start(&mut self, line: &str, from_step: bool, foreground: bool) {
-        match self.shell_prompt() {
-            Some(ps1) if !from_step => self.terminal.prompt_in_shell(line, self.world.now(), &ps1),
-            _ => self.terminal.prompt(line, self.world.now(), from_step),
-        }
-        self.revision += 1;
-        self.view_stale = true;
-        let files = self
-            .replay_files
-            .as_ref()
-            .unwrap_or(&self.scenario.spec.files);
-        match cmd::start(&mut self.world, line, files) {
-            Started::Done(out) => {
-                self.print_output(line, &out.stdout, &out.stderr);
-                self.after(line, &out.stderr);
-            }
-            Started::Running(id) => {
-                self.jobs.push(Job {
-                    id,
-                    line: line.to_string(),
-                    streaming: is_streaming(line),
-                    foreground,
-                    printed: false,
-                });
-            }
-        }
-    }
-
-    /// Shows what running commands printed; finishes the ones that exited.
-    fn collect(&mut self) {
-        let mut i = 0;
-        while i < self.jobs.len() {
-            let id = self.jobs[i].id;
-            let Some(p) = self.world.terminal(id) else {
-                self.jobs.remove(i);
-                continue;
-            };
-            if p.is_finished() {
-                let out = p.output().unwrap_or_default();
-                let unread = p.take_unread();
-                let written = p.take_written();
-                self.world.take_process(id);
-                let job = self.jobs.remove(i);
-                if job.printed {
-                    self.terminal.print_mixed(&unread);
-                } else {
-                    self.print_output(&job.line, &out.stdout, &out.stderr);
-                }
-                self.after(&job.line, &out.stderr);
-                self.take_files(written);
-                self.revision += 1;
-                continue;
-            }
-            let unread = p.take_unread();
-            if !unread.is_empty() {
-                self.terminal.print_mixed(&unread);
-                self.jobs[i].printed = true;
-                self.revision += 1;
-            }
-            i += 1;
-        }
-    }
-
-    /// Prints a command's output, its two streams in the order the program wrote them
-    /// (`curl -v`: its `*`/`>`/`<` lines around the body, as in a terminal).
-    fn print_output(&mut self, line: &str, stdout: &str, stderr: &str) {
-        let words = cmd::tokenize(line).unwrap_or_default();
-        if words.iter().any(|w| w == "curl") {
-            for (err, text) in kubeloop_sim::node::curl::in_written_order(stdout, stderr) {
-                self.terminal.print(&text, err);
-            }
-        } else {
-            self.terminal.print(stdout, false);
-            self.terminal.print(stderr, true);
-        }
-    }
-
-    /// Files a command wrote (`kubectl cp POD:PATH FILE`) join the scenario's files.
-    fn take_files(&mut self, written: Vec<(String, String)>) {
-        if written.is_empty() {
-            return;
-        }
-        self.scenario.spec.files.extend(written);
-        self.scenario_revision += 1;
-        self.files_revision += 1;
-    }
-
-    fn kill(&mut self, i: usize) {
-        let job = self.jobs.remove(i);
-        if let Some(mut p) = self.world.take_process(job.id) {
-            p.interrupt();
-            self.terminal.print_mixed(&p.take_unread());
-        }
-        self.terminal.info("^C");
-        self.revision += 1;
-    }
-
-    /// After `kubectl apply|create|replace -f FILE`: places the server's errors in FILE.
-    fn after(&mut self, line: &str, stderr: &str) {
-        for file in applied_files(line) {
-            if let Some(text) = self.scenario.spec.files.get(&file) {
-                let errors = view::locate_apply_errors(text, &file, stderr);
-                self.apply_errors.insert(file, errors);
-                self.revision += 1;
-            }
-        }
-    }
 }
 
-/// The files a `kubectl apply|create|replace` line reads (`-f a.yaml`, `--filename=b.yaml`).
-pub fn applied_files(line: &str) -> Vec<String> {
-    let words = cmd::tokenize(line).unwrap_or_default();
-    let is_kubectl = matches!(words.first().map(String::as_str), Some("kubectl" | "k"));
-    if !is_kubectl
-        || !words
-            .iter()
-            .any(|w| matches!(w.as_str(), "apply" | "create" | "replace"))
-    {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut it = words.iter().skip(1);
-    while let Some(w) = it.next() {
-        if w == "-f" || w == "--filename" {
-            out.extend(it.next().cloned());
-        } else if let Some(f) = w
-            .strip_prefix("--filename=")
-            .or_else(|| w.strip_prefix("-f="))
-        {
-            out.push(f.to_string());
-        }
-    }
-    out
-}
+pub use jobs::applied_files;
 
 /// Quotes a file name for a command line if it needs it.
 pub fn shell_quote(s: &str) -> String {
@@ -915,6 +776,12 @@ mod moment;
 
 #[path = "session_files.rs"]
 mod files;
+
+#[path = "session_lesson.rs"]
+mod lesson;
+
+#[path = "session_jobs.rs"]
+mod jobs;
 pub use files::{check_file_name, DeletedFile, FileError};
 
 #[cfg(test)]
@@ -928,3 +795,6 @@ mod moment_tests;
 #[cfg(test)]
 #[path = "session_files_tests.rs"]
 mod files_tests;
+#[cfg(test)]
+#[path = "session_lesson_tests.rs"]
+mod lesson_tests;

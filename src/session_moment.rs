@@ -91,10 +91,10 @@ impl Session {
                 Act::Submit(line) => self.submit_line(&line),
                 Act::Button(line) => {
                     self.record(&line);
-                    self.start(&line, false, false);
+                    self.start(&line, super::Origin::Typed, false);
                     self.pump();
                 }
-                Act::Step(line) => self.queue.push_back((line, true)),
+                Act::Step(line) => self.queue.push_back((line, super::Origin::Setup)),
                 Act::Interrupt => self.interrupt_now(),
             }
         }

@@ -32,15 +32,37 @@ impl Notice {
     }
 }
 
-/// Whether a location hash carries a share link (`#s=…`, or `s=` among `&`-parameters).
+/// Whether a location hash carries a share link (`#s=…`, or `s=` among `&`-parameters) or
+/// a lesson's link (`#lesson=ID`, a lesson of the gallery).
 pub fn has_share(hash: &str) -> bool {
     hash.trim_start_matches('#')
         .split('&')
-        .any(|p| p.starts_with("s="))
+        .any(|p| p.starts_with("s=") || p.starts_with("lesson="))
 }
 
-/// The scenario in a share link.
+/// The lesson id in a lesson's link.
+fn lesson_param(hash: &str) -> Option<&str> {
+    hash.trim_start_matches('#')
+        .split('&')
+        .find_map(|p| p.strip_prefix("lesson="))
+}
+
+/// A lesson's link (`#lesson=ID`).
+pub fn lesson_fragment(id: &str) -> String {
+    format!("#lesson={id}")
+}
+
+/// The scenario in a share link, or the gallery lesson a lesson's link names.
 pub fn from_link(hash: &str) -> Result<Scenario, Notice> {
+    let has_scenario = hash
+        .trim_start_matches('#')
+        .split('&')
+        .any(|p| p.starts_with("s="));
+    if let Some(id) = lesson_param(hash).filter(|_| !has_scenario) {
+        return crate::examples::lesson(id)
+            .map(crate::examples::scenario)
+            .ok_or_else(|| Notice::BadLink(format!("no lesson named \"{id}\"")));
+    }
     let yaml = decode_share_fragment(hash).map_err(|e| Notice::BadLink(e.to_string()))?;
     parse_scenario(&yaml)
         .map_err(|errs| Notice::BadScenario(errs.iter().map(|e| e.to_string()).collect()))
@@ -212,5 +234,23 @@ mod tests {
         let (got, notice) = opening("", Some("spec: [unclosed"));
         assert_eq!(got, default_scenario());
         assert!(matches!(notice, Some(Notice::BadSaved(_))));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_open_a_lesson_by_its_link() {
+        let link = lesson_fragment("lesson-self-healing");
+        assert!(has_share(&link));
+        let (got, notice) = opening(&link, None);
+        assert_eq!(notice, None);
+        assert_eq!(got.metadata.name, "lesson-self-healing");
+        assert!(got.spec.lesson.is_some());
+        let (got, notice) = opening("#lesson=no-such-lesson", None);
+        assert_eq!(got, default_scenario());
+        assert_eq!(
+            notice,
+            Some(Notice::BadLink(
+                "no lesson named \"no-such-lesson\"".to_string()
+            ))
+        );
     }
 }

@@ -721,7 +721,11 @@ fn pod_summary(out: &mut String, bar: &Rect, n: &NodeView, marks: Marks, lang: L
             Lang::En => ("endpoints", "ready"),
             Lang::Zh => ("个端点", "就绪"),
         };
-        let _ = write!(title, " · {} {label} ({ready} {ready_label})", endpoints.len());
+        let _ = write!(
+            title,
+            " · {} {label} ({ready} {ready_label})",
+            endpoints.len()
+        );
         let _ = write!(
             attrs,
             r#" data-endpoints="{}" data-endpoints-ready="{ready}""#,
@@ -731,7 +735,11 @@ fn pod_summary(out: &mut String, bar: &Rect, n: &NodeView, marks: Marks, lang: L
     let _ = write!(
         out,
         r#"<g class="pod-summary{}" data-testid="pod-summary" data-node="{}" data-pods="{total}"{attrs}><title>{title}</title>"#,
-        if endpoints.is_empty() { "" } else { " has-endpoints" },
+        if endpoints.is_empty() {
+            ""
+        } else {
+            " has-endpoints"
+        },
         escape(&n.name)
     );
     if !endpoints.is_empty() {
@@ -1069,7 +1077,10 @@ mod tests {
             None,
             Lang::En,
         );
-        assert!(marked.contains(r#"data-endpoints="2" data-endpoints-ready="1""#), "{marked}");
+        assert!(
+            marked.contains(r#"data-endpoints="2" data-endpoints-ready="1""#),
+            "{marked}"
+        );
         assert!(marked.contains("summary-endpoints") && marked.contains("2 endpoints (1 ready)"));
         assert!(!cell.contains("summary-endpoints"));
     }

@@ -74,6 +74,7 @@ pub fn clear_saved() {
         let _ = s.remove_item(SCENARIO_KEY);
         let _ = s.remove_item(LANG_KEY);
         let _ = s.remove_item(OPENING_KEY);
+        let _ = s.remove_item(LESSONS_KEY);
     }
 }
 
@@ -130,4 +131,50 @@ pub fn prefers_reduced_motion() -> bool {
                 .flatten()
         })
         .is_some_and(|m| m.matches())
+}
+
+const LESSONS_KEY: &str = "kubeloop.lessons.v1";
+
+/// The learner's lesson progress.
+pub fn saved_lessons() -> crate::lesson_progress::Progress {
+    let text = storage()
+        .and_then(|s| s.get_item(LESSONS_KEY).ok().flatten())
+        .unwrap_or_default();
+    crate::lesson_progress::Progress::parse(&text)
+}
+
+/// Saves the learner's lesson progress.
+pub fn save_lessons(progress: &crate::lesson_progress::Progress) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(LESSONS_KEY, &progress.to_text());
+    }
+}
+
+/// Offers bytes as a file download (`name`, MIME `mime`); false when the browser refused.
+pub fn download(name: &str, mime: &str, bytes: &[u8]) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return false;
+    };
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options) else {
+        return false;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return false;
+    };
+    let Some(a) = document
+        .create_element("a")
+        .ok()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    else {
+        return false;
+    };
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    true
 }

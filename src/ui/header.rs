@@ -96,9 +96,10 @@ pub fn Header() -> impl IntoView {
                 </div>
             </div>
             <div class="actions">
+                <super::lessons_list::LessonsButton/>
                 <select class="btn select" data-testid="examples" on:change=load_example>
                     <option value="" selected>{move || format!("{} …", ui.t(Key::Examples))}</option>
-                    {EXAMPLES.iter().map(|e| view! {
+                    {EXAMPLES.iter().filter(|e| examples::lesson(e.id).is_none()).map(|e| view! {
                         <option value=e.id>{move || if ui.lang.get() == Lang::Zh { e.title_zh } else { e.title }}</option>
                     }).collect_view()}
                 </select>

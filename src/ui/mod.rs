@@ -11,6 +11,8 @@ mod flow;
 pub mod frames;
 mod header;
 mod inspector;
+mod lesson;
+mod lessons_list;
 mod object_inspector;
 mod objects;
 mod proxy;
@@ -370,6 +372,7 @@ pub fn App() -> impl IntoView {
             <section class="pane diagram-pane" class:shown=move || ui.pane.get() == tabs::Pane::Cluster><diagram::Diagram/></section>
             <section class="pane terminal-pane" class:shown=move || ui.pane.get() == tabs::Pane::Terminal><console::Console/></section>
             <aside class="pane side-pane" class:shown=move || ui.pane.get() == tabs::Pane::Controls>
+                <lesson::LessonPanel/>
                 <flow::Flow/>
                 <trace::TracePanel/>
                 <objects::ObjectsPanel/>

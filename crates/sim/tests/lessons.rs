@@ -71,6 +71,9 @@ impl Learner {
     }
 
     fn type_line(&mut self, line: &str) -> String {
+        // As the page does: the steps the world already satisfies are done before the
+        // command starts, so it counts for the step after them.
+        self.check();
         let out = cmd::run_in_dir(&mut self.world, line, &mut self.files, COMMAND_LIMIT);
         let output = format!("{}{}", out.stdout, out.stderr);
         self.ran.push(Ran {
