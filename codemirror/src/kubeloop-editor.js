@@ -7,7 +7,7 @@ import {
   EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
   drawSelection, highlightSpecialChars, GutterMarker, lineNumberMarkers,
 } from '@codemirror/view';
-import { defaultKeymap, history, historyKeymap, indentMore, indentLess } from '@codemirror/commands';
+import { defaultKeymap, history, historyKeymap, indentMore, indentLess, redo } from '@codemirror/commands';
 import { syntaxHighlighting, HighlightStyle, indentOnInput, bracketMatching } from '@codemirror/language';
 import { tags as t } from '@lezer/highlight';
 import { yaml } from '@codemirror/lang-yaml';
@@ -110,6 +110,8 @@ export class KubeloopEditor {
       keymap.of([
         { key: 'Mod-Enter', run: () => { this.onApply(); return true; }, preventDefault: true },
         { key: 'Tab', run: tab, shift: (view) => (this.released ? false : indentLess(view)) },
+        // Redo on every platform both ways (CodeMirror binds Ctrl-Shift-z on Linux only).
+        { key: 'Mod-Shift-z', run: redo, preventDefault: true },
         ...searchKeymap, ...historyKeymap, ...defaultKeymap,
       ]),
       EditorView.updateListener.of((u) => {

@@ -65,7 +65,12 @@ test('a mistake is marked at its line:column, fixed from the keyboard and applie
   // Undo brings the mistake back, redo fixes it again (the history is this file's).
   await page.keyboard.press('ControlOrMeta+z');
   await expect(cluster.editorErrors).toHaveCount(1);
-  await page.keyboard.press('Control+y'); // redo (Linux)
+  await page.keyboard.press('Control+y'); // redo
+  await expect(cluster.editorErrors).toHaveCount(0);
+  // Ctrl+Shift+Z redoes too, as in most editors.
+  await page.keyboard.press('ControlOrMeta+z');
+  await expect(cluster.editorErrors).toHaveCount(1);
+  await page.keyboard.press('ControlOrMeta+Shift+z');
   await expect(cluster.editorErrors).toHaveCount(0);
 
   await page.keyboard.press('Control+Enter');
