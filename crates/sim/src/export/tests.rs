@@ -1,0 +1,714 @@
+use std::collections::BTreeMap;
+
+use serde_yaml::Value;
+
+use super::*;
+use crate::scenario::{parse_scenario, NodeGroup, Scenario};
+
+fn gallery(name: &str) -> Scenario {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../public/scenarios")
+        .join(format!("{name}.yaml"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    parse_scenario(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"))
+}
+
+fn file<'a>(files: &'a [(String, String)], path: &str) -> &'a str {
+    files
+        .iter()
+        .find(|(p, _)| p == path)
+        .map(|(_, c)| c.as_str())
+        .unwrap_or_else(|| {
+            panic!(
+                "no {path} in {:?}",
+                files.iter().map(|f| &f.0).collect::<Vec<_>>()
+            )
+        })
+}
+
+/// The scenario's `step`/`stream` lines of run.sh: (seconds, command as bash reads it).
+fn step_lines(run_sh: &str) -> Vec<(f64, String)> {
+    run_sh
+        .lines()
+        .filter_map(|l| {
+            let (skip, rest) = if let Some(r) = l.strip_prefix("step ") {
+                (1, r)
+            } else {
+                (2, l.strip_prefix("stream ")?)
+            };
+            let mut parts = rest.splitn(skip + 1, ' ');
+            let at: f64 = parts.next()?.parse().ok()?;
+            let cmd = parts.nth(skip - 1)?.to_string();
+            Some((at, cmd))
+        })
+        .collect()
+}
+
+// ---- kind's Cluster schema (kind.x-k8s.io/v1alpha4, pkg/apis/config/v1alpha4/types.go) ----
+
+const CLUSTER_FIELDS: &[&str] = &[
+    "kind",
+    "apiVersion",
+    "name",
+    "nodes",
+    "networking",
+    "featureGates",
+    "runtimeConfig",
+    "kubeadmConfigPatches",
+    "kubeadmConfigPatchesJSON6902",
+    "containerdConfigPatches",
+    "containerdConfigPatchesJSON6902",
+];
+const NODE_FIELDS: &[&str] = &[
+    "role",
+    "image",
+    "labels",
+    "extraMounts",
+    "extraPortMappings",
+    "kubeadmConfigPatches",
+    "kubeadmConfigPatchesJSON6902",
+];
+const NETWORKING_FIELDS: &[&str] = &[
+    "ipFamily",
+    "apiServerAddress",
+    "apiServerPort",
+    "podSubnet",
+    "serviceSubnet",
+    "disableDefaultCNI",
+    "kubeProxyMode",
+    "dnsSearch",
+];
+const PORT_MAPPING_FIELDS: &[&str] = &["containerPort", "hostPort", "listenAddress", "protocol"];
+const KUBEADM_KINDS: &[&str] = &[
+    "InitConfiguration",
+    "JoinConfiguration",
+    "ClusterConfiguration",
+    "KubeletConfiguration",
+    "KubeProxyConfiguration",
+];
+
+fn keys(v: &Value, allowed: &[&str], at: &str) -> Vec<String> {
+    let Some(m) = v.as_mapping() else {
+        return vec![format!("{at}: not a mapping")];
+    };
+    m.keys()
+        .filter_map(|k| {
+            let k = k.as_str().unwrap_or("<non-string key>");
+            (!allowed.contains(&k)).then(|| format!("{at}.{k}: unknown field"))
+        })
+        .collect()
+}
+
+/// Every way `text` breaks kind's v1alpha4 Cluster config (kind decodes it strictly).
+fn kind_schema_problems(text: &str) -> Vec<String> {
+    let v: Value = match serde_yaml::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return vec![format!("not YAML: {e}")],
+    };
+    let mut p = keys(&v, CLUSTER_FIELDS, "");
+    if v["kind"].as_str() != Some("Cluster") {
+        p.push("kind must be Cluster".into());
+    }
+    if v["apiVersion"].as_str() != Some("kind.x-k8s.io/v1alpha4") {
+        p.push("apiVersion must be kind.x-k8s.io/v1alpha4".into());
+    }
+    if !v["networking"].is_null() {
+        p.extend(keys(&v["networking"], NETWORKING_FIELDS, "networking"));
+        let mode = &v["networking"]["kubeProxyMode"];
+        if !mode.is_null()
+            && !matches!(
+                mode.as_str(),
+                Some("iptables" | "ipvs" | "nftables" | "none")
+            )
+        {
+            p.push(format!("networking.kubeProxyMode: {mode:?}"));
+        }
+    }
+    let Some(nodes) = v["nodes"].as_sequence() else {
+        p.push("nodes: not a list".into());
+        return p;
+    };
+    for (i, n) in nodes.iter().enumerate() {
+        let at = format!("nodes[{i}]");
+        p.extend(keys(n, NODE_FIELDS, &at));
+        if !matches!(n["role"].as_str(), Some("control-plane" | "worker")) {
+            p.push(format!("{at}.role: {:?}", n["role"]));
+        }
+        if let Some(l) = n["labels"].as_mapping() {
+            for (k, v) in l {
+                if !k.is_string() || !v.is_string() {
+                    p.push(format!("{at}.labels: {k:?}: {v:?} is not string: string"));
+                }
+            }
+        } else if !n["labels"].is_null() {
+            p.push(format!("{at}.labels: not a mapping"));
+        }
+        for (j, m) in n["extraPortMappings"]
+            .as_sequence()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            p.extend(keys(
+                m,
+                PORT_MAPPING_FIELDS,
+                &format!("{at}.extraPortMappings[{j}]"),
+            ));
+            if !m["protocol"].is_null()
+                && !matches!(m["protocol"].as_str(), Some("TCP" | "UDP" | "SCTP"))
+            {
+                p.push(format!("{at}.extraPortMappings[{j}].protocol"));
+            }
+            if m["containerPort"].as_i64().is_none() {
+                p.push(format!(
+                    "{at}.extraPortMappings[{j}].containerPort: not an integer"
+                ));
+            }
+        }
+        for (j, patch) in n["kubeadmConfigPatches"]
+            .as_sequence()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let at = format!("{at}.kubeadmConfigPatches[{j}]");
+            let Some(s) = patch.as_str() else {
+                p.push(format!("{at}: not a string"));
+                continue;
+            };
+            let doc: Value = match serde_yaml::from_str(s) {
+                Ok(d) => d,
+                Err(e) => {
+                    p.push(format!("{at}: not YAML: {e}"));
+                    continue;
+                }
+            };
+            if !KUBEADM_KINDS.contains(&doc["kind"].as_str().unwrap_or("")) {
+                p.push(format!("{at}.kind: {:?}", doc["kind"]));
+            }
+            for t in doc["nodeRegistration"]["taints"]
+                .as_sequence()
+                .into_iter()
+                .flatten()
+            {
+                p.extend(keys(
+                    t,
+                    &["key", "value", "effect", "timeAdded"],
+                    &format!("{at} taint"),
+                ));
+                if !matches!(
+                    t["effect"].as_str(),
+                    Some("NoSchedule" | "PreferNoSchedule" | "NoExecute")
+                ) {
+                    p.push(format!("{at}: taint effect {:?}", t["effect"]));
+                }
+            }
+        }
+    }
+    if nodes
+        .iter()
+        .filter(|n| n["role"].as_str() == Some("control-plane"))
+        .count()
+        != 1
+    {
+        p.push("exactly one control-plane node expected".into());
+    }
+    p
+}
+
+const LABELLED: &str = r#"
+apiVersion: kubeloop.dev/v1alpha1
+kind: Scenario
+metadata:
+  name: zones
+spec:
+  proxyMode: ipvs
+  addons: [ingress-nginx]
+  nodes:
+  - name: db-1
+    capacity: {cpu: "8", memory: 32Gi}
+    labels: {topology.kubernetes.io/zone: zone-a, disktype: ssd, node-role.kubernetes.io/db: ""}
+    taints: [{key: dedicated, value: db, effect: NoSchedule}, {key: spot, effect: PreferNoSchedule}]
+  - namePrefix: web-
+    count: 2
+    labels: {topology.kubernetes.io/zone: zone-b}
+    unschedulable: true
+  files:
+    pinned.yaml: |
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: pinned
+      spec:
+        nodeName: web-2
+        containers:
+        - name: app
+          image: nginx:1.27
+  steps:
+  - at: 1s
+    run: kubectl apply -f pinned.yaml
+  - at: 2s
+    run: kubectl uncordon web-1
+  - at: 3s
+    run: kubectl get pods --field-selector spec.nodeName=web-2 -o wide
+  - at: 4s
+    run: sim node add web-3 --cpu 2
+  - at: 5s
+    run: sim speed 2
+  - at: 6s
+    run: sim crash pinned app
+  - at: 7s
+    run: sim partition web-1
+  - at: 8s
+    run: kubectl get pods -w
+  - at: 10s
+    run: ssh web-1 crictl ps | grep app
+  - at: 11s
+    run: kubectl get pod pinned -o jsonpath={.spec.nodeName}
+"#;
+
+#[test]
+fn nginx_example_exports_the_kind_directory() {
+    let files = to_kind(&gallery("nginx-basic"));
+    let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "README.md",
+            "kind-config.yaml",
+            "manifests/nginx-deploy.yaml",
+            "run.sh"
+        ]
+    );
+    assert_eq!(
+        file(&files, "manifests/nginx-deploy.yaml"),
+        gallery("nginx-basic").spec.files["nginx-deploy.yaml"]
+    );
+    let run = file(&files, "run.sh");
+    assert!(run.starts_with("#!/usr/bin/env bash\n"));
+    assert!(run.contains("\nset -euo pipefail\n"));
+    let steps: Vec<String> = step_lines(run)
+        .into_iter()
+        .map(|(at, c)| format!("{at} {c}"))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "0 kubectl apply -f nginx-deploy.yaml",
+            "0 kubectl get pods",
+            "30 kubectl get pods -o wide",
+            "31 kubectl expose deployment nginx --port=80",
+            "35 kubectl get deployments,replicasets,services",
+        ]
+    );
+    let readme = file(&files, "README.md");
+    assert!(readme.contains("kind create cluster --config kind-config.yaml"));
+    assert!(readme.contains("./run.sh"));
+    assert!(readme.contains("| node-1 | nginx-basic-worker |"));
+    assert!(readme.contains("## What differs from kubeloop"));
+    let config: Value = serde_yaml::from_str(file(&files, "kind-config.yaml")).unwrap();
+    let roles: Vec<&str> = config["nodes"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|n| n["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["control-plane", "worker", "worker", "worker"]);
+}
+
+#[test]
+fn kind_config_of_every_gallery_scenario_matches_kinds_schema() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../public/scenarios");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_suffix(".yaml")
+                .map(String::from)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() > 10);
+    for name in names {
+        let files = to_kind(&gallery(&name));
+        let problems = kind_schema_problems(file(&files, KIND_CONFIG));
+        assert!(problems.is_empty(), "{name}: {problems:?}");
+    }
+}
+
+#[test]
+fn schema_check_catches_what_kind_refuses() {
+    let bad =
+        "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n- role: master\n  taints: []\n";
+    let p = kind_schema_problems(bad);
+    assert!(
+        p.iter()
+            .any(|e| e.contains("nodes[0].taints: unknown field")),
+        "{p:?}"
+    );
+    assert!(p.iter().any(|e| e.contains("nodes[0].role")), "{p:?}");
+}
+
+#[test]
+fn labels_taints_and_capacity_reach_kind_config_or_run_sh() {
+    let sc = parse_scenario(LABELLED).unwrap();
+    let files = to_kind(&sc);
+    let text = file(&files, KIND_CONFIG);
+    assert_eq!(kind_schema_problems(text), Vec::<String>::new());
+    let v: Value = serde_yaml::from_str(text).unwrap();
+    assert_eq!(v["name"].as_str(), Some("zones"));
+    assert_eq!(v["networking"]["kubeProxyMode"].as_str(), Some("ipvs"));
+    let nodes = v["nodes"].as_sequence().unwrap();
+    assert_eq!(nodes.len(), 4, "a control plane and three workers");
+    // ingress-nginx as kind's ingress guide sets it up.
+    assert_eq!(nodes[0]["labels"]["ingress-ready"].as_str(), Some("true"));
+    assert_eq!(
+        nodes[0]["extraPortMappings"][0]["hostPort"].as_i64(),
+        Some(80)
+    );
+    let db = &nodes[1];
+    assert_eq!(
+        db["labels"]["topology.kubernetes.io/zone"].as_str(),
+        Some("zone-a")
+    );
+    assert_eq!(db["labels"]["disktype"].as_str(), Some("ssd"));
+    assert!(
+        db["labels"]["node-role.kubernetes.io/db"].is_null(),
+        "the kubelet refuses it"
+    );
+    let patch: Value =
+        serde_yaml::from_str(db["kubeadmConfigPatches"][0].as_str().unwrap()).unwrap();
+    assert_eq!(patch["kind"].as_str(), Some("JoinConfiguration"));
+    let taints = patch["nodeRegistration"]["taints"].as_sequence().unwrap();
+    assert_eq!(taints.len(), 2);
+    assert_eq!(taints[0]["key"].as_str(), Some("dedicated"));
+    assert_eq!(taints[0]["value"].as_str(), Some("db"));
+    assert_eq!(taints[0]["effect"].as_str(), Some("NoSchedule"));
+    assert!(taints[1]["value"].is_null());
+    assert!(text.contains("- role: worker   # db-1 -> zones-worker\n"));
+    assert!(text
+        .contains("cpu: 8, ephemeral-storage: 100Gi, memory: 32Gi, pods: 110 (kind cannot set it"));
+    assert!(text.contains("- role: worker   # web-2 -> zones-worker3\n"));
+    let run = file(&files, RUN_SH);
+    assert!(
+        run.contains("kubectl label node zones-worker node-role.kubernetes.io/db=\n"),
+        "{run}"
+    );
+    assert!(run.contains("kubectl cordon zones-worker2\nkubectl cordon zones-worker3\n"));
+    assert!(run.contains(
+        "kubectl apply -f https://kind.sigs.k8s.io/examples/ingress/deploy-ingress-nginx.yaml\n"
+    ));
+}
+
+#[test]
+fn steps_become_kind_commands_or_kubeloop_only_comments() {
+    let files = to_kind(&parse_scenario(LABELLED).unwrap());
+    let run = file(&files, RUN_SH);
+    for line in [
+        "step 1 kubectl apply -f pinned.yaml",
+        "step 2 kubectl uncordon zones-worker2",
+        "step 3 kubectl get pods --field-selector spec.nodeName=zones-worker3 -o wide",
+        "# kubeloop only: [4s] kind cannot add a node to a running cluster",
+        "# kubeloop only: [5s] a real cluster runs at the wall clock's speed: sim speed 2",
+        "step 6 crash_container default pinned app",
+        "step 7 partition zones-worker2",
+        "stream 8 10 kubectl get pods -w",
+        "step 10 docker exec zones-worker2 sh -c 'crictl ps | grep app'",
+        "step 11 kubectl get pod pinned -o 'jsonpath={.spec.nodeName}'",
+    ] {
+        assert!(run.contains(line), "run.sh lacks {line:?}:\n{run}");
+    }
+    let pinned = file(&files, "manifests/pinned.yaml");
+    assert!(pinned
+        .starts_with("# kubeloop export: node names are kind's here (web-2 -> zones-worker3).\n"));
+    assert!(pinned.contains("nodeName: zones-worker3\n"));
+    let readme = file(&files, README);
+    assert!(
+        readme.contains("- `sim node add web-3 --cpu 2`\n- `sim speed 2`\n"),
+        "{readme}"
+    );
+}
+
+#[test]
+fn sim_failures_become_docker_and_static_pod_moves() {
+    let run = file(&to_kind(&gallery("node-failure")), RUN_SH).to_string();
+    assert!(
+        run.contains("\nstep 21 docker stop node-failure-worker3\n"),
+        "{run}"
+    );
+    assert!(run.contains(
+        "\nstep 30 docker exec node-failure-worker curl -sS --connect-timeout 2 http://10.96.100.100\n"
+    ));
+    let run = file(&to_kind(&gallery("scheduler-down")), RUN_SH).to_string();
+    assert!(run.contains("\nstep 20 stop_component kube-scheduler\n"));
+    assert!(run.contains("\nstep 40 start_component kube-scheduler\n"));
+    assert!(run.contains(r#"mv "/etc/kubernetes/manifests/$1.yaml" "/etc/kubernetes/$1.yaml""#));
+    let sc = parse_scenario(
+        "apiVersion: kubeloop.dev/v1alpha1\nkind: Scenario\nspec:\n  steps:\n  - {at: 1s, run: sim poweroff node-2}\n  - {at: 1m, run: sim poweron node-2}\n  - {at: 61s, run: sim advance 1m30s}\n  - {at: 62s, run: sim poweroff node-9}\n",
+    )
+    .unwrap();
+    let run = file(&to_kind(&sc), RUN_SH).to_string();
+    assert!(run.contains("\nstep 1 docker stop kubeloop-worker2\n"));
+    assert!(run.contains("\nstep 60 docker start kubeloop-worker2\n"));
+    assert!(run.contains("\nstep 61 sleep 90\n"));
+    assert!(run.contains("\n# kubeloop only: [62s] no kind equivalent: sim poweroff node-9\n"));
+}
+
+#[test]
+fn node_names_are_translated_as_whole_words_only() {
+    let sc = parse_scenario(
+        "apiVersion: kubeloop.dev/v1alpha1\nkind: Scenario\nspec:\n  nodes:\n  - {namePrefix: node-, count: 10}\n",
+    )
+    .unwrap();
+    let n = NodeNames::of(&sc);
+    assert_eq!(
+        n.translate("node-1 node-10 node/node-1,node-2 node-1.example node-1x spec.nodeName=node-3"),
+        "kubeloop-worker kubeloop-worker10 node/kubeloop-worker,kubeloop-worker2 node-1.example node-1x spec.nodeName=kubeloop-worker3"
+    );
+}
+
+#[test]
+fn run_sh_is_valid_bash() {
+    for sc in [
+        gallery("nginx-basic"),
+        gallery("node-failure"),
+        parse_scenario(LABELLED).unwrap(),
+    ] {
+        let files = to_kind(&sc);
+        let path = std::env::temp_dir().join(format!(
+            "kubeloop-export-{}-{}.sh",
+            sc.metadata.name,
+            std::process::id()
+        ));
+        std::fs::write(&path, file(&files, RUN_SH)).unwrap();
+        let out = std::process::Command::new("bash")
+            .arg("-n")
+            .arg(&path)
+            .output();
+        let _ = std::fs::remove_file(&path);
+        let out = out.expect("bash runs");
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            sc.metadata.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// The scenario with its nodes named as kind names them: the world run.sh's commands
+/// find on kind.
+fn as_on_kind(sc: &Scenario) -> Scenario {
+    let names = NodeNames::of(sc);
+    let mut kind = sc.clone();
+    kind.spec.nodes = sc
+        .nodes()
+        .into_iter()
+        .zip(&names.workers)
+        .map(|(n, (_, k))| NodeGroup {
+            name: Some(k.clone()),
+            capacity: n.capacity,
+            allocatable: Some(n.allocatable),
+            labels: n.labels,
+            taints: n.taints,
+            images: n.images,
+            unschedulable: n.unschedulable,
+            ..NodeGroup::default()
+        })
+        .collect();
+    kind
+}
+
+/// Runs run.sh's kubectl and etcdctl steps through kubeloop's terminal at their times, in a
+/// world built from the scenario (nodes named as kind names them) with manifests/ as the
+/// working directory. Returns (command, exit code, stdout, stderr).
+fn dry_run(sc: &Scenario) -> Vec<(String, i32, String, String)> {
+    let files = to_kind(sc);
+    let dir: BTreeMap<String, String> = files
+        .iter()
+        .filter_map(|(p, c)| Some((p.strip_prefix("manifests/")?.to_string(), c.clone())))
+        .collect();
+    let mut world = crate::runner::new_world(&as_on_kind(sc));
+    let mut out = Vec::new();
+    for (at, cmd) in step_lines(file(&files, RUN_SH)) {
+        if !(cmd.starts_with("kubectl ") || cmd.starts_with("etcdctl ")) {
+            continue;
+        }
+        let t = (at * 1000.0).round() as crate::time::Time;
+        if world.now() < t {
+            world.run_until(t);
+        }
+        let o = crate::cmd::run_within(
+            &mut world,
+            &cmd,
+            &dir,
+            30_000,
+            crate::envelope::MAX_EVENTS_PER_COMMAND,
+        );
+        out.push((cmd, o.exit_code, o.stdout, o.stderr));
+    }
+    out
+}
+
+#[test]
+fn run_sh_kubectl_commands_run_in_kubeloops_terminal() {
+    let ran = dry_run(&gallery("nginx-basic"));
+    assert_eq!(ran.len(), 5);
+    for (cmd, code, _, err) in &ran {
+        assert_eq!(*code, 0, "{cmd}: {err}");
+        assert!(!err.contains("error"), "{cmd}: {err}");
+    }
+    // The pods landed on the nodes as kind names them.
+    let wide = &ran[2].2;
+    assert!(wide.contains("nginx-basic-worker"), "{wide}");
+    assert_eq!(wide.matches(" Running ").count(), 3, "{wide}");
+    let ran = dry_run(&parse_scenario(LABELLED).unwrap());
+    let pinned = ran.iter().find(|r| r.0.contains("jsonpath")).unwrap();
+    assert_eq!(pinned.2, "zones-worker3");
+}
+
+#[test]
+fn run_sh_commands_of_the_gallery_are_all_known_to_kubeloop() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../public/scenarios");
+    for name in [
+        "crashloop",
+        "node-failure",
+        "scheduler-down",
+        "readiness-rollout",
+        "mysql-pvc",
+        "service-iptables-mode",
+    ] {
+        if !dir.join(format!("{name}.yaml")).exists() {
+            continue;
+        }
+        for (cmd, _, _, err) in dry_run(&gallery(name)) {
+            for bad in [
+                "unknown command",
+                "unknown flag",
+                "unknown shorthand",
+                "command not found",
+                "not found: node",
+            ] {
+                assert!(!err.contains(bad), "{name}: {cmd}: {err}");
+            }
+        }
+    }
+}
+
+#[test]
+fn export_is_deterministic() {
+    let sc = parse_scenario(LABELLED).unwrap();
+    assert_eq!(to_kind(&sc), to_kind(&sc));
+    let files = to_kind(&sc);
+    assert_eq!(to_tar(&files, "zones"), to_tar(&files, "zones"));
+}
+
+/// (name, mode, typeflag, data) of each tar entry, read back from the bytes.
+fn read_tar(bytes: &[u8]) -> Vec<(String, u32, u8, Vec<u8>)> {
+    let field =
+        |h: &[u8]| String::from_utf8(h.iter().take_while(|&&b| b != 0).copied().collect()).unwrap();
+    let octal = |h: &[u8]| u64::from_str_radix(field(h).trim(), 8).unwrap();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut pax_path = None;
+    while i + 512 <= bytes.len() && bytes[i..i + 512].iter().any(|&b| b != 0) {
+        let h = &bytes[i..i + 512];
+        let sum: u64 = h
+            .iter()
+            .enumerate()
+            .map(|(j, &b)| {
+                if (148..156).contains(&j) {
+                    32
+                } else {
+                    u64::from(b)
+                }
+            })
+            .sum();
+        assert_eq!(sum, octal(&h[148..156]), "checksum");
+        assert_eq!(&h[257..263], b"ustar\0");
+        assert_eq!(octal(&h[136..148]), 0, "mtime 0");
+        let size = octal(&h[124..136]) as usize;
+        let data = bytes[i + 512..i + 512 + size].to_vec();
+        let prefix = field(&h[345..500]);
+        let mut name = field(&h[0..100]);
+        if !prefix.is_empty() {
+            name = format!("{prefix}/{name}");
+        }
+        if h[156] == b'x' {
+            let rec = String::from_utf8(data.clone()).unwrap();
+            pax_path = rec
+                .split_once(" path=")
+                .map(|(_, p)| p.trim_end().to_string());
+        } else {
+            out.push((
+                pax_path.take().unwrap_or(name),
+                octal(&h[100..108]) as u32,
+                h[156],
+                data,
+            ));
+        }
+        i += 512 + size.div_ceil(512) * 512;
+    }
+    out
+}
+
+#[test]
+fn tar_holds_the_directory_with_run_sh_executable() {
+    let files = to_kind(&gallery("nginx-basic"));
+    let tar = to_tar(&files, "nginx-basic");
+    assert_eq!(tar.len() % 512, 0);
+    let entries = read_tar(&tar);
+    let listing: Vec<(String, u32)> = entries.iter().map(|e| (e.0.clone(), e.1)).collect();
+    assert_eq!(
+        listing,
+        [
+            ("nginx-basic/".to_string(), 0o755),
+            ("nginx-basic/README.md".to_string(), 0o644),
+            ("nginx-basic/kind-config.yaml".to_string(), 0o644),
+            ("nginx-basic/manifests/".to_string(), 0o755),
+            ("nginx-basic/manifests/nginx-deploy.yaml".to_string(), 0o644),
+            ("nginx-basic/run.sh".to_string(), 0o755),
+        ]
+    );
+    assert_eq!(entries[5].3, file(&files, RUN_SH).as_bytes());
+}
+
+#[test]
+fn tar_extracts_with_the_system_tar_even_with_long_names() {
+    let long = format!("{}/{}.yaml", "d".repeat(120), "f".repeat(110));
+    let files = vec![
+        ("run.sh".to_string(), "echo hi\n".to_string()),
+        (long.clone(), "x: 1\n".to_string()),
+    ];
+    let tmp = std::env::temp_dir().join(format!("kubeloop-tar-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(tmp.join("a.tar"), to_tar(&files, "out")).unwrap();
+    let Ok(st) = std::process::Command::new("tar")
+        .arg("-xf")
+        .arg("a.tar")
+        .current_dir(&tmp)
+        .status()
+    else {
+        return; // no tar on this machine: read_tar's checks above still ran
+    };
+    assert!(st.success());
+    assert_eq!(
+        std::fs::read_to_string(tmp.join("out").join(&long)).unwrap(),
+        "x: 1\n"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(tmp.join("out/run.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o111, 0o111, "run.sh is executable");
+    let _ = std::fs::remove_dir_all(&tmp);
+    let names: Vec<String> = read_tar(&to_tar(&files, "out"))
+        .into_iter()
+        .map(|e| e.0)
+        .collect();
+    assert!(names.contains(&format!("out/{long}")));
+}
