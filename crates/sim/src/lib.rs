@@ -15,6 +15,7 @@ pub mod engine;
 pub mod envelope;
 pub mod etcd;
 pub mod export;
+pub mod import;
 pub mod kube_scheduler;
 pub mod kubeconfig_state;
 pub mod kubectl;
