@@ -9,7 +9,7 @@ mod steps;
 mod tar;
 
 pub use kind_config::kubelet_may_set;
-pub use names::{cluster_name, kind_worker, shell_quote, NodeNames};
+pub use names::{cluster_name, kind_worker, shell_join, shell_quote, NodeNames};
 pub use steps::{translate as translate_step, Line};
 pub use tar::to_tar;
 
