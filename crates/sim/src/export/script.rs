@@ -126,12 +126,12 @@ pub fn run_sh(sc: &Scenario, names: &NodeNames) -> String {
     out
 }
 
-/// The scenario's name, or "(unnamed)".
-pub fn display_name(sc: &Scenario) -> &str {
+/// The scenario's name for a comment or a title: on one line, or "(unnamed)".
+pub fn display_name(sc: &Scenario) -> String {
     if sc.metadata.name.is_empty() {
-        "(unnamed)"
+        "(unnamed)".to_string()
     } else {
-        &sc.metadata.name
+        one_line(&sc.metadata.name)
     }
 }
 

@@ -712,3 +712,44 @@ fn tar_extracts_with_the_system_tar_even_with_long_names() {
         .collect();
     assert!(names.contains(&format!("out/{long}")));
 }
+
+#[test]
+fn odd_steps_become_comments_and_never_break_the_script() {
+    let sc = parse_scenario(
+        "apiVersion: kubeloop.dev/v1alpha1\nkind: Scenario\nmetadata:\n  name: Not_A_DNS_Name\nspec:\n  files:\n    ../escape.yaml: 'a: 1'\n  steps:\n  - run: \"kubectl get pods 'unclosed\"\n  - run: ssh node-1\n  - run: k get nodes\n  - run: echo $HOME\n  - run: sim stop cloud-provider-kind\n  - run: 'kubectl annotate pod x \"note=it''s $(rm -rf /)\"'\n",
+    )
+    .unwrap();
+    let files = to_kind(&sc);
+    assert!(
+        files.iter().any(|(p, _)| p == "manifests/_/escape.yaml"),
+        "no path leaves manifests/"
+    );
+    let run = file(&files, RUN_SH);
+    assert!(
+        run.contains("CLUSTER=kubeloop\n"),
+        "a name kind refuses falls back to kubeloop"
+    );
+    for line in [
+        "# kubeloop only: [0s] unexpected EOF while looking for matching `''",
+        "# kubeloop only: [0s] an interactive shell: use `docker exec -it kubeloop-worker bash`: ssh node-1",
+        "step 0 kubectl get nodes",
+        "# kubeloop only: [0s] not a command kubeloop exports: echo $HOME",
+        "# kubeloop only: [0s] cloud-provider-kind runs on the host",
+        r"step 0 kubectl annotate pod x 'note=it'\''s $(rm -rf /)'",
+    ] {
+        assert!(run.contains(line), "run.sh lacks {line:?}:\n{run}");
+    }
+    let path = std::env::temp_dir().join(format!("kubeloop-export-odd-{}.sh", std::process::id()));
+    std::fs::write(&path, run).unwrap();
+    let out = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&path)
+        .output()
+        .expect("bash runs");
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

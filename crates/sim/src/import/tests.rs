@@ -156,6 +156,12 @@ fn imported_scenario_runs_with_the_bound_pod_on_its_node() {
         "kubectl get pod report -n shop -o jsonpath={.spec.priority}/{.status.phase}",
     );
     assert_eq!(report, "1000/Running");
+    // The claim binds again to the volume it had, which stays on its node.
+    let pvc = run_in(
+        &mut world,
+        "kubectl get pvc data -o jsonpath={.status.phase}/{.spec.volumeName}",
+    );
+    assert_eq!(pvc, "Bound/pvc-5d1e0c7a-3f0e-4c1b-9d7e-2b8f6c4a1e11");
     let nodes = run_in(&mut world, "kubectl get nodes -o name");
     assert_eq!(
         nodes,
