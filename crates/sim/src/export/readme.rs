@@ -33,6 +33,13 @@ pub fn readme(sc: &Scenario, names: &NodeNames, kubeloop_only: &[String]) -> Str
         "\nThe control plane runs on `{}` (a Node on kind, tainted NoSchedule; in kubeloop it is not a Node).\n\n",
         names.control_plane()
     );
+    if names.workers.len() > BIG {
+        out += &format!(
+            "kind runs every node as a container: {} nodes need a large machine (each kind node takes\n\
+             a few hundred MiB of memory before any pod runs). kubeloop's hollow nodes have no such cost.\n\n",
+            names.workers.len() + 1
+        );
+    }
     out += DIFFERENCES;
     if !kubeloop_only.is_empty() {
         out += "\n## Steps with no kind equivalent\n\nThese are comments in run.sh:\n\n";
@@ -42,6 +49,9 @@ pub fn readme(sc: &Scenario, names: &NodeNames, kubeloop_only: &[String]) -> Str
     }
     out
 }
+
+/// More worker nodes than this get a warning about the machine kind needs.
+const BIG: usize = 10;
 
 const DIFFERENCES: &str = "## What differs from kubeloop\n\n\
 - Time is the wall clock: steps run at their times to about a second, and everything takes as long

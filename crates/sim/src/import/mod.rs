@@ -236,6 +236,13 @@ fn import_nodes(items: &[Value], r: &mut ImportResult) {
 /// The objects to recreate, cleaned, in apply order; the rest skipped or noted.
 fn select_objects(items: &[Value], r: &mut ImportResult) -> Vec<(String, Value)> {
     let present: BTreeSet<(String, String, String)> = items.iter().map(identity).collect();
+    let nodes: BTreeSet<String> = r
+        .scenario
+        .spec
+        .nodes
+        .iter()
+        .filter_map(|n| n.name.clone())
+        .collect();
     let mut left_to_owner: BTreeMap<String, usize> = BTreeMap::new();
     let mut absent_owner: BTreeMap<String, usize> = BTreeMap::new();
     let mut static_pods: BTreeMap<String, usize> = BTreeMap::new();
@@ -271,6 +278,12 @@ fn select_objects(items: &[Value], r: &mut ImportResult) -> Vec<(String, Value)>
             };
             *tally.entry(format!("{} {}", owner.0, owner.1)).or_default() += 1;
             continue;
+        }
+        let bound = item["spec"]["nodeName"].as_str().filter(|n| !n.is_empty());
+        if let Some(node) = bound.filter(|n| !nodes.contains(*n)) {
+            r.notices.push(format!(
+                "{what} is bound to node {node}, which is not among the imported nodes: it stays Pending"
+            ));
         }
         let mut obj = item.clone();
         r.notices.extend(clean::clean(&mut obj, &what));

@@ -217,5 +217,10 @@ fn odd_items_are_reported_not_panicked_on() {
     );
     assert!(r.scenario.spec.nodes.is_empty());
     assert!(r.notices.iter().any(|n| n.contains("three default nodes")));
+    let r = from_cluster("kind: Pod\nmetadata: {name: lost}\nspec: {nodeName: gone, containers: [{name: c, image: busybox}]}\n").unwrap();
+    assert_eq!(
+        r.notices[1],
+        "Pod lost is bound to node gone, which is not among the imported nodes: it stays Pending"
+    );
     assert!(crate::scenario::parse_scenario(&r.scenario.to_yaml()).is_ok());
 }

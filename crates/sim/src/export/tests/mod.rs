@@ -372,3 +372,14 @@ fn odd_steps_become_comments_and_never_break_the_script() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn readme_warns_that_many_kind_nodes_need_a_large_machine() {
+    let readme = to_kind(&gallery("hundred-nodes"))[0].1.clone();
+    assert!(
+        readme.contains("kind runs every node as a container: 101 nodes need a large machine"),
+        "{readme}"
+    );
+    let readme = to_kind(&gallery("nginx-basic"))[0].1.clone();
+    assert!(!readme.contains("large machine"));
+}
