@@ -338,7 +338,17 @@ fn check_objects(
     objects: Vec<(String, Value)>,
     r: &mut ImportResult,
 ) -> BTreeMap<String, Vec<String>> {
-    let mut checker = check::Checker::new(&r.scenario);
+    let mut kinds: Vec<(String, String)> = objects
+        .iter()
+        .map(|(_, o)| {
+            let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
+            (s(&o["kind"]), s(&o["apiVersion"]))
+        })
+        .chain([("Namespace".to_string(), "v1".to_string())])
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    let mut checker = check::Checker::new(&r.scenario, &kinds);
     let mut files: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let listed: BTreeSet<String> = objects
         .iter()
@@ -362,7 +372,7 @@ fn check_objects(
             continue;
         }
         let yaml = serde_yaml::to_string(&obj).unwrap_or_default();
-        match checker.apply(&yaml) {
+        match checker.apply(&obj, &yaml) {
             Ok(()) => {
                 let kind = obj["kind"].as_str().unwrap_or_default();
                 let file = KINDS
