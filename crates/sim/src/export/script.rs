@@ -8,7 +8,9 @@ use crate::scenario::Scenario;
 
 /// The helpers every script starts with. `@CLUSTER@` and `@CONTROL_PLANE@` are filled in.
 const PRELUDE: &str = r#"set -euo pipefail
-cd "$(dirname "$0")/manifests"
+# Steps name the scenario's files as they are written in manifests/.
+cd "$(dirname "$0")"
+if [ -d manifests ]; then cd manifests; fi
 
 CLUSTER=@CLUSTER@
 CONTROL_PLANE=@CONTROL_PLANE@

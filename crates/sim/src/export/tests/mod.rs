@@ -2,6 +2,7 @@
 
 mod dry_run;
 mod kind_schema;
+mod run_script;
 mod tar;
 
 use serde_yaml::Value;
