@@ -89,16 +89,19 @@ step() {
   "$@" || echo "(exit code $?)"
 }
 # A command that streams (kubectl get -w) runs until the next step's time, then is
-# interrupted like Ctrl-C.
+# interrupted like Ctrl-C. It runs as its own job (set -m): a script's background
+# commands ignore SIGINT otherwise, and the signal must reach kubectl, not only the shell.
 stream() {
   local at=$1 until=$2
   shift 2
   wait_until "$at"
   printf '[%ss] $ %s\n' "$at" "$*"
+  set -m
   "$@" &
   local pid=$!
+  set +m
   wait_until "$until"
-  kill -INT "$pid" 2>/dev/null || true
+  kill -INT -- "-$pid" 2>/dev/null || true
   wait "$pid" || true
 }
 "#;

@@ -6,7 +6,7 @@ use super::{file, gallery, LABELLED};
 use crate::export::*;
 use crate::scenario::parse_scenario;
 
-const STUB: &str = "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> \"$STUB_LOG\"\ncase \"$*\" in\n  *jsonpath=*nodeName*) echo stub-node ;;\n  *jsonpath=*containers*) echo app ;;\n  *crictl\\ ps*) echo c0ffee ;;\n  *crictl\\ inspect*) echo 4242 ;;\n  *inspect\\ -f*) echo 172.18.0.2 ;;\n  *'get pods --field'*) exit 1 ;;\nesac\nexit 0\n";
+const STUB: &str = "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> \"$STUB_LOG\"\ncase \"$*\" in\n  *jsonpath=*nodeName*) echo stub-node ;;\n  *jsonpath=*containers*) echo app ;;\n  *crictl\\ ps*) echo c0ffee ;;\n  *crictl\\ inspect*) echo 4242 ;;\n  *inspect\\ -f*) echo 172.18.0.2 ;;\n  *'get pods --field'*) exit 1 ;;\n  *'get pods -w'*) exec /bin/sleep 60 ;;\nesac\nexit 0\n";
 
 /// Writes the export to a scratch directory, runs `bash run.sh` there with the stubs
 /// first on PATH, and returns (exit code, stdout, the stubs' log).
@@ -84,7 +84,13 @@ fn run_sh_gives_kind_the_scenarios_commands_in_order() {
 #[test]
 fn run_sh_keeps_going_past_a_failing_step_and_runs_the_helpers() {
     let sc = parse_scenario(LABELLED).unwrap();
+    let started = std::time::Instant::now();
     let (code, stdout, log) = run_exported(&to_kind(&sc), "zones");
+    // `kubectl get pods -w` (a real 60 s sleep here) is interrupted at the next step.
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "the stream was not interrupted"
+    );
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("[3s] $ kubectl get pods --field-selector spec.nodeName=zones-worker3 -o wide\n(exit code 1)\n"), "{stdout}");
     for line in [
