@@ -175,8 +175,9 @@ fn setup(sc: &Scenario, names: &NodeNames) -> String {
         for image in &node.images {
             if let Some(name) = image.names.iter().find(|n| !n.contains("@sha256:")) {
                 out += &format!(
-                    "docker exec {kind} crictl pull {q} >/dev/null || echo \"could not pre-pull {name} on {kind}\"\n",
-                    q = shell_quote(name),
+                    "docker exec {kind} crictl pull {} >/dev/null || echo {}\n",
+                    shell_quote(name),
+                    shell_quote(&format!("could not pre-pull {name} on {kind}")),
                 );
             }
         }
@@ -198,8 +199,13 @@ fn addon(name: &str) -> String {
     };
     let mut out = format!("{line}\n");
     if name == crate::cluster::ingress_nginx::ADDON {
-        // kind's ingress guide waits for the controller before using it.
-        out += "kubectl wait --namespace ingress-nginx --for=condition=ready pod \
+        // kind's ingress guide waits for the controller before using it; `kubectl wait`
+        // fails at once while no pod matches, so first wait for the pod to exist.
+        out += "for _ in $(seq 90); do\n\
+                \x20 kubectl get pods -n ingress-nginx -l app.kubernetes.io/component=controller -o name | grep -q . && break\n\
+                \x20 sleep 2\n\
+                done\n\
+                kubectl wait --namespace ingress-nginx --for=condition=ready pod \
                 --selector=app.kubernetes.io/component=controller --timeout=180s\n";
     }
     out

@@ -158,6 +158,10 @@ pub fn from_cluster(yaml: &str) -> Result<ImportResult, ImportError> {
         "A cluster imported from kubectl get -o yaml: its nodes, and its workloads applied again."
             .into(),
     );
+    r.scenario.metadata.annotations.insert(
+        "kubeloop.dev/description-zh".into(),
+        "从 kubectl get -o yaml 导入的集群：它的节点，以及重新应用的工作负载。".into(),
+    );
     import_nodes(&items, &mut r);
     let objects = select_objects(&items, &mut r);
     let files = check_objects(objects, &mut r);
