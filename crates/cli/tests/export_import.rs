@@ -207,3 +207,27 @@ fn import_prints_the_scenario_and_refuses_what_is_not_a_list() {
     let o = kubeloop(&["import", "x.yaml", "--kubeconfig", "y"]);
     assert!(stderr(&o).starts_with("kubeloop: import: unknown flag --kubeconfig\n"));
 }
+
+#[test]
+fn import_reads_standard_input() {
+    use std::io::Write;
+    let list =
+        std::fs::read_to_string(repo("crates/sim/src/import/testdata/cluster-list.yaml")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubeloop"))
+        .args(["import", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubeloop runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(list.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "one object is refused");
+    let yaml = String::from_utf8_lossy(&o.stdout);
+    assert!(yaml.contains("  - name: kind-worker2\n"), "{yaml}");
+}

@@ -224,3 +224,11 @@ fn odd_items_are_reported_not_panicked_on() {
     );
     assert!(crate::scenario::parse_scenario(&r.scenario.to_yaml()).is_ok());
 }
+
+#[test]
+fn json_output_imports_as_the_yaml_does() {
+    // `kubectl get … -o json` is YAML too.
+    let v: serde_json::Value = serde_yaml::from_str(LIST).unwrap();
+    let json = serde_json::to_string_pretty(&v).unwrap();
+    assert_eq!(from_cluster(&json).unwrap(), imported());
+}
