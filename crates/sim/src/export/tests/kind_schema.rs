@@ -24,6 +24,7 @@ const NODE_FIELDS: &[&str] = &[
     "labels",
     "extraMounts",
     "extraPortMappings",
+    "gpus",
     "kubeadmConfigPatches",
     "kubeadmConfigPatchesJSON6902",
 ];
