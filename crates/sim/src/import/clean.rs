@@ -60,6 +60,21 @@ pub fn clean(obj: &mut Value, what: &str) -> Vec<String> {
             if let Some(spec) = obj.pointer_mut("/spec/template/spec") {
                 clean_pod_spec(spec);
             }
+            // A StatefulSet's claim templates are printed with a status and a null
+            // creationTimestamp, like objects.
+            let templates = obj
+                .pointer_mut("/spec/volumeClaimTemplates")
+                .and_then(Value::as_array_mut);
+            for t in templates
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object_mut)
+            {
+                t.remove("status");
+                if let Some(m) = t.get_mut("metadata").and_then(Value::as_object_mut) {
+                    m.remove("creationTimestamp");
+                }
+            }
         }
         "Service" => {
             if let Some(spec) = obj.pointer_mut("/spec") {

@@ -61,7 +61,7 @@ fn skipped_notices_and_errors_say_what_was_not_imported() {
     assert!(has(
         "Service default/legacy: clusterIP 34.118.230.17 is outside"
     ));
-    assert!(has("3 object(s) owned by a controller in the list"));
+    assert!(has("4 object(s) owned by a controller in the list"));
     assert!(has(
         "1 object(s) owned by DaemonSet kube-proxy, which the list does not include"
     ));
@@ -151,6 +151,12 @@ fn imported_scenario_runs_with_the_bound_pod_on_its_node() {
     // The Deployment's pods are scheduled again: the only untainted node is kind-worker.
     let web = run_in(&mut world, "kubectl get pods -l app=web -o 'jsonpath={range .items[*]}{.spec.nodeName}/{.status.phase} {end}'");
     assert_eq!(web.trim(), "kind-worker/Running kind-worker/Running");
+    // The StatefulSet tolerates kind-worker2's taint and selects its label; its claim is provisioned.
+    let db = run_in(
+        &mut world,
+        "kubectl get pod db-0 -o jsonpath={.spec.nodeName}/{.status.phase}",
+    );
+    assert_eq!(db, "kind-worker2/Running");
     let report = run_in(
         &mut world,
         "kubectl get pod report -n shop -o jsonpath={.spec.priority}/{.status.phase}",
