@@ -1,7 +1,8 @@
-//! `kubeloop`: run a scenario headless and print what its terminal printed, or time the
-//! engine's benchmarks.
+//! `kubeloop`: run a scenario headless and print what its terminal printed, export it to a
+//! kind cluster, import a real cluster as a scenario, or time the engine's benchmarks.
 
 mod bench;
+mod transfer;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use kubeloop_sim::scenario::parse_scenario;
 use kubeloop_sim::time::{format_duration, parse_duration};
 use kubeloop_sim::{envelope, runner};
 
-const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop export SCENARIO --to kind DIR [--force]\n       kubeloop import FILE [-o SCENARIO_FILE]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
 
 fn bench_main(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
@@ -151,8 +152,11 @@ fn cpu_seconds() -> Option<f64> {
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("bench") {
-        return bench_main(&argv[1..]);
+    match argv.first().map(String::as_str) {
+        Some("bench") => return bench_main(&argv[1..]),
+        Some("export") => return transfer::export_main(&argv[1..]),
+        Some("import") => return transfer::import_main(&argv[1..]),
+        _ => {}
     }
     let args = match parse_args(&argv) {
         Ok(a) => a,

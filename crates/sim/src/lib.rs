@@ -14,6 +14,8 @@ pub mod controllers;
 pub mod engine;
 pub mod envelope;
 pub mod etcd;
+pub mod export;
+pub mod import;
 pub mod kube_scheduler;
 pub mod kubeconfig_state;
 pub mod kubectl;
