@@ -299,6 +299,19 @@ pub enum Key {
     LessonLink,
     LessonClose,
     LessonList,
+    RealCluster,
+    RealClusterTitle,
+    ExportKind,
+    ExportKindHint,
+    ImportTitle,
+    ImportHint,
+    ImportPasteLabel,
+    ImportFile,
+    ImportButton,
+    ImportDone,
+    ImportSkipped,
+    ImportNotices,
+    ImportErrors,
 }
 
 /// The string for `key` in `lang`.
@@ -663,6 +676,25 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         LessonLink => ("Copy a link to this lesson", "复制本课程的链接"),
         LessonClose => ("Close the lesson", "关闭课程"),
         LessonList => ("Lessons in the gallery", "示例中的课程"),
+        RealCluster => ("Real cluster", "真实集群"),
+        RealClusterTitle => ("Run it on a real cluster, or bring one in", "在真实集群上运行，或导入真实集群"),
+        ExportKind => ("Download for kind (.tar)", "下载 kind 版本（.tar）"),
+        ExportKindHint => (
+            "A kind cluster config with these nodes, the files as manifests, the steps as run.sh and a README. Unpack it on a machine with docker, kind and kubectl:",
+            "包含这些节点的 kind 集群配置、作为清单的文件、写成 run.sh 的步骤和一份 README。在装有 docker、kind 和 kubectl 的机器上解压后运行：",
+        ),
+        ImportTitle => ("Import from a cluster", "从集群导入"),
+        ImportHint => (
+            "Paste the output of kubectl get nodes,pods,deploy,rs,svc,pvc,pv,sc,pdb,priorityclasses -A -o yaml, or choose the file: the nodes, their capacity, labels and taints, and the workloads become a scenario.",
+            "粘贴 kubectl get nodes,pods,deploy,rs,svc,pvc,pv,sc,pdb,priorityclasses -A -o yaml 的输出，或选择该文件：节点（容量、标签、污点）和工作负载会变成一个场景。",
+        ),
+        ImportPasteLabel => ("The cluster's objects (a List in YAML or JSON)", "集群的对象（YAML 或 JSON 格式的 List）"),
+        ImportFile => ("Choose a file…", "选择文件…"),
+        ImportButton => ("Import", "导入"),
+        ImportDone => ("Imported {nodes} nodes and {files} objects.", "已导入 {nodes} 个节点和 {files} 个对象。"),
+        ImportSkipped => ("Skipped (kind not imported)", "已跳过（不导入的类型）"),
+        ImportNotices => ("Changed or left to kubeloop", "已修改或交给 kubeloop"),
+        ImportErrors => ("Refused by the apiserver", "被 apiserver 拒绝"),
         TerminalTrimmed => ("Older lines were dropped: the scrollback keeps the newest", "较早的行已丢弃：回滚区只保留最新的"),
     }
 }
@@ -755,6 +787,10 @@ mod tests {
             Key::LessonStepOf,
             Key::LessonNextHint,
             Key::LessonComplete,
+            Key::RealCluster,
+            Key::ExportKindHint,
+            Key::ImportHint,
+            Key::ImportDone,
         ] {
             assert!(!t(Lang::En, key).is_empty());
             assert!(!t(Lang::Zh, key).is_empty());

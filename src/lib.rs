@@ -20,6 +20,7 @@ pub mod startup;
 pub mod svg;
 pub mod terminal;
 pub mod traffic;
+pub mod transfer;
 pub mod ui;
 
 pub use ui::App;

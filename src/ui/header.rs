@@ -1,4 +1,5 @@
-//! The top bar: the clock, play/pause, step, speed, examples, reset, share and language.
+//! The top bar: the clock, play/pause, step, speed, lessons, examples, reset, the real
+//! cluster (export and import), share and language.
 
 use leptos::prelude::*;
 
@@ -107,6 +108,7 @@ pub fn Header() -> impl IntoView {
                     ui.update(|s| s.reset());
                     ui.selected.set(None);
                 }>{move || ui.t(Key::Reset)}</button>
+                <super::real_cluster::RealClusterButton/>
                 <button class="btn accent" data-testid="share" on:click=share>{move || ui.t(Key::Share)}</button>
                 <button class="btn ghost lang" data-testid="lang" on:click=move |_| ui.lang.update(|l| *l = l.other())>
                     {move || ui.lang.get().other().name()}

@@ -16,6 +16,7 @@ mod lessons_list;
 mod object_inspector;
 mod objects;
 mod proxy;
+mod real_cluster;
 mod services;
 mod switches;
 mod tabs;
