@@ -15,6 +15,9 @@ use kubeloop_sim::world::World;
 const PATIENCE: Time = 300 * SECOND;
 /// How long a learner reads the first step.
 const READING: Time = 30 * SECOND;
+/// How long a learner takes to type a line of a solution (a cluster keeps moving meanwhile:
+/// a new Service's DNS name resolves a moment after it is created, as on a real cluster).
+const TYPING: Time = 2 * SECOND;
 
 fn lesson_files() -> Vec<(String, String)> {
     let dir = format!("{}/../../public/scenarios", env!("CARGO_MANIFEST_DIR"));
@@ -110,6 +113,8 @@ impl Learner {
             );
             let mut log = String::new();
             for line in self.lesson.steps[i].solution_commands() {
+                self.world.run_for(TYPING);
+                self.check();
                 let out = self.type_line(&line);
                 log.push_str(&format!("$ {line}\n{out}"));
             }
