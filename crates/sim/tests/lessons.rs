@@ -15,6 +15,9 @@ use kubeloop_sim::world::World;
 const PATIENCE: Time = 300 * SECOND;
 /// How long a learner reads the first step.
 const READING: Time = 30 * SECOND;
+/// How long a learner takes to type a line of a solution (a cluster keeps moving meanwhile:
+/// a new Service's DNS name resolves a moment after it is created, as on a real cluster).
+const TYPING: Time = 2 * SECOND;
 
 fn lesson_files() -> Vec<(String, String)> {
     let dir = format!("{}/../../public/scenarios", env!("CARGO_MANIFEST_DIR"));
@@ -113,6 +116,8 @@ impl Learner {
             );
             let mut log = String::new();
             for line in self.lesson.steps[i].solution_commands() {
+                self.world.run_for(TYPING);
+                self.check();
                 let out = self.type_line(&line);
                 log.push_str(&format!("$ {line}\n{out}"));
             }
@@ -224,4 +229,152 @@ fn a_lesson_check_reads_zh_too() {
     assert!(!report.holds);
     assert_eq!(report.why.en, "kube-controller-manager is running");
     assert_eq!(report.why.zh, "kube-controller-manager 正在运行");
+}
+
+/// Types `lines` as a learner would, then waits for step `i`; returns why it is not done.
+fn wrong(l: &mut Learner, i: usize, lines: &[&str]) -> String {
+    for line in lines {
+        l.world.run_for(TYPING);
+        l.type_line(line);
+    }
+    assert!(
+        !l.wait_for(i),
+        "{} step {} done by a wrong answer",
+        l.scenario.metadata.name,
+        i + 1
+    );
+    l.why()
+}
+
+#[test]
+fn pod_creation_the_wrong_key_in_etcd_is_not_the_deployment() {
+    let mut l = Learner::open("lesson-pod-creation.yaml");
+    let why = wrong(
+        &mut l,
+        0,
+        &[
+            "kubectl apply -f web.yaml",
+            "etcdctl get /registry/deployments/web --keys-only",
+        ],
+    );
+    assert_eq!(
+        why,
+        "`etcdctl get /registry/deployments/web --keys-only` printed nothing matching //registry/deployments/default/web/"
+    );
+}
+
+#[test]
+fn control_plane_stopping_the_wrong_component_leaves_pods_scheduled() {
+    let mut l = Learner::open("lesson-control-plane-failures.yaml");
+    let why = wrong(
+        &mut l,
+        0,
+        &[
+            "sim stop kube-controller-manager",
+            "kubectl scale deployment web --replicas=4",
+        ],
+    );
+    assert_eq!(why, "kube-scheduler is running");
+}
+
+#[test]
+fn rollout_a_wrong_container_name_changes_nothing() {
+    let mut l = Learner::open("lesson-rollout-rollback.yaml");
+    let why = wrong(
+        &mut l,
+        0,
+        &["kubectl set image deployment/web web=nginx:1.28"],
+    );
+    assert_eq!(
+        why,
+        "Deployment web: {.spec.template.spec.containers[0].image} is \"nginx:1.27\", not \"nginx:1.28\""
+    );
+}
+
+#[test]
+fn kubelet_deleting_a_pod_does_not_fix_its_image() {
+    let mut l = Learner::open("lesson-kubelet-troubleshooting.yaml");
+    let why = wrong(&mut l, 0, &["kubectl delete pod -l app=front"]);
+    assert!(
+        why.starts_with("0 of 1 pods app=front are Ready: front-"),
+        "{why}"
+    );
+    assert!(
+        why.ends_with(" is ImagePullBackOff") || why.ends_with(" is ErrImagePull"),
+        "{why}"
+    );
+}
+
+#[test]
+fn services_a_misspelt_service_name_does_not_resolve() {
+    let mut l = Learner::open("lesson-services-kube-proxy.yaml");
+    l.solve(0..2);
+    let why = wrong(&mut l, 2, &["kubectl exec client -- curl -s webb"]);
+    assert_eq!(why, "`kubectl exec client -- curl -s webb` exited 6");
+}
+
+#[test]
+fn mysql_a_new_claim_is_a_new_empty_volume() {
+    let mut l = Learner::open("lesson-mysql-pvc.yaml");
+    l.solve(0..3);
+    let why = wrong(
+        &mut l,
+        3,
+        &[
+            "kubectl delete -f mysql.yaml",
+            "kubectl apply -f mysql.yaml",
+            "kubectl wait --for=condition=Ready pod -l app=mysql --timeout=120s",
+            "kubectl delete pod -l app=mysql",
+            "kubectl wait --for=condition=Ready pod -l app=mysql --timeout=120s",
+            "kubectl exec deploy/mysql -- cat /var/lib/mysql/note.txt",
+        ],
+    );
+    // The claim was deleted with the file's Deployment: its volume went with it.
+    let last = l.ran.last().unwrap();
+    assert_eq!(last.exit_code, 1, "{}", last.output);
+    assert_eq!(
+        why,
+        "`kubectl exec deploy/mysql -- cat /var/lib/mysql/note.txt` printed nothing matching /order 42/"
+    );
+}
+
+#[test]
+fn broken_1_restarting_the_pods_does_not_fix_the_site() {
+    let mut l = Learner::open("lesson-broken-1.yaml");
+    l.solve(0..1);
+    let why = wrong(&mut l, 1, &["kubectl rollout restart deployment/web"]);
+    assert_eq!(
+        why,
+        "Service web: {.spec.selector.app} is \"frontend\", not \"web\""
+    );
+}
+
+#[test]
+fn broken_2_uncordoning_one_node_is_not_enough() {
+    let mut l = Learner::open("lesson-broken-2.yaml");
+    l.solve(0..1);
+    let why = wrong(&mut l, 1, &["kubectl uncordon node-3"]);
+    // Every shop pod found a node (node-3), but the taints are still there: the check names one.
+    let nodes = l.type_line("kubectl get pods -l app=shop -o jsonpath={.items[*].spec.nodeName}");
+    assert_eq!(nodes.split_whitespace().count(), 5, "{nodes}");
+    assert_eq!(why, "Node node-1: {.spec.taints[*].key} is \"maintenance\"");
+    l.type_line("kubectl taint nodes node-1 maintenance-");
+    assert!(!l.wait_for(1));
+    assert_eq!(
+        l.why(),
+        "Node node-2: {.spec.taints[*].key} is \"maintenance\""
+    );
+    l.type_line("kubectl taint nodes node-2 maintenance-");
+    assert!(l.wait_for(1));
+}
+
+#[test]
+fn broken_3_restarting_the_pods_does_not_fix_the_port() {
+    let mut l = Learner::open("lesson-broken-3.yaml");
+    l.solve(0..1);
+    let why = wrong(&mut l, 1, &["kubectl rollout restart deployment/api"]);
+    assert_eq!(
+        why,
+        "Service api: {.spec.ports[0].targetPort} is \"8080\", not \"80\""
+    );
 }

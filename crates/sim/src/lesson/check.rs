@@ -119,20 +119,22 @@ fn exists(world: &World, c: &ObjectCheck) -> CheckReport {
         return report(n >= c.count, words::exist(&what, n, c.count));
     };
     let mut matching = 0u64;
+    let mut first_hit = None;
     let mut first_miss = None;
     for o in &candidates {
         let value = jsonpath_value(o, template);
         if value_matches(&value, c) {
             matching += 1;
+            if first_hit.is_none() {
+                first_hit = Some((o.name().to_string(), value));
+            }
         } else if first_miss.is_none() {
             first_miss = Some((o.name().to_string(), value));
         }
     }
     if matching >= c.count {
-        let (name, value) = match (&c.name, candidates.first()) {
-            (Some(n), Some(o)) => (n.clone(), jsonpath_value(o, template)),
-            _ => (String::new(), c.equals.clone().unwrap_or_default()),
-        };
+        // Holding (read under `not`): name an object that matched and its value.
+        let (name, value) = first_hit.unwrap_or_default();
         return report(
             true,
             words::field_is(kind.info().kind, &name, template, &value, None),
