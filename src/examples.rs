@@ -146,6 +146,12 @@ pub const EXAMPLES: &[Example] = &[
     },
     // Lessons (design §6.20): the lessons list shows these, the examples menu does not.
     Example {
+        id: "lesson-pod-creation",
+        title: "Lesson: the seven steps of pod creation",
+        title_zh: "课程：创建 Pod 的七个步骤",
+        yaml: include_str!("../public/scenarios/lesson-pod-creation.yaml"),
+    },
+    Example {
         id: "lesson-self-healing",
         title: "Lesson: self-healing",
         title_zh: "课程：自愈",
@@ -156,6 +162,54 @@ pub const EXAMPLES: &[Example] = &[
         title: "Lesson: the scheduler's choice",
         title_zh: "课程：调度器的选择",
         yaml: include_str!("../public/scenarios/lesson-scheduler-choice.yaml"),
+    },
+    Example {
+        id: "lesson-control-plane-failures",
+        title: "Lesson: when the control plane fails",
+        title_zh: "课程：当控制面出故障",
+        yaml: include_str!("../public/scenarios/lesson-control-plane-failures.yaml"),
+    },
+    Example {
+        id: "lesson-rollout-rollback",
+        title: "Lesson: a rollout and a rollback",
+        title_zh: "课程：滚动更新与回滚",
+        yaml: include_str!("../public/scenarios/lesson-rollout-rollback.yaml"),
+    },
+    Example {
+        id: "lesson-kubelet-troubleshooting",
+        title: "Lesson: why is my pod stuck?",
+        title_zh: "课程：我的 Pod 为什么卡住了？",
+        yaml: include_str!("../public/scenarios/lesson-kubelet-troubleshooting.yaml"),
+    },
+    Example {
+        id: "lesson-services-kube-proxy",
+        title: "Lesson: Services and kube-proxy",
+        title_zh: "课程：Service 与 kube-proxy",
+        yaml: include_str!("../public/scenarios/lesson-services-kube-proxy.yaml"),
+    },
+    Example {
+        id: "lesson-mysql-pvc",
+        title: "Lesson: MySQL with a PersistentVolumeClaim",
+        title_zh: "课程：使用 PersistentVolumeClaim 的 MySQL",
+        yaml: include_str!("../public/scenarios/lesson-mysql-pvc.yaml"),
+    },
+    Example {
+        id: "lesson-broken-1",
+        title: "Lesson: the site is down (challenge)",
+        title_zh: "课程：网站挂了（挑战）",
+        yaml: include_str!("../public/scenarios/lesson-broken-1.yaml"),
+    },
+    Example {
+        id: "lesson-broken-2",
+        title: "Lesson: new pods never start (challenge)",
+        title_zh: "课程：新 Pod 永远起不来（挑战）",
+        yaml: include_str!("../public/scenarios/lesson-broken-2.yaml"),
+    },
+    Example {
+        id: "lesson-broken-3",
+        title: "Lesson: connection refused (challenge)",
+        title_zh: "课程：连接被拒绝（挑战）",
+        yaml: include_str!("../public/scenarios/lesson-broken-3.yaml"),
     },
 ];
 
