@@ -110,6 +110,8 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
     let mut timeout: Option<Time> = None;
     let mut url: Option<String> = None;
     let mut host_header: Option<String> = None;
+    let mut resolve: Vec<String> = Vec::new();
+    let mut connect_to: Vec<String> = Vec::new();
     let mut extras = net::RequestExtras::default();
     let mut i = 0;
     while i < args.len() {
@@ -167,6 +169,8 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
                     }
                 }
             }
+            "--resolve" => resolve.extend(value(&mut i)),
+            "--connect-to" => connect_to.extend(value(&mut i)),
             "-X" | "--request" => {
                 extras.method = value(&mut i).unwrap_or_default();
             }
@@ -228,7 +232,28 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
         code,
         elapsed,
     };
-    let (ip, dns) = net::resolve(net, src, &u.host);
+    let mut err = String::new();
+    let pinned = match pinned_address(&resolve, &u) {
+        Ok(p) => p,
+        Err(bad) => return RunResult::err(2, format!("curl: option --resolve: {bad}\ncurl: try 'curl --help' or 'curl --manual' for more information\n")),
+    };
+    if verbose {
+        for r in &resolve {
+            err.push_str(&format!("* Added {r} to DNS cache\n"));
+        }
+    }
+    let redirected = connect_target(&connect_to, &u);
+    let pinned = redirected.map(|(ip, _)| ip).or(pinned);
+    let conn_port = redirected.map_or(u.port, |(_, p)| p);
+    let (ip, dns) = match pinned {
+        Some(ip) => {
+            if verbose {
+                err.push_str(&format!("* Hostname {} was found in DNS cache\n", u.host));
+            }
+            (Ok(ip), None)
+        }
+        None => net::resolve(net, src, &u.host),
+    };
     let ip = match ip {
         Ok(ip) => ip,
         Err(Fetch::Timeout) => {
@@ -241,7 +266,6 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
         Err(_) => return fail_line(6, format!("Could not resolve host: {}", u.host), 0),
     };
     let mut out = String::new();
-    let mut err = String::new();
     if verbose {
         err.push_str(&format!("*   Trying {ip}:{}...\n", u.port));
     }
@@ -250,7 +274,7 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
         extras.method = "HEAD".into();
     }
     net.state().request = extras;
-    let fetch = net::get(net, src, &host, ip, u.port, &u.path, &raw, dns);
+    let fetch = net::get(net, src, &host, ip, conn_port, &u.path, &raw, dns);
     net.state().request = net::RequestExtras::default();
     let now = net.now;
     match fetch {
@@ -301,13 +325,27 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
                 );
             }
             if u.scheme == "https" && !insecure && response.tls {
-                return fail_line(60, "SSL certificate problem: self-signed certificate\nMore details here: https://curl.se/docs/sslcerts.html\n\ncurl failed to verify the legitimacy of the server and therefore could not\nestablish a secure connection to it. To learn more about this situation and\nhow to fix it, please visit the web page mentioned above.".into(), 5);
+                let problem = match &response.cert {
+                    Some(c) if !c.self_signed() => "unable to get local issuer certificate",
+                    _ => "self-signed certificate",
+                };
+                return fail_line(60, format!("SSL certificate problem: {problem}\nMore details here: https://curl.se/docs/sslcerts.html\n\ncurl failed to verify the legitimacy of the server and therefore could not\nestablish a secure connection to it. To learn more about this situation and\nhow to fix it, please visit the web page mentioned above."), 5);
             }
             if u.scheme == "https" && !insecure {
                 return fail_line(60, "SSL certificate problem: unable to get local issuer certificate\nMore details here: https://curl.se/docs/sslcerts.html\n\ncurl failed to verify the legitimacy of the server and therefore could not\nestablish a secure connection to it. To learn more about this situation and\nhow to fix it, please visit the web page mentioned above.".into(), 5);
             }
             if verbose {
-                err.push_str(&format!("* Connected to {} ({ip}) port {} (#0)\n> GET {} HTTP/1.1\n> Host: {host}\n> User-Agent: {}\n> Accept: */*\n> \n", u.host, u.port, u.path, src.agent));
+                err.push_str(&format!(
+                    "* Connected to {} ({ip}) port {} (#0)\n",
+                    u.host, u.port
+                ));
+                if let Some(c) = response.cert.as_deref().filter(|_| u.scheme == "https") {
+                    err.push_str(&server_certificate(c));
+                }
+                err.push_str(&format!(
+                    "> GET {} HTTP/1.1\n> Host: {host}\n> User-Agent: {}\n> Accept: */*\n> \n",
+                    u.path, src.agent
+                ));
             }
             if fail && response.status >= 400 {
                 return fail_line(
@@ -351,6 +389,65 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
             }
         }
     }
+}
+
+/// `--resolve HOST:PORT:ADDR` entries: the address pinned for the URL's host and port.
+fn pinned_address(entries: &[String], u: &Url) -> Result<Option<Ipv4Addr>, String> {
+    for e in entries {
+        let mut parts = e.splitn(3, ':');
+        let (Some(host), Some(port), Some(addr)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(format!("bad argument '{e}'"));
+        };
+        let Ok(port) = port.parse::<u16>() else {
+            return Err(format!("bad argument '{e}'"));
+        };
+        if (host == "*" || host.eq_ignore_ascii_case(&u.host)) && port == u.port {
+            let first = addr.split(',').next().unwrap_or(addr);
+            let first = first.trim_start_matches('[').trim_end_matches(']');
+            return first
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("bad argument '{e}'"));
+        }
+    }
+    Ok(None)
+}
+
+/// `--connect-to HOST:PORT:ADDR:PORT2`: where a connection for the URL's host and port
+/// goes instead (the URL, hence SNI and Host, unchanged).
+fn connect_target(entries: &[String], u: &Url) -> Option<(Ipv4Addr, u16)> {
+    entries.iter().find_map(|e| {
+        let p: Vec<&str> = e.split(':').collect();
+        let [h, port, addr, to] = p.as_slice() else {
+            return None;
+        };
+        let matches = (h.is_empty() || h.eq_ignore_ascii_case(&u.host))
+            && (port.is_empty() || port.parse::<u16>().ok() == Some(u.port));
+        let to = if to.is_empty() {
+            Some(u.port)
+        } else {
+            to.parse().ok()
+        };
+        matches.then(|| Some((addr.parse().ok()?, to?))).flatten()
+    })
+}
+
+/// curl's `-v` lines for the server's certificate when `-k` lets an unverified one pass.
+fn server_certificate(c: &crate::node::x509::Certificate) -> String {
+    use crate::node::x509::Certificate as C;
+    let verdict = if c.self_signed() {
+        "self-signed certificate (18)"
+    } else {
+        "unable to get local issuer certificate (20)"
+    };
+    format!(
+        "* SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384 / X25519 / RSASSA-PSS\n* Server certificate:\n*  subject: {}\n*  start date: {}\n*  expire date: {}\n*  issuer: {}\n*  SSL certificate verify result: {verdict}, continuing anyway.\n",
+        C::name_line(&c.subject),
+        C::print_time(&c.not_before),
+        C::print_time(&c.not_after),
+        C::name_line(&c.issuer),
+    )
 }
 
 fn server_header(r: &Response) -> String {

@@ -145,6 +145,7 @@ fn envoy_page(status: u16, body: &str) -> Response {
         tls: false,
         location: None,
         server: Some("envoy".into()),
+        cert: None,
     }
 }
 

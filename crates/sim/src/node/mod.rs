@@ -20,6 +20,7 @@ pub mod http;
 pub mod images;
 pub mod ingress_nginx;
 pub mod ingress_route;
+pub mod ingress_tls;
 pub mod journal;
 pub mod kube_proxy;
 pub mod kubelet;
@@ -43,6 +44,7 @@ pub mod server;
 pub mod sh;
 pub mod shell;
 pub mod volumes;
+pub mod x509;
 
 pub use kube_proxy::KubeProxy;
 pub use kubelet::Kubelet;
