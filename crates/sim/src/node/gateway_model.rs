@@ -67,6 +67,8 @@ pub struct Listener {
     pub from: From,
     /// `allowedRoutes.kinds[].kind` (empty: the protocol's route kinds).
     pub kinds: Vec<String>,
+    /// `tls` as written (`node::gateway_tls` reads it).
+    pub tls: Option<Value>,
 }
 
 /// A Gateway.
@@ -116,6 +118,7 @@ impl Gateway {
                         .iter()
                         .map(|k| s(k, "kind").to_string())
                         .collect(),
+                    tls: l.get("tls").cloned(),
                 }
             })
             .collect();

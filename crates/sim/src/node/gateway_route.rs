@@ -253,6 +253,7 @@ mod tests {
             hostname: host.map(String::from),
             from: From::Same,
             kinds: vec![],
+            tls: None,
         }
     }
 

@@ -243,7 +243,7 @@ impl Answer {
 }
 
 /// The server name curl sends in its TLS hello: the URL's host, unless an IP literal.
-fn sni(url: &str) -> Option<&str> {
+pub(crate) fn sni(url: &str) -> Option<&str> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let hostport = rest.split('/').next().unwrap_or(rest);
     let host = hostport.rsplit_once(':').map_or(hostport, |(h, _)| h);

@@ -15,6 +15,7 @@ pub mod envoy;
 pub mod envoy_proxy;
 pub mod gateway_model;
 pub mod gateway_route;
+pub mod gateway_tls;
 pub mod host;
 pub mod http;
 pub mod images;
