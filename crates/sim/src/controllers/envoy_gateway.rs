@@ -26,9 +26,10 @@ use crate::time::{Time, SECOND};
 /// The one queue key: Envoy Gateway translates the whole set of resources at once.
 const KEY: &str = "reconcile";
 /// The plurals of the kinds it reads.
-const PLURALS: [&str; 4] = [
+const PLURALS: [&str; 5] = [
     "gatewayclasses",
     "gateways",
+    "grpcroutes",
     "httproutes",
     "referencegrants",
 ];
@@ -356,7 +357,15 @@ impl EnvoyGatewayController {
             .kind("referencegrants")
             .map(|k| customs(inf, k).iter().map(Grant::read).collect())
             .unwrap_or_default();
-        let attached = Self::route_statuses(env, inf, rk, &gws, &grants);
+        let mut attached = Self::route_statuses(env, inf, rk, &gws, &grants);
+        if let Some(grpc) = self.kind("grpcroutes") {
+            let more = Self::route_statuses(env, inf, grpc, &gws, &grants);
+            for (a, m) in attached.iter_mut().zip(more) {
+                for (x, y) in a.iter_mut().zip(m) {
+                    *x += y;
+                }
+            }
+        }
         for (gi, (obj, gw)) in gw_objs.iter().zip(&gws).enumerate() {
             self.create(env, inf, Kind::ServiceAccount, infra::service_account(gw));
             self.create(env, inf, Kind::Service, infra::service(gw));

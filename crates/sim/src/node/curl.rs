@@ -135,6 +135,8 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
             "-i" | "--include" => include = true,
             "-f" | "--fail" => fail = true,
             "-k" | "--insecure" => insecure = true,
+            // The request's HTTP version does not change how kubeloop's servers answer.
+            "--http2" | "--http2-prior-knowledge" | "--http1.1" => {}
             "-v" | "--verbose" => verbose = true,
             "-L" | "--location" | "-4" | "-sL" | "-fsSL" => {
                 if a.contains('s') {

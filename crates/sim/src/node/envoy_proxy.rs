@@ -97,7 +97,9 @@ fn config(net: &Network, ns: &str, name: &str) -> Option<Config> {
         })
         .map(Gateway::read)?;
     let labels = |n: &str| namespace_labels(net, n);
-    let routes = customs(net, "httproutes")
+    let mut objs = customs(net, "httproutes");
+    objs.extend(customs(net, "grpcroutes"));
+    let routes = objs
         .iter()
         .map(Route::read)
         .filter_map(|r| {
@@ -411,8 +413,9 @@ fn route(
     };
     let route = &routes[chosen.route];
     let rule = &route.rules[chosen.rule];
+    let kind = route.kind.to_ascii_lowercase();
     let route_name = format!(
-        "httproute/{}/{}/rule/{}/match/{}/{}",
+        "{kind}/{}/{}/rule/{}/match/{}/{}",
         route.namespace,
         route.name,
         chosen.rule,
@@ -420,11 +423,11 @@ fn route(
         chosen.host.replace('.', "_").replace('*', "")
     );
     let cluster = format!(
-        "httproute/{}/{}/rule/{}",
+        "{kind}/{}/{}/rule/{}",
         route.namespace, route.name, chosen.rule
     );
     let rule_text = format!(
-        "httproute {}/{} rule {} match {} (host {})",
+        "{kind} {}/{} rule {} match {} (host {})",
         route.namespace,
         route.name,
         chosen.rule,

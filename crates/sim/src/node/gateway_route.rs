@@ -233,6 +233,7 @@ mod tests {
 
     fn route(name: &str, created: &str, hosts: &[&str], matches: Vec<Match>) -> Route {
         Route {
+            kind: "HTTPRoute".into(),
             namespace: "default".into(),
             name: name.into(),
             created: created.into(),

@@ -16,6 +16,7 @@ pub mod envoy_proxy;
 pub mod gateway_model;
 pub mod gateway_route;
 pub mod gateway_tls;
+pub mod grpc_route;
 pub mod host;
 pub mod http;
 pub mod images;
