@@ -214,3 +214,24 @@ spec:
         "{d}"
     );
 }
+
+#[test]
+fn a_malformed_resolve_entry_is_curls_setopt_error_not_a_panic() {
+    let mut t = cluster("foo-tls");
+    for bad in [
+        "foo",
+        "foo.bar.com:x:127.0.0.1",
+        "foo.bar.com:443:not-an-ip",
+        ":::",
+    ] {
+        let o = t.run(&format!("curl -sk --resolve {bad} https://foo.bar.com/"));
+        assert_eq!(o.exit_code, 49, "{bad}: {o:?}");
+        assert_eq!(
+            o.stderr,
+            format!("curl: (49) Couldn't parse CURLOPT_RESOLVE entry '{bad}'\n")
+        );
+    }
+    // An entry for another host or port leaves name resolution alone.
+    let o = t.run("curl -s --resolve other.example:443:127.0.0.1 https://foo.bar.com/");
+    assert_eq!(o.exit_code, 6, "{o:?}");
+}

@@ -45,6 +45,14 @@ pub fn curl(world: &mut World, args: &[String]) -> Output {
         None => (hostport, default_port),
     };
     // `--resolve HOST:PORT:ADDR` pins the address; the URL (SNI, Host) stays as typed.
+    let entries: Vec<String> = args
+        .windows(2)
+        .filter(|w| w[0] == "--resolve")
+        .map(|w| w[1].clone())
+        .collect();
+    if let Some(e) = crate::node::curl::curl_tls::malformed(&entries) {
+        return fail(49, format!("curl: (49) {e}\n"));
+    }
     let pinned = args
         .windows(2)
         .filter(|w| w[0] == "--resolve")

@@ -10,7 +10,7 @@ use crate::time::{Time, EPOCH_UNIX_MS, SECOND};
 pub use crate::node::kubelet_api::RunResult;
 
 #[path = "curl_tls.rs"]
-mod curl_tls;
+pub(crate) mod curl_tls;
 use curl_tls::{connect_target, pinned_address, server_certificate};
 
 /// A parsed URL.
@@ -241,7 +241,7 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
     let mut err = String::new();
     let pinned = match pinned_address(&resolve, &u) {
         Ok(p) => p,
-        Err(bad) => return RunResult::err(2, format!("curl: option --resolve: {bad}\ncurl: try 'curl --help' or 'curl --manual' for more information\n")),
+        Err(bad) => return RunResult::err(49, format!("curl: (49) {bad}\n")),
     };
     if verbose {
         for r in &resolve {

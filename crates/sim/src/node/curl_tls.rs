@@ -7,25 +7,30 @@ use super::Url;
 
 /// `--resolve HOST:PORT:ADDR` entries: the address pinned for the URL's host and port.
 pub(super) fn pinned_address(entries: &[String], u: &Url) -> Result<Option<Ipv4Addr>, String> {
+    let mut found = None;
     for e in entries {
+        let bad = || format!("Couldn't parse CURLOPT_RESOLVE entry '{e}'");
         let mut parts = e.splitn(3, ':');
         let (Some(host), Some(port), Some(addr)) = (parts.next(), parts.next(), parts.next())
         else {
-            return Err(format!("bad argument '{e}'"));
+            return Err(bad());
         };
-        let Ok(port) = port.parse::<u16>() else {
-            return Err(format!("bad argument '{e}'"));
-        };
-        if (host == "*" || host.eq_ignore_ascii_case(&u.host)) && port == u.port {
-            let first = addr.split(',').next().unwrap_or(addr);
-            let first = first.trim_start_matches('[').trim_end_matches(']');
-            return first
-                .parse()
-                .map(Some)
-                .map_err(|_| format!("bad argument '{e}'"));
+        let port: u16 = port.parse().map_err(|_| bad())?;
+        let first = addr.split(',').next().unwrap_or(addr);
+        let ip: Ipv4Addr = first
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse()
+            .map_err(|_| bad())?;
+        if host.is_empty() {
+            return Err(bad());
+        }
+        if found.is_none() && (host == "*" || host.eq_ignore_ascii_case(&u.host)) && port == u.port
+        {
+            found = Some(ip);
         }
     }
-    Ok(None)
+    Ok(found)
 }
 
 /// `--connect-to HOST:PORT:ADDR:PORT2`: where a connection for the URL's host and port
@@ -62,4 +67,17 @@ pub(super) fn server_certificate(c: &crate::node::x509::Certificate) -> String {
         C::print_time(&c.not_after),
         C::name_line(&c.issuer),
     )
+}
+
+/// The first malformed `--resolve` entry's error, as curl reports it.
+pub(crate) fn malformed(entries: &[String]) -> Option<String> {
+    let any = Url {
+        scheme: String::new(),
+        host: String::new(),
+        port: 0,
+        path: String::new(),
+    };
+    entries
+        .iter()
+        .find_map(|e| pinned_address(std::slice::from_ref(e), &any).err())
 }
