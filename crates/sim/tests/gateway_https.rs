@@ -176,8 +176,9 @@ fn unusable_certificate_refs_get_envoy_gateways_reasons() {
         https_condition(&mut t, 0),
         "ResolvedRefs False RefNotPermitted: Certificate ref to secret certs/eg-https not permitted by any ReferenceGrant."
     );
+    // Dropping the namespace from the ref: apply's JSON merge patch replaces the list.
     t.file("gateway.yaml", &gateway("{name: eg-https}"));
-    t.ok("kubectl replace -f gateway.yaml");
+    t.ok("kubectl apply -f gateway.yaml");
     t.ok(
         "kubectl create secret generic eg-https --from-literal=tls.crt=x --from-literal=tls.key=y",
     );
