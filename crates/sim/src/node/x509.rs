@@ -128,7 +128,7 @@ fn time(tag: u8, b: &[u8]) -> Option<String> {
     let s = std::str::from_utf8(b).ok()?;
     match tag {
         0x17 if s.len() >= 12 => {
-            let yy: u32 = s[..2].parse().ok()?;
+            let yy: u32 = s.get(..2)?.parse().ok()?;
             let century = if yy >= 50 { "19" } else { "20" };
             Some(format!("{century}{s}"))
         }

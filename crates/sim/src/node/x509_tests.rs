@@ -73,6 +73,32 @@ fn truncated_or_garbage_der_is_malformed_not_a_panic() {
         assert_eq!(parse(&der[..n]).unwrap_err(), MALFORMED, "{n}");
     }
     assert!(parse(&[0x30, 0x84, 0xff, 0xff, 0xff, 0xff]).is_err());
+    // A UTCTime whose first character is multi-byte.
+    assert_eq!(time(0x17, "é0101000000Z".as_bytes()), None);
     let junk = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
     assert_eq!(key_pair(junk, FOO_KEY).unwrap_err(), MALFORMED);
+}
+
+#[test]
+fn mutated_certificates_never_panic() {
+    let der = pem_blocks(SAN_CRT).remove(0).der;
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    for _ in 0..3000 {
+        let mut d = der.clone();
+        for _ in 0..1 + next() % 4 {
+            let i = next() % d.len();
+            d[i] = (next() % 256) as u8;
+        }
+        let cut = d.len() - next() % 8;
+        if let Ok(c) = parse(&d[..cut]) {
+            let _ = c.verify_hostname("www.example.com");
+            let _ = Certificate::print_time(&c.not_after);
+        }
+    }
 }
