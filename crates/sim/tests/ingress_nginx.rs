@@ -305,6 +305,27 @@ spec:
         "{out}"
     );
     assert!(out.ends_with(NGINX_503), "{out}");
+    // The walk marks where it ended: the ingress hop carries the warning and the 503.
+    let path = t.w.observe().net().paths.back().cloned().expect("a path");
+    assert!(
+        path.outcome
+            .contains(": 503, Error obtaining Endpoints for Service \"default/nothing-here\""),
+        "{path:?}"
+    );
+    let hop = path
+        .hops
+        .iter()
+        .find(|h| h.table == "ingress")
+        .expect("an ingress hop");
+    assert_eq!(hop.chain, "server gone.example");
+    assert!(hop.note.ends_with("in local store 503"), "{hop:?}");
+    // nginx answered: the walk ends at the controller pod, not a backend.
+    assert!(
+        path.endpoint
+            .as_deref()
+            .is_some_and(|e| e.starts_with("ingress-nginx/ingress-nginx-controller-")),
+        "{path:?}"
+    );
     let logs = t.ok("kubectl logs -n ingress-nginx deploy/ingress-nginx-controller");
     assert!(
         logs.contains("] Error obtaining Endpoints for Service \"default/nothing-here\": no object matching key \"default/nothing-here\" in local store"),

@@ -259,6 +259,12 @@ fn merge_three_way(
                 _ if !subset(mv, cv) => {
                     patch.insert(key.clone(), mv.clone());
                 }
+                // A JSON merge patch replaces a list whole: one the file changed since
+                // the last apply is sent even when the live list (server defaults kept)
+                // already holds all of it — a field dropped from an element goes.
+                (Value::Array(_), _) if !keyed && ov.is_some_and(|o| o != mv) => {
+                    patch.insert(key.clone(), mv.clone());
+                }
                 _ => {}
             }
         }

@@ -110,7 +110,8 @@ pub async fn create(k: Kubectl) -> i32 {
         "configmap" | "cm" => configmap(&k, &rest, false),
         "secret" => match rest.first().map(String::as_str) {
             Some("generic") => configmap(&k, &rest[1..], true),
-            Some(t @ ("tls" | "docker-registry")) => Err(k.error(&format!(
+            Some("tls") => tls_secret(&k, &rest[1..]),
+            Some(t @ "docker-registry") => Err(k.error(&format!(
                 "\"kubectl create secret {t}\" is not available in kubeloop yet"
             ))),
             _ => Err(k.error("you must specify a subcommand: docker-registry, generic, tls")),
@@ -186,6 +187,38 @@ fn priority_class(k: &Kubectl, args: &[String]) -> Result<(Kind, Value), i32> {
         pc["description"] = json!(d);
     }
     Ok((Kind::PriorityClass, pc))
+}
+
+/// `kubectl create secret tls NAME --cert=FILE --key=FILE`: checked as
+/// `tls.X509KeyPair` checks the pair, then stored as a `kubernetes.io/tls` Secret.
+fn tls_secret(k: &Kubectl, args: &[String]) -> Result<(Kind, Value), i32> {
+    let name = one_name(k, "secret tls", args)?;
+    let (Some(cert), Some(key)) = (
+        k.flags.get("cert").filter(|c| !c.is_empty()),
+        k.flags.get("key").filter(|c| !c.is_empty()),
+    ) else {
+        return Err(k.error("key and cert must be specified"));
+    };
+    let read = |f: &str| {
+        k.sys
+            .files
+            .get(f)
+            .cloned()
+            .ok_or_else(|| k.error(&format!("open {f}: no such file or directory")))
+    };
+    let (cert_pem, key_pem) = (read(cert)?, read(key)?);
+    if let Err(e) = crate::node::x509::key_pair(&cert_pem, &key_pem) {
+        return Err(k.error(&e));
+    }
+    let b64 = |t: &str| base64::engine::general_purpose::STANDARD.encode(t.as_bytes());
+    Ok((
+        Kind::Secret,
+        json!({
+            "metadata": {"name": name},
+            "type": "kubernetes.io/tls",
+            "data": {"tls.crt": b64(&cert_pem), "tls.key": b64(&key_pem)},
+        }),
+    ))
 }
 
 fn configmap(k: &Kubectl, args: &[String], secret: bool) -> Result<(Kind, Value), i32> {

@@ -346,6 +346,8 @@ const CREATE_FLAGS: &[Flag] = &[
     flag("from-literal", None, true),
     flag("from-file", None, true),
     flag("from-env-file", None, true),
+    flag("cert", None, true),
+    flag("key", None, true),
     flag("type", None, true),
     flag("tcp", None, true),
     flag("node-port", None, true),

@@ -44,6 +44,26 @@ pub fn curl(world: &mut World, args: &[String]) -> Output {
         ),
         None => (hostport, default_port),
     };
+    // `--resolve HOST:PORT:ADDR` pins the address; the URL (SNI, Host) stays as typed.
+    let entries: Vec<String> = args
+        .windows(2)
+        .filter(|w| w[0] == "--resolve")
+        .map(|w| w[1].clone())
+        .collect();
+    if let Some(e) = crate::node::curl::curl_tls::malformed(&entries) {
+        return fail(49, format!("curl: (49) {e}\n"));
+    }
+    let pinned = args
+        .windows(2)
+        .filter(|w| w[0] == "--resolve")
+        .find_map(|w| {
+            let mut p = w[1].splitn(3, ':');
+            let (h, pt, addr) = (p.next()?, p.next()?, p.next()?);
+            (h.eq_ignore_ascii_case(host) && pt.parse::<u16>().ok() == Some(port))
+                .then(|| addr.trim_matches(['[', ']']).to_string())
+        });
+    let typed_host = host;
+    let host = pinned.as_deref().unwrap_or(host);
     let (node, target) = if matches!(host, "localhost" | "127.0.0.1" | "::1") {
         match forwarded(world, port).or_else(|| mapped_host_port(world, port)) {
             Some(t) => t,
@@ -62,10 +82,17 @@ pub fn curl(world: &mut World, args: &[String]) -> Output {
         return fail(6, format!("curl: (6) Could not resolve host: {host}\n"));
     };
     let mut argv = args.to_vec();
-    argv[i] = format!("{scheme}://{}:{}/{path}", target.0, target.1);
-    let has_host = args.windows(2).any(|w| {
-        matches!(w[0].as_str(), "-H" | "--header") && w[1].to_ascii_lowercase().starts_with("host:")
-    });
+    if pinned.is_some() {
+        argv.push("--connect-to".into());
+        argv.push(format!("{typed_host}:{port}:{}:{}", target.0, target.1));
+    } else {
+        argv[i] = format!("{scheme}://{}:{}/{path}", target.0, target.1);
+    }
+    let has_host = pinned.is_some()
+        || args.windows(2).any(|w| {
+            matches!(w[0].as_str(), "-H" | "--header")
+                && w[1].to_ascii_lowercase().starts_with("host:")
+        });
     if !has_host {
         argv.push("-H".into());
         argv.push(format!("Host: {hostport}"));
@@ -133,6 +160,8 @@ fn url_arg(args: &[String]) -> Option<usize> {
         "--request",
         "-d",
         "--data",
+        "--resolve",
+        "--connect-to",
     ];
     let mut i = 0;
     while i < args.len() {

@@ -19,15 +19,17 @@ use crate::controllers::util::is_pod_ready;
 use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 use crate::node::envoy_proxy::{OWNING_NAME, OWNING_NAMESPACE};
 use crate::node::gateway_model::{self as gm, Gateway, Grant, Route, CONTROLLER_NAME};
+use crate::node::gateway_tls::{self, Problem};
 use crate::object::{CustomObject, Kind, Object};
 use crate::time::{Time, SECOND};
 
 /// The one queue key: Envoy Gateway translates the whole set of resources at once.
 const KEY: &str = "reconcile";
 /// The plurals of the kinds it reads.
-const PLURALS: [&str; 4] = [
+const PLURALS: [&str; 5] = [
     "gatewayclasses",
     "gateways",
+    "grpcroutes",
     "httproutes",
     "referencegrants",
 ];
@@ -355,7 +357,15 @@ impl EnvoyGatewayController {
             .kind("referencegrants")
             .map(|k| customs(inf, k).iter().map(Grant::read).collect())
             .unwrap_or_default();
-        let attached = Self::route_statuses(env, inf, rk, &gws, &grants);
+        let mut attached = Self::route_statuses(env, inf, rk, &gws, &grants);
+        if let Some(grpc) = self.kind("grpcroutes") {
+            let more = Self::route_statuses(env, inf, grpc, &gws, &grants);
+            for (a, m) in attached.iter_mut().zip(more) {
+                for (x, y) in a.iter_mut().zip(m) {
+                    *x += y;
+                }
+            }
+        }
         for (gi, (obj, gw)) in gw_objs.iter().zip(&gws).enumerate() {
             self.create(env, inf, Kind::ServiceAccount, infra::service_account(gw));
             self.create(env, inf, Kind::Service, infra::service(gw));
@@ -372,16 +382,33 @@ impl EnvoyGatewayController {
                 generation: obj.metadata.generation.unwrap_or(1),
                 old: &old,
             };
+            let tls = Self::listener_tls(inf, gw, &grants);
             let s = status::gateway(
                 &st,
                 gw,
                 &Self::proxy_state(inf, gw),
                 &attached[gi],
                 &old_listeners,
+                &tls,
             );
             Self::write_status(env, obj, s);
         }
         self.remove_orphans(env, inf, &gws);
+    }
+
+    /// Each listener's TLS problem, checked against the Secrets the informer holds.
+    fn listener_tls(inf: &Informers, gw: &Gateway, grants: &[Grant]) -> Vec<Option<Problem>> {
+        let secret = |ns: &str, name: &str| match inf.of(Kind::Secret).get(ns, name) {
+            Some(o) => match &**o {
+                Object::Secret(s) => Some(s.clone()),
+                _ => None,
+            },
+            None => None,
+        };
+        gw.listeners
+            .iter()
+            .map(|l| gateway_tls::check(gw, l, &secret, grants).err())
+            .collect()
     }
 
     /// Deletes the proxy objects of Gateways that are gone.
@@ -430,6 +457,7 @@ impl Controller for EnvoyGatewayController {
             Kind::Deployment,
             Kind::ServiceAccount,
             Kind::Namespace,
+            Kind::Secret,
         ]
     }
 

@@ -35,12 +35,20 @@ fn meta(gw: &Gateway) -> Value {
     })
 }
 
-/// The distinct HTTP listener ports.
+/// The distinct listener ports.
 fn ports(gw: &Gateway) -> Vec<u16> {
     let mut v: Vec<u16> = gw.listeners.iter().map(|l| l.port).collect();
     v.sort();
     v.dedup();
     v
+}
+
+/// A port's name prefix: the protocol of its first listener, lower-cased (`https-443`).
+fn scheme(gw: &Gateway, port: u16) -> String {
+    gw.listeners
+        .iter()
+        .find(|l| l.port == port)
+        .map_or("http".into(), |l| l.protocol.to_ascii_lowercase())
 }
 
 /// The Service's ports.
@@ -50,7 +58,7 @@ pub fn service_ports(gw: &Gateway) -> Value {
             .into_iter()
             .map(|p| {
                 json!({
-                    "name": format!("http-{p}"),
+                    "name": format!("{}-{p}", scheme(gw, p)),
                     "port": p,
                     "protocol": "TCP",
                     "targetPort": container_port(p),
@@ -66,7 +74,7 @@ pub fn container_ports(gw: &Gateway) -> Value {
         .into_iter()
         .map(|p| {
             let c = container_port(p);
-            json!({"containerPort": c, "name": format!("http-{c}"), "protocol": "TCP"})
+            json!({"containerPort": c, "name": format!("{}-{c}", scheme(gw, p)), "protocol": "TCP"})
         })
         .collect();
     v.push(json!({"containerPort": 19001, "name": "metrics", "protocol": "TCP"}));

@@ -7,6 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::node::gateway_model::{self as gm, Gateway, Grant, Route, CONTROLLER_NAME};
+use crate::node::gateway_tls::Problem;
 use crate::time::{k8s_time, Time};
 
 /// What a condition is computed against.
@@ -80,11 +81,11 @@ pub struct Infra {
 
 fn listener_problem(gw: &Gateway, i: usize) -> Option<(&'static str, &'static str, String)> {
     let l = &gw.listeners[i];
-    if l.protocol != "HTTP" {
+    if l.protocol != "HTTP" && l.protocol != "HTTPS" {
         return Some((
             "Accepted",
             "UnsupportedProtocol",
-            format!("Protocol {} is not supported by kubeloop's Envoy Gateway, which serves HTTP listeners only.", l.protocol),
+            format!("Protocol {} is not supported by kubeloop's Envoy Gateway, which serves HTTP and HTTPS listeners only.", l.protocol),
         ));
     }
     let same_port = gw
@@ -111,7 +112,7 @@ fn listener_problem(gw: &Gateway, i: usize) -> Option<(&'static str, &'static st
     None
 }
 
-/// Whether listener `i` is valid (HTTP, no conflict).
+/// Whether listener `i` is valid (HTTP or HTTPS, no conflict).
 pub fn listener_ok(gw: &Gateway, i: usize) -> bool {
     listener_problem(gw, i).is_none()
 }
@@ -123,6 +124,7 @@ pub fn gateway(
     infra: &Infra,
     attached: &[usize],
     old_listeners: &[Value],
+    tls: &[Option<Problem>],
 ) -> Value {
     let accepted = condition(
         st,
@@ -166,13 +168,14 @@ pub fn gateway(
                 generation: st.generation,
                 old: &old,
             };
-            let conds = match listener_problem(gw, i) {
-                None => vec![
+            let conds = match (listener_problem(gw, i), tls.get(i).cloned().flatten()) {
+                (None, Some(p)) => tls_conditions(&ls, &p),
+                (None, None) => vec![
                     condition(&ls, "Programmed", true, "Programmed", "Sending translated listener configuration to the data plane"),
                     condition(&ls, "Accepted", true, "Accepted", "Listener has been successfully translated"),
                     condition(&ls, "ResolvedRefs", true, "ResolvedRefs", "Listener has been successfully translated"),
                 ],
-                Some((type_, reason, msg)) => {
+                (Some((type_, reason, msg)), _) => {
                     let mut v = vec![condition(&ls, "Programmed", false, "Invalid", "Listener is invalid, see other Conditions for details.")];
                     if type_ == "Conflicted" {
                         v.push(condition(&ls, "Conflicted", true, reason, &msg));
@@ -207,6 +210,32 @@ pub fn gateway(
     m.insert("conditions".into(), json!([accepted, programmed]));
     m.insert("listeners".into(), Value::Array(listeners));
     Value::Object(m)
+}
+
+/// A listener whose TLS fails: Envoy Gateway's condition, then `Programmed False
+/// Invalid` and `ResolvedRefs True` where the problem did not set them
+/// (`validateListenerConditions`).
+fn tls_conditions(ls: &Stamp, p: &Problem) -> Vec<Value> {
+    let mut v = vec![condition(ls, p.type_, false, p.reason, &p.message)];
+    if p.type_ != "Programmed" {
+        v.push(condition(
+            ls,
+            "Programmed",
+            false,
+            "Invalid",
+            "Listener is invalid, see other Conditions for details.",
+        ));
+    }
+    if p.type_ != "ResolvedRefs" {
+        v.push(condition(
+            ls,
+            "ResolvedRefs",
+            true,
+            "ResolvedRefs",
+            "Listener references have been resolved",
+        ));
+    }
+    v
 }
 
 /// One `status.parents[]` entry of a route for a parentRef to one of our Gateways, and

@@ -9,6 +9,10 @@ use crate::time::{Time, EPOCH_UNIX_MS, SECOND};
 
 pub use crate::node::kubelet_api::RunResult;
 
+#[path = "curl_tls.rs"]
+pub(crate) mod curl_tls;
+use curl_tls::{connect_target, pinned_address, server_certificate};
+
 /// A parsed URL.
 struct Url {
     scheme: String,
@@ -110,6 +114,8 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
     let mut timeout: Option<Time> = None;
     let mut url: Option<String> = None;
     let mut host_header: Option<String> = None;
+    let mut resolve: Vec<String> = Vec::new();
+    let mut connect_to: Vec<String> = Vec::new();
     let mut extras = net::RequestExtras::default();
     let mut i = 0;
     while i < args.len() {
@@ -129,6 +135,8 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
             "-i" | "--include" => include = true,
             "-f" | "--fail" => fail = true,
             "-k" | "--insecure" => insecure = true,
+            // The request's HTTP version does not change how kubeloop's servers answer.
+            "--http2" | "--http2-prior-knowledge" | "--http1.1" => {}
             "-v" | "--verbose" => verbose = true,
             "-L" | "--location" | "-4" | "-sL" | "-fsSL" => {
                 if a.contains('s') {
@@ -167,6 +175,8 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
                     }
                 }
             }
+            "--resolve" => resolve.extend(value(&mut i)),
+            "--connect-to" => connect_to.extend(value(&mut i)),
             "-X" | "--request" => {
                 extras.method = value(&mut i).unwrap_or_default();
             }
@@ -228,7 +238,28 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
         code,
         elapsed,
     };
-    let (ip, dns) = net::resolve(net, src, &u.host);
+    let mut err = String::new();
+    let pinned = match pinned_address(&resolve, &u) {
+        Ok(p) => p,
+        Err(bad) => return RunResult::err(49, format!("curl: (49) {bad}\n")),
+    };
+    if verbose {
+        for r in &resolve {
+            err.push_str(&format!("* Added {r} to DNS cache\n"));
+        }
+    }
+    let redirected = connect_target(&connect_to, &u);
+    let pinned = redirected.map(|(ip, _)| ip).or(pinned);
+    let conn_port = redirected.map_or(u.port, |(_, p)| p);
+    let (ip, dns) = match pinned {
+        Some(ip) => {
+            if verbose {
+                err.push_str(&format!("* Hostname {} was found in DNS cache\n", u.host));
+            }
+            (Ok(ip), None)
+        }
+        None => net::resolve(net, src, &u.host),
+    };
     let ip = match ip {
         Ok(ip) => ip,
         Err(Fetch::Timeout) => {
@@ -241,7 +272,6 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
         Err(_) => return fail_line(6, format!("Could not resolve host: {}", u.host), 0),
     };
     let mut out = String::new();
-    let mut err = String::new();
     if verbose {
         err.push_str(&format!("*   Trying {ip}:{}...\n", u.port));
     }
@@ -250,7 +280,7 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
         extras.method = "HEAD".into();
     }
     net.state().request = extras;
-    let fetch = net::get(net, src, &host, ip, u.port, &u.path, &raw, dns);
+    let fetch = net::get(net, src, &host, ip, conn_port, &u.path, &raw, dns);
     net.state().request = net::RequestExtras::default();
     let now = net.now;
     match fetch {
@@ -301,13 +331,27 @@ pub fn curl(net: &mut Network, src: &Source, args: &[String]) -> RunResult {
                 );
             }
             if u.scheme == "https" && !insecure && response.tls {
-                return fail_line(60, "SSL certificate problem: self-signed certificate\nMore details here: https://curl.se/docs/sslcerts.html\n\ncurl failed to verify the legitimacy of the server and therefore could not\nestablish a secure connection to it. To learn more about this situation and\nhow to fix it, please visit the web page mentioned above.".into(), 5);
+                let problem = match &response.cert {
+                    Some(c) if !c.self_signed() => "unable to get local issuer certificate",
+                    _ => "self-signed certificate",
+                };
+                return fail_line(60, format!("SSL certificate problem: {problem}\nMore details here: https://curl.se/docs/sslcerts.html\n\ncurl failed to verify the legitimacy of the server and therefore could not\nestablish a secure connection to it. To learn more about this situation and\nhow to fix it, please visit the web page mentioned above."), 5);
             }
             if u.scheme == "https" && !insecure {
                 return fail_line(60, "SSL certificate problem: unable to get local issuer certificate\nMore details here: https://curl.se/docs/sslcerts.html\n\ncurl failed to verify the legitimacy of the server and therefore could not\nestablish a secure connection to it. To learn more about this situation and\nhow to fix it, please visit the web page mentioned above.".into(), 5);
             }
             if verbose {
-                err.push_str(&format!("* Connected to {} ({ip}) port {} (#0)\n> GET {} HTTP/1.1\n> Host: {host}\n> User-Agent: {}\n> Accept: */*\n> \n", u.host, u.port, u.path, src.agent));
+                err.push_str(&format!(
+                    "* Connected to {} ({ip}) port {} (#0)\n",
+                    u.host, u.port
+                ));
+                if let Some(c) = response.cert.as_deref().filter(|_| u.scheme == "https") {
+                    err.push_str(&server_certificate(c));
+                }
+                err.push_str(&format!(
+                    "> GET {} HTTP/1.1\n> Host: {host}\n> User-Agent: {}\n> Accept: */*\n> \n",
+                    u.path, src.agent
+                ));
             }
             if fail && response.status >= 400 {
                 return fail_line(

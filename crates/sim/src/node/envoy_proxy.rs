@@ -13,11 +13,13 @@ use serde_json::Value;
 use crate::node::cri::{Container, Sandbox};
 use crate::node::gateway_model::{self as gm, Gateway, Grant, Listener, Route};
 use crate::node::gateway_route::{self, Req};
+use crate::node::gateway_tls;
 use crate::node::http::{respond, Request, Response};
 use crate::node::ingress_route::Backend;
 use crate::node::logs;
 use crate::node::net::{deliver, record, Conn, Fetch, Network, Source};
 use crate::node::netpol_walk;
+use crate::node::x509::Certificate;
 use crate::object::{CustomObject, Object};
 use crate::proxy::model::Protocol;
 use crate::proxy::traffic::Hop;
@@ -95,7 +97,9 @@ fn config(net: &Network, ns: &str, name: &str) -> Option<Config> {
         })
         .map(Gateway::read)?;
     let labels = |n: &str| namespace_labels(net, n);
-    let routes = customs(net, "httproutes")
+    let mut objs = customs(net, "httproutes");
+    objs.extend(customs(net, "grpcroutes"));
+    let routes = objs
         .iter()
         .map(Route::read)
         .filter_map(|r| {
@@ -126,7 +130,9 @@ fn listener(gw: &Gateway, port: u16, host: &str) -> Option<usize> {
     gw.listeners
         .iter()
         .enumerate()
-        .filter(|(_, l)| gm::container_port(l.port) == port && l.protocol == "HTTP")
+        .filter(|(_, l)| {
+            gm::container_port(l.port) == port && matches!(l.protocol.as_str(), "HTTP" | "HTTPS")
+        })
         .filter_map(|(i, l)| match &l.hostname {
             None => Some(((0u8, 0usize), i)),
             Some(h) if gm::host_matches(h, host) => {
@@ -145,6 +151,7 @@ fn envoy_page(status: u16, body: &str) -> Response {
         tls: false,
         location: None,
         server: Some("envoy".into()),
+        cert: None,
     }
 }
 
@@ -219,6 +226,8 @@ struct Here {
     pod: String,
     node_name: String,
     where_: String,
+    /// The certificate of an HTTPS listener's handshake.
+    cert: Option<Certificate>,
 }
 
 impl Here {
@@ -230,11 +239,13 @@ impl Here {
             pod,
             node_name,
             where_,
+            cert: None,
         }
     }
 
     /// envoy answers itself: the walk ends at the proxy.
-    fn answer(&self, net: &mut Network, c: Conn, r: Response, outcome: &str) -> Fetch {
+    fn answer(&self, net: &mut Network, c: Conn, mut r: Response, outcome: &str) -> Fetch {
+        self.seal(&mut r);
         let f = Fetch::Answered {
             response: r,
             pod: Some(self.pod.clone()),
@@ -252,18 +263,80 @@ impl Here {
     }
 }
 
+impl Here {
+    /// An answer over an HTTPS listener goes back over TLS with its certificate.
+    fn seal(&self, r: &mut Response) {
+        if let Some(c) = &self.cert {
+            r.tls = true;
+            r.cert = Some(Box::new(c.clone()));
+        }
+    }
+}
+
+/// The TLS of listener `li`: `None` for HTTP; the certificate for SNI; or what the
+/// client meets instead (a listener Envoy Gateway could not program is not listening;
+/// plain HTTP to a TLS listener is closed).
+fn handshake(
+    net: &Network,
+    cfg: &Config,
+    li: usize,
+    https: bool,
+    sni: Option<&str>,
+) -> Result<Option<Certificate>, (Fetch, String)> {
+    let l = &cfg.gateway.listeners[li];
+    if l.protocol != "HTTPS" {
+        return Ok(None);
+    }
+    let secret = |ns: &str, name: &str| match stored(net, &format!("/registry/secrets/{ns}/{name}"))
+    {
+        Some(Object::Secret(s)) => Some(s),
+        _ => None,
+    };
+    let certs = gateway_tls::check(&cfg.gateway, l, &secret, &cfg.grants).map_err(|p| {
+        let msg = format!(
+            "listener {} not programmed ({}: {}): connection refused",
+            l.name, p.reason, p.message
+        );
+        (Fetch::Refused, msg)
+    })?;
+    if !https {
+        let msg = format!(
+            "plain HTTP to TLS listener {}: envoy closes the connection",
+            l.name
+        );
+        return Err((Fetch::EmptyReply, msg));
+    }
+    Ok(gateway_tls::for_sni(&certs, sni).cloned())
+}
+
 /// Answers a connection that reached the proxy container: admin ports and requests
 /// before envoy is ready are answered as the image does, the rest are routed.
 pub(crate) fn serve(net: &mut Network, c: Conn, at: Arrival) -> Fetch {
     let now = net.now;
-    let here = Here::of(net, &at);
+    let mut here = Here::of(net, &at);
     let host = c.host.split(':').next().unwrap_or("").to_ascii_lowercase();
+    let https = c.url.to_ascii_lowercase().starts_with("https://");
+    let sni = crate::node::ingress_nginx::sni(c.url).map(str::to_ascii_lowercase);
+    // A TLS listener is picked by the hello's server name, as envoy's filter chains are.
+    let pick = if https {
+        sni.clone().unwrap_or_else(|| host.clone())
+    } else {
+        host.clone()
+    };
     let cfg = owning_gateway(net, &at.sandbox).and_then(|(ns, name)| config(net, &ns, &name));
     let li = cfg
         .as_ref()
-        .and_then(|cfg| listener(&cfg.gateway, at.port, &host));
+        .and_then(|cfg| listener(&cfg.gateway, at.port, &pick));
     match (cfg, li) {
         (Some(cfg), Some(li)) if !at.container.unready(now) => {
+            match handshake(net, &cfg, li, https, sni.as_deref()) {
+                Ok(cert) => here.cert = cert,
+                Err((f, why)) => {
+                    let outcome = format!("{}: {why}", here.where_);
+                    let pod = Some(here.pod.clone());
+                    return record(net, c.src, c.url, c.dns, c.hops, &outcome, pod, f);
+                }
+            }
             route(net, c, &at, &here, &cfg, li, &host)
         }
         _ => {
@@ -340,8 +413,9 @@ fn route(
     };
     let route = &routes[chosen.route];
     let rule = &route.rules[chosen.rule];
+    let kind = route.kind.to_ascii_lowercase();
     let route_name = format!(
-        "httproute/{}/{}/rule/{}/match/{}/{}",
+        "{kind}/{}/{}/rule/{}/match/{}/{}",
         route.namespace,
         route.name,
         chosen.rule,
@@ -349,11 +423,11 @@ fn route(
         chosen.host.replace('.', "_").replace('*', "")
     );
     let cluster = format!(
-        "httproute/{}/{}/rule/{}",
+        "{kind}/{}/{}/rule/{}",
         route.namespace, route.name, chosen.rule
     );
     let rule_text = format!(
-        "httproute {}/{} rule {} match {} (host {})",
+        "{kind} {}/{} rule {} match {} (host {})",
         route.namespace,
         route.name,
         chosen.rule,
@@ -482,7 +556,7 @@ fn forward(net: &mut Network, mut c: Conn, at: &Arrival, here: &Here, p: &Picked
             depth: 1,
         },
     );
-    let (response, answered_by) = match up {
+    let (mut response, answered_by) = match up {
         Fetch::Answered { mut response, pod } => {
             response.server = Some("envoy".into());
             (response, pod)
@@ -492,6 +566,7 @@ fn forward(net: &mut Network, mut c: Conn, at: &Arrival, here: &Here, p: &Picked
             Some(here.pod.clone()),
         ),
     };
+    here.seal(&mut response);
     let upstream = format!("{ip}:{port}");
     let line = access_line(
         net,

@@ -67,6 +67,8 @@ pub struct Listener {
     pub from: From,
     /// `allowedRoutes.kinds[].kind` (empty: the protocol's route kinds).
     pub kinds: Vec<String>,
+    /// `tls` as written (`node::gateway_tls` reads it).
+    pub tls: Option<Value>,
 }
 
 /// A Gateway.
@@ -116,6 +118,7 @@ impl Gateway {
                         .iter()
                         .map(|k| s(k, "kind").to_string())
                         .collect(),
+                    tls: l.get("tls").cloned(),
                 }
             })
             .collect();
@@ -208,9 +211,11 @@ pub struct Rule {
     pub backends: Vec<BackendRef>,
 }
 
-/// An HTTPRoute.
+/// An HTTPRoute or a GRPCRoute.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {
+    /// `HTTPRoute` or `GRPCRoute`.
+    pub kind: String,
     /// Namespace.
     pub namespace: String,
     /// Name.
@@ -236,8 +241,10 @@ fn value_matches(v: &[Value]) -> Vec<ValueMatch> {
 }
 
 impl Route {
-    /// Reads an HTTPRoute object.
+    /// Reads an HTTPRoute or GRPCRoute object.
     pub fn read(o: &CustomObject) -> Route {
+        let kind = o.kind.info().kind.to_string();
+        let grpc = kind == "GRPCRoute";
         let ns = o.metadata.namespace.clone().unwrap_or_default();
         let spec = o.content.get("spec").cloned().unwrap_or(Value::Null);
         let parents = list(&spec, "parentRefs")
@@ -264,6 +271,10 @@ impl Route {
                 let mut matches: Vec<Match> = list(r, "matches")
                     .iter()
                     .map(|m| {
+                        if grpc {
+                            let headers = value_matches(list(m, "headers"));
+                            return crate::node::grpc_route::read_match(m, headers);
+                        }
                         let path = m.get("path").cloned().unwrap_or(Value::Null);
                         let ty = match s(&path, "type") {
                             "Exact" => PathType::Exact,
@@ -303,6 +314,7 @@ impl Route {
             });
         }
         Route {
+            kind,
             namespace: ns,
             name: o.metadata.name.clone().unwrap_or_default(),
             created: o
@@ -408,9 +420,10 @@ impl NotAccepted {
 fn allows(
     l: &Listener,
     gw: &Gateway,
-    route_ns: &str,
+    route: &Route,
     ns_labels: &dyn Fn(&str) -> Vec<(String, String)>,
 ) -> bool {
+    let route_ns = route.namespace.as_str();
     let ns_ok = match &l.from {
         From::Same => route_ns == gw.namespace,
         From::All => true,
@@ -422,7 +435,7 @@ fn allows(
     let kind_ok = if l.kinds.is_empty() {
         l.protocol == "HTTP" || l.protocol == "HTTPS"
     } else {
-        l.kinds.iter().any(|k| k == "HTTPRoute")
+        l.kinds.iter().any(|k| *k == route.kind)
     };
     ns_ok && kind_ok
 }
@@ -447,7 +460,7 @@ pub fn attach(
     }
     let allowed: Vec<usize> = selected
         .into_iter()
-        .filter(|i| allows(&gw.listeners[*i], gw, &route.namespace, ns_labels))
+        .filter(|i| allows(&gw.listeners[*i], gw, route, ns_labels))
         .collect();
     if allowed.is_empty() {
         return Err(NotAccepted::NotAllowedByListeners);

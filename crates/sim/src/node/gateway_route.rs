@@ -233,6 +233,7 @@ mod tests {
 
     fn route(name: &str, created: &str, hosts: &[&str], matches: Vec<Match>) -> Route {
         Route {
+            kind: "HTTPRoute".into(),
             namespace: "default".into(),
             name: name.into(),
             created: created.into(),
@@ -253,6 +254,7 @@ mod tests {
             hostname: host.map(String::from),
             from: From::Same,
             kinds: vec![],
+            tls: None,
         }
     }
 

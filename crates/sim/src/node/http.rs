@@ -69,6 +69,8 @@ pub struct Response {
     pub location: Option<String>,
     /// The `Server` header when the server states it (ingress-nginx: `nginx`).
     pub server: Option<String>,
+    /// The certificate a TLS server presented (`curl -v` prints it, verification uses it).
+    pub cert: Option<Box<crate::node::x509::Certificate>>,
 }
 
 fn resp(status: u16, body: impl Into<String>) -> Response {

@@ -13,9 +13,11 @@ use k8s_openapi::api::networking::v1::{Ingress, IngressClass};
 use crate::node::cri::{Container, Sandbox};
 use crate::node::http::{respond, Request, Response};
 use crate::node::ingress_route::{self, Backend, Decision};
+use crate::node::ingress_tls;
 use crate::node::logs;
 use crate::node::net::{deliver, record, Conn, Fetch, Network, Source};
 use crate::node::netpol_walk;
+use crate::node::x509::Certificate;
 use crate::object::{Kind, Object};
 use crate::proxy::model::Protocol;
 use crate::proxy::traffic::Hop;
@@ -49,6 +51,7 @@ fn page(status: u16, text: &str, tls: bool) -> Response {
         tls,
         location: None,
         server: Some("nginx".into()),
+        cert: None,
     }
 }
 
@@ -165,12 +168,12 @@ fn service_port<'a>(
 }
 
 fn klog_warning(at: Time, pid: u32, msg: &str) -> logs::LogEntry {
-    let header = crate::node::journal::klog_header(
-        at,
-        crate::node::journal::Level::Warning,
-        pid,
-        "controller.go:1216",
-    );
+    klog_warning_at(at, pid, "controller.go:1216", msg)
+}
+
+fn klog_warning_at(at: Time, pid: u32, source: &str, msg: &str) -> logs::LogEntry {
+    let header =
+        crate::node::journal::klog_header(at, crate::node::journal::Level::Warning, pid, source);
     logs::err(at, format!("{header}{msg}"))
 }
 
@@ -210,18 +213,21 @@ fn write_log(net: &mut Network, at: &Arrival, lines: Vec<logs::LogEntry>) {
     }
 }
 
-/// Answers a connection that reached the controller container.
-pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
-    let now = net.now;
-    let https = c.url.to_ascii_lowercase().starts_with("https://");
-    let pod = format!("{}/{}", at.sandbox.namespace, at.sandbox.name);
-    let node_name = net.hosts()[at.node as usize].config.name.clone();
-    let where_ = format!("{}:{} ({pod}) on {node_name}", at.sandbox.ip, at.port);
-    let client = c.client.to_string();
-    let direct = |net: &mut Network, c: Conn, r: Response, outcome: &str| {
+/// What every answer of one request shares: where it was answered and the certificate.
+struct Answer {
+    pod: String,
+    where_: String,
+    node_name: String,
+    client: String,
+    cert: Option<Certificate>,
+}
+
+impl Answer {
+    fn send(&self, net: &mut Network, c: Conn, mut r: Response, outcome: &str) -> Fetch {
+        r.cert = self.cert.clone().map(Box::new);
         let f = Fetch::Answered {
             response: r,
-            pod: Some(pod.clone()),
+            pod: Some(self.pod.clone()),
         };
         record(
             net,
@@ -230,15 +236,87 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
             c.dns,
             c.hops,
             outcome,
-            Some(pod.clone()),
+            Some(self.pod.clone()),
             f,
         )
+    }
+}
+
+/// The server name curl sends in its TLS hello: the URL's host, unless an IP literal.
+pub(crate) fn sni(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let hostport = rest.split('/').next().unwrap_or(rest);
+    let host = hostport.rsplit_once(':').map_or(hostport, |(h, _)| h);
+    (!host.is_empty() && host.parse::<Ipv4Addr>().is_err()).then_some(host)
+}
+
+/// The certificates: the one nginx presents (by SNI, over TLS) and the warnings the
+/// controller logs for the servers this request meets.
+fn certificates(
+    net: &mut Network,
+    c: &mut Conn,
+    cfg: &ingress_route::Config,
+    at: &Arrival,
+    tls: bool,
+) -> Option<Certificate> {
+    let now = net.now;
+    let fake = ingress_tls::fake(at.container.started.unwrap_or(0));
+    let (host_name, host_server) = ingress_route::server_for(cfg, c.host);
+    let routed = ingress_tls::choose(net, host_name, host_server.cert.as_ref(), fake.clone());
+    let mut warnings = routed.warnings.clone();
+    let presented = if !tls {
+        None
+    } else {
+        let (name, server) = ingress_route::server_for(cfg, sni(c.url).unwrap_or("_"));
+        let chosen = if name == host_name {
+            routed
+        } else {
+            let ch = ingress_tls::choose(net, name, server.cert.as_ref(), fake);
+            warnings.extend(ch.warnings.clone());
+            ch
+        };
+        let node_name = net.hosts()[at.node as usize].config.name.clone();
+        let what = match &chosen.secret {
+            Some(key) => format!("ssl_certificate of Secret {key}"),
+            None => "the default (fake) certificate".into(),
+        };
+        c.hops.push(ingress_hop(
+            &node_name,
+            name,
+            &format!("TLS handshake, SNI {}", sni(c.url).unwrap_or("(none)")),
+            &format!(
+                "presents {what}: {}",
+                Certificate::name_line(&chosen.cert.subject)
+            ),
+        ));
+        Some(chosen.cert)
+    };
+    let lines = warnings
+        .iter()
+        .map(|(src, w)| klog_warning_at(now, 7, src, w))
+        .collect();
+    write_log(net, at, lines);
+    presented
+}
+
+/// Answers a connection that reached the controller container.
+pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
+    let now = net.now;
+    let https = c.url.to_ascii_lowercase().starts_with("https://");
+    let node_name = net.hosts()[at.node as usize].config.name.clone();
+    let pod = format!("{}/{}", at.sandbox.namespace, at.sandbox.name);
+    let mut ans = Answer {
+        where_: format!("{}:{} ({pod}) on {node_name}", at.sandbox.ip, at.port),
+        pod,
+        node_name,
+        client: c.client.to_string(),
+        cert: None,
     };
     if !matches!(at.port, 80 | 443) || at.container.unready(now) {
         let req = Request {
             host: c.host,
             path: c.path,
-            client: &client,
+            client: &ans.client,
             agent: c.agent,
             pod_name: &at.sandbox.name,
             pod_ip: &at.sandbox.ip,
@@ -250,7 +328,8 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
             &at.container,
             &req,
         );
-        return direct(net, c, r, &where_);
+        let where_ = ans.where_.clone();
+        return ans.send(net, c, r, &where_);
     }
     let tls = at.port == 443;
     if tls && !https {
@@ -260,39 +339,16 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
             server: Some("nginx".into()),
             ..Response::default()
         };
-        return direct(net, c, r, &where_);
+        let where_ = ans.where_.clone();
+        return ans.send(net, c, r, &where_);
     }
     let cfg = config(net);
-    let decision = ingress_route::decide(&cfg, c.host, c.path, tls);
-    let (backend, server, location, ingress, uri) = match decision {
-        Decision::NotFound { server } => {
-            c.hops.push(ingress_hop(
-                &node_name,
-                &server,
-                "no location matched",
-                "default backend: 404 Not Found",
-            ));
-            let r = page(404, "Not Found", tls);
-            let line = access_line(
-                now,
-                &client,
-                &c,
-                404,
-                r.body.len(),
-                "upstream-default-backend",
-                "",
-            );
-            write_log(net, &at, vec![line]);
-            return direct(
-                net,
-                c,
-                r,
-                &format!("{where_}: ingress-nginx default backend 404"),
-            );
-        }
+    ans.cert = certificates(net, &mut c, &cfg, &at, tls);
+    match ingress_route::decide(&cfg, c.host, c.path, tls) {
+        Decision::NotFound { server } => not_found(net, c, &at, &ans, &server, tls),
         Decision::Redirect { location } => {
             c.hops.push(ingress_hop(
-                &node_name,
+                &ans.node_name,
                 c.host,
                 "TLS host over plain HTTP",
                 &format!("return 308 {location}"),
@@ -303,8 +359,10 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
                 tls,
                 location: Some(location),
                 server: Some("nginx".into()),
+                cert: None,
             };
-            return direct(net, c, r, &format!("{where_}: 308 redirect to HTTPS"));
+            let outcome = format!("{}: 308 redirect to HTTPS", ans.where_);
+            ans.send(net, c, r, &outcome)
         }
         Decision::Proxy {
             backend,
@@ -312,29 +370,95 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
             location,
             ingress,
             uri,
-        } => (backend, server, location, ingress, uri),
-    };
+        } => {
+            let route = Route {
+                backend,
+                server,
+                location,
+                ingress,
+                uri,
+            };
+            proxy(net, c, &at, &ans, route, tls)
+        }
+    }
+}
+
+fn not_found(
+    net: &mut Network,
+    mut c: Conn,
+    at: &Arrival,
+    ans: &Answer,
+    server: &str,
+    tls: bool,
+) -> Fetch {
+    c.hops.push(ingress_hop(
+        &ans.node_name,
+        server,
+        "no location matched",
+        "default backend: 404 Not Found",
+    ));
+    let r = page(404, "Not Found", tls);
+    let line = access_line(
+        net.now,
+        &ans.client,
+        &c,
+        404,
+        r.body.len(),
+        "upstream-default-backend",
+        "",
+    );
+    write_log(net, at, vec![line]);
+    let outcome = format!("{}: ingress-nginx default backend 404", ans.where_);
+    ans.send(net, c, r, &outcome)
+}
+
+/// A location's upstream, as `Decision::Proxy` gives it.
+struct Route {
+    backend: Backend,
+    server: String,
+    location: String,
+    ingress: String,
+    uri: String,
+}
+
+fn proxy(
+    net: &mut Network,
+    mut c: Conn,
+    at: &Arrival,
+    ans: &Answer,
+    route: Route,
+    tls: bool,
+) -> Fetch {
+    let now = net.now;
+    let Route {
+        backend,
+        server,
+        location,
+        ingress,
+        uri,
+    } = route;
     let upstream = backend.upstream();
     let eps = match endpoints(net, &backend) {
         Ok(eps) => eps,
         Err(warning) => {
             c.hops.push(ingress_hop(
-                &node_name,
+                &ans.node_name,
                 &server,
                 &format!("{location} → {upstream} (ingress {ingress})"),
                 &format!("{warning} 503"),
             ));
             let r = page(503, "Service Temporarily Unavailable", tls);
-            let line = access_line(now, &client, &c, 503, r.body.len(), &upstream, "");
-            write_log(net, &at, vec![klog_warning(now, 7, &warning), line]);
-            return direct(net, c, r, &format!("{where_}: 503, {warning}"));
+            let line = access_line(now, &ans.client, &c, 503, r.body.len(), &upstream, "");
+            write_log(net, at, vec![klog_warning(now, 7, &warning), line]);
+            let outcome = format!("{}: 503, {warning}", ans.where_);
+            return ans.send(net, c, r, &outcome);
         }
     };
     let turn = net.state().ingress_rr.entry(upstream.clone()).or_insert(0);
     let (ip, port) = eps[*turn % eps.len()];
     *turn = turn.wrapping_add(1);
     c.hops.push(ingress_hop(
-        &node_name,
+        &ans.node_name,
         &server,
         &format!("{location} → {upstream} (ingress {ingress})"),
         &format!(
@@ -351,7 +475,7 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
     };
     if let Err(d) = netpol_walk::check(net, &ctrl, ctrl_ip, ip, port, Protocol::Tcp, &mut c.hops) {
         let r = page(504, "Gateway Time-out", tls);
-        return direct(net, c, r, &d.0);
+        return ans.send(net, c, r, &d.0);
     }
     let up = deliver(
         net,
@@ -370,24 +494,25 @@ pub(crate) fn serve(net: &mut Network, mut c: Conn, at: Arrival) -> Fetch {
             depth: 1,
         },
     );
-    let (response, pod) = match up {
+    let (mut response, pod) = match up {
         Fetch::Answered { mut response, pod } => {
             response.tls = tls;
             response.server = Some("nginx".into());
             (response, pod)
         }
-        _ => (page(502, "Bad Gateway", tls), Some(pod.clone())),
+        _ => (page(502, "Bad Gateway", tls), Some(ans.pod.clone())),
     };
+    response.cert = ans.cert.clone().map(Box::new);
     let line = access_line(
         now,
-        &client,
+        &ans.client,
         &c,
         response.status,
         response.body.len(),
         &upstream,
         &format!("{ip}:{port}"),
     );
-    write_log(net, &at, vec![line]);
+    write_log(net, at, vec![line]);
     Fetch::Answered { response, pod }
 }
 

@@ -102,6 +102,17 @@ pub struct Server {
     pub tls: bool,
     /// The Ingress `defaultBackend` that answers what no location matches.
     pub default_backend: Option<(Backend, String)>,
+    /// The TLS section that first named the host: its certificate's Secret.
+    pub cert: Option<TlsRef>,
+}
+
+/// A TLS host's `secretName`, in the namespace of the Ingress that names it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsRef {
+    /// The Ingress's namespace.
+    pub namespace: String,
+    /// `secretName` ("" when the section has none: the default certificate).
+    pub secret: String,
 }
 
 /// The nginx configuration: server name → server (`_` is the default server).
@@ -253,6 +264,11 @@ fn add_ingress(cfg: &mut Config, ing: &Ingress) {
         for h in t.hosts.iter().flatten() {
             if let Some(s) = cfg.servers.get_mut(&h.to_ascii_lowercase()) {
                 s.tls |= redirect;
+                // createServers: only a server without a certificate gets one.
+                s.cert.get_or_insert_with(|| TlsRef {
+                    namespace: ns.clone(),
+                    secret: t.secret_name.clone().unwrap_or_default(),
+                });
             }
         }
     }
@@ -283,6 +299,7 @@ static EMPTY: Server = Server {
     regex: false,
     tls: false,
     default_backend: None,
+    cert: None,
 };
 
 fn prefix_matches(prefix: &str, path: &str) -> bool {
