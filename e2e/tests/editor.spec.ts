@@ -70,7 +70,7 @@ test('a mistake is marked at its line:column, fixed from the keyboard and applie
   // Ctrl+Shift+Z redoes too, as in most editors.
   await page.keyboard.press('ControlOrMeta+z');
   await expect(cluster.editorErrors).toHaveCount(1);
-  await page.keyboard.press('ControlOrMeta+Shift+z');
+  await page.keyboard.press('ControlOrMeta+Shift+Z');
   await expect(cluster.editorErrors).toHaveCount(0);
 
   await page.keyboard.press('Control+Enter');

@@ -88,8 +88,10 @@ for (const size of [
       await page.setViewportSize({ width: size.width, height: size.height });
       await page.addInitScript((l) => localStorage.setItem('kubeloop.lang', l), lang);
       const cluster = new ClusterPage(page);
-      await cluster.goto('/#lesson=lesson-self-healing');
+      // On a phone the lesson's tab replaces the diagram: wait for the lesson, not it.
+      await page.goto('/#lesson=lesson-self-healing');
       const lesson = page.getByTestId('lesson');
+      await expect(lesson).toBeAttached();
       if (size.width < 760) {
         // On a phone the lesson opens on the Controls tab, which holds its steps.
         await expect(page.locator('[data-pane-tab=controls]')).toHaveAttribute('aria-selected', 'true');

@@ -227,7 +227,7 @@ pub fn LessonPanel() -> impl IntoView {
                         <span class="ls-progress mono" data-testid="lesson-progress">{format!("{done}/{total}")}</span>
                         <button class="btn ghost small" data-testid="lesson-link" title=move || ui.t(Key::LessonLink)
                             aria-label=move || ui.t(Key::LessonLink) on:click=move |_| copy_link(ui, copied)>
-                            {move || if copied.get() { ui.t(Key::Copied) } else { "🔗" }}
+                            {move || if copied.get() { ui.t(Key::Copied) } else { ui.t(Key::LessonLinkShort) }}
                         </button>
                         <button class="btn ghost small" data-testid="lesson-restart" on:click=move |_| {
                             ui.update(|s| s.restart_lesson());
