@@ -1,7 +1,7 @@
 //! The node lifecycle controller through the terminal: a cordon becomes the
 //! `node.kubernetes.io/unschedulable:NoSchedule` taint (and an uncordon removes it), and a
 //! node that stops reporting has its pods marked not Ready (`MarkPodsNotReady`) before the
-//! taint manager evicts them.
+//! taint manager evicts them; and how a cordon or a taint reads in FailedScheduling.
 
 mod common;
 use common::Term;
@@ -140,6 +140,24 @@ fn pods_on_a_powered_off_node_are_marked_not_ready_then_evicted() {
     let ev = t.ok("kubectl get events --field-selector involvedObject.name=pinned,reason=TaintManagerEviction");
     assert!(
         ev.contains("Marking for deletion Pod default/pinned"),
+        "{ev}"
+    );
+}
+
+/// v1.35's TaintToleration reason names no taint (kubernetes/kubernetes#134740, merged
+/// before v1.35 and cherry-picked to v1.34: taint keys and values may be sensitive), and
+/// FitError sorts the `<count> <reason>` strings, so the count leads the order.
+#[test]
+fn an_untolerated_taint_is_reported_without_its_key_and_value() {
+    let mut t = Term::new();
+    t.settle(10);
+    t.ok("kubectl taint nodes node-2 dedicated=db:NoSchedule");
+    t.file("pinned.yaml", PINNED);
+    t.ok("kubectl apply -f pinned.yaml");
+    t.settle(5);
+    let ev = t.ok("kubectl get events --field-selector reason=FailedScheduling");
+    assert!(
+        ev.contains("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.\n"),
         "{ev}"
     );
 }
