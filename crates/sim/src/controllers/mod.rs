@@ -30,6 +30,7 @@ mod job_tests;
 pub mod job_util;
 pub mod namespace;
 pub mod nodelifecycle;
+pub mod nodelifecycle_taints;
 pub mod ranking;
 pub mod replicaset;
 pub mod resourcequota;

@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::{Node, Pod, Taint, Toleration};
 
 use crate::api::{ApiRequest, Body, Subresource, Verb};
 use crate::apiserver::write::set_pod_condition;
-use crate::client::recorder::NORMAL;
+use crate::client::recorder::{NORMAL, WARNING};
 use crate::client::{Change, Recorder, WorkQueue};
 use crate::controllers::{Action, Controller, Env, Informers, SyncResult};
 use crate::object::{Kind, Object};
@@ -20,10 +20,8 @@ use crate::time::{from_k8s_micro_time, from_k8s_time, k8s_time, Time, SECOND};
 pub const MONITOR_PERIOD: Time = 5 * SECOND;
 /// `--node-monitor-grace-period` (50s since v1.32).
 pub const GRACE_PERIOD: Time = 50 * SECOND;
-/// Taint for NotReady nodes.
-pub const NOT_READY: &str = "node.kubernetes.io/not-ready";
-/// Taint for nodes that stopped reporting.
-pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+use super::nodelifecycle_taints as taints;
+pub use super::nodelifecycle_taints::{NOT_READY, UNREACHABLE, UNSCHEDULABLE};
 
 /// The node lifecycle and taint-eviction controllers.
 #[derive(Default)]
@@ -88,21 +86,21 @@ impl NodeLifecycleController {
             let last = heartbeat.max(lease_renew);
             let mut effective = status.clone();
             if status != "Unknown" && now > last + GRACE_PERIOD {
-                self.mark_unknown(env, inf, node_obj, node);
+                self.mark_unknown(env, node_obj, node);
                 effective = "Unknown".into();
+                // Ready → not Ready: the status-change event and MarkPodsNotReady, once.
+                if status == "True" {
+                    let msg = format!("Node {name} status is now: NodeNotReady");
+                    env.event(node_obj, NORMAL, "NodeNotReady", &msg);
+                    self.mark_pods_not_ready(env, inf, name);
+                }
             }
             self.reconcile_taints(env, node_obj, node, &effective);
             self.evict(env, inf, node_obj, node);
         }
     }
 
-    fn mark_unknown(
-        &mut self,
-        env: &mut Env,
-        inf: &Informers,
-        node_obj: &Arc<Object>,
-        node: &Node,
-    ) {
+    fn mark_unknown(&mut self, env: &mut Env, node_obj: &Arc<Object>, node: &Node) {
         let now = env.now();
         let mut n = node.clone();
         for c in n
@@ -122,11 +120,10 @@ impl NodeLifecycleController {
             .with_subresource(Subresource::Status)
             .with_body(Body::Object(n.into()));
         env.fire(req);
-        env.event(node_obj, NORMAL, "NodeNotReady", "Node is not ready");
-        // MarkPodsNotReady: endpoints drop the node's pods right away.
-        self.mark_pods_not_ready(env, inf, node_obj.name());
     }
 
+    /// `MarkPodsNotReady`: each pod's Ready condition goes False (so endpoints drop it
+    /// right away), with a `NodeNotReady` warning on the pod.
     fn mark_pods_not_ready(&mut self, env: &mut Env, inf: &Informers, node: &str) {
         let now = env.now();
         for pod_obj in inf.of(Kind::Pod).iter() {
@@ -143,9 +140,11 @@ impl NodeLifecycleController {
                 .with_subresource(Subresource::Status)
                 .with_body(Body::Object(np.into()));
             env.fire(req);
+            env.event(pod_obj, WARNING, "NodeNotReady", "Node is not ready");
         }
     }
 
+    /// The NoSchedule and NoExecute tainting passes for one node.
     fn reconcile_taints(
         &mut self,
         env: &mut Env,
@@ -153,42 +152,11 @@ impl NodeLifecycleController {
         node: &Node,
         ready: &str,
     ) {
-        let now = env.now();
-        let existing = node
-            .spec
-            .as_ref()
-            .and_then(|s| s.taints.clone())
-            .unwrap_or_default();
-        let mut want: Vec<Taint> = existing
-            .iter()
-            .filter(|t| t.key != NOT_READY && t.key != UNREACHABLE)
-            .cloned()
-            .collect();
-        let key = match ready {
-            "False" => Some(NOT_READY),
-            "Unknown" => Some(UNREACHABLE),
-            _ => None,
-        };
-        if let Some(k) = key {
-            for effect in ["NoSchedule", "NoExecute"] {
-                let keep = existing
-                    .iter()
-                    .find(|t| t.key == k && t.effect == effect)
-                    .cloned();
-                want.push(keep.unwrap_or_else(|| Taint {
-                    key: k.into(),
-                    effect: effect.into(),
-                    value: None,
-                    time_added: (effect == "NoExecute").then(|| k8s_time(now)),
-                }));
-            }
-        }
-        if want == existing {
+        let Some(taints) = taints::reconcile(node, ready, env.now()) else {
             return;
-        }
+        };
         let mut n = node.clone();
-        n.spec.get_or_insert_with(Default::default).taints =
-            if want.is_empty() { None } else { Some(want) };
+        n.spec.get_or_insert_with(Default::default).taints = (!taints.is_empty()).then_some(taints);
         let req = ApiRequest::new(Verb::Update, Kind::Node, "", node_obj.name())
             .with_body(Body::Object(n.into()));
         env.fire(req);
@@ -287,10 +255,14 @@ impl Controller for NodeLifecycleController {
         &mut self,
         kind: Kind,
         change: &Change,
-        _queue: &mut WorkQueue<String>,
+        queue: &mut WorkQueue<String>,
         _inf: &Informers,
         _now: Time,
     ) {
+        if kind == Kind::Node && !matches!(change, Change::Deleted(_)) {
+            // doNoScheduleTaintingPass runs on every node add and update (a cordon).
+            queue.add(change.object().name().to_string());
+        }
         if kind == Kind::Pod {
             if let Change::Deleted(o) = change {
                 self.evicted
@@ -299,7 +271,13 @@ impl Controller for NodeLifecycleController {
         }
     }
 
-    fn sync(&mut self, _key: &str, _env: &mut Env, _inf: &Informers) -> SyncResult {
+    fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult {
+        if let Some(node_obj) = inf.of(Kind::Node).get("", key).cloned() {
+            if let Object::Node(node) = &*node_obj {
+                let (ready, _) = ready_status(node);
+                self.reconcile_taints(env, &node_obj, node, &ready);
+            }
+        }
         Ok(Action::await_change())
     }
 
@@ -311,12 +289,19 @@ impl Controller for NodeLifecycleController {
 /// Sets a pod's Ready condition to False (`MarkPodsNotReady`).
 pub fn mark_not_ready(p: &mut Pod, now: Time) {
     let status = p.status.get_or_insert_with(Default::default);
+    let conds = status.conditions.get_or_insert_with(Vec::new);
+    // Only the status changes; the condition keeps its reason and message.
+    let (reason, message) = conds
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .map(|c| (c.reason.clone(), c.message.clone()))
+        .unwrap_or_default();
     set_pod_condition(
-        status.conditions.get_or_insert_with(Vec::new),
+        conds,
         "Ready",
         "False",
-        None,
-        None,
+        reason.as_deref(),
+        message.as_deref(),
         now,
     );
 }
