@@ -152,7 +152,13 @@ pub struct Session {
 impl Session {
     /// A session running `scenario` from t=0; its steps run at their times.
     pub fn new(scenario: Scenario) -> Session {
+        Session::new_in(scenario, Lang::En)
+    }
+
+    /// [`Session::new`] greeting the learner in `lang`.
+    pub fn new_in(scenario: Scenario, lang: Lang) -> Session {
         let mut s = Session::blank(scenario);
+        s.lang = lang;
         s.steps_at_start = s.schedule.len();
         s.setup_steps = lesson::setup_steps(&s.scenario);
         s.greet(s.steps_at_start);
@@ -209,21 +215,29 @@ impl Session {
         } else {
             self.scenario.metadata.name.clone()
         };
-        self.terminal.info(&format!(
-            "{name}: a cluster with {nodes} worker node{} at t=0. Type help for commands.",
-            if nodes == 1 { "" } else { "s" }
-        ));
+        let greeting = match self.lang {
+            Lang::En => format!(
+                "{name}: a cluster with {nodes} worker node{} at t=0. Type help for commands.",
+                if nodes == 1 { "" } else { "s" }
+            ),
+            Lang::Zh => {
+                format!("{name}：一个有 {nodes} 个工作节点的集群，t=0。输入 help 查看命令。")
+            }
+        };
+        self.terminal.info(&greeting);
         if steps > 0 {
-            self.terminal.info(&format!(
-                "{steps} scenario step(s) will run at their virtual times."
-            ));
+            let note = match self.lang {
+                Lang::En => format!("{steps} scenario step(s) will run at their virtual times."),
+                Lang::Zh => format!("{steps} 个场景步骤将在各自的虚拟时间运行。"),
+            };
+            self.terminal.info(&note);
         }
     }
 
     /// Replaces the scenario and starts it from t=0.
     pub fn load(&mut self, scenario: Scenario) {
         let revisions = (self.revision, self.scenario_revision, self.files_revision);
-        *self = Session::new(scenario);
+        *self = Session::new_in(scenario, self.lang);
         self.revision = revisions.0 + 1;
         self.scenario_revision = revisions.1 + 1;
         self.files_revision = revisions.2 + 1;

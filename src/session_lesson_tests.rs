@@ -93,3 +93,23 @@ fn should_keep_the_learners_commands_across_a_reload() {
         "the gallery lesson as it is"
     );
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn should_greet_in_the_pages_language_and_keep_it_on_load() {
+    let lesson = examples::scenario(examples::lesson("lesson-self-healing").unwrap());
+    let mut s = Session::new_in(lesson.clone(), Lang::Zh);
+    let first = |s: &Session| s.terminal().lines().next().map(|l| l.text.clone());
+    assert_eq!(
+        first(&s).as_deref(),
+        Some("lesson-self-healing：一个有 3 个工作节点的集群，t=0。输入 help 查看命令。")
+    );
+    s.load(lesson);
+    assert!(first(&s).unwrap().contains("个工作节点"), "{:?}", first(&s));
+    assert!(Session::new(examples::default_scenario())
+        .terminal()
+        .lines()
+        .next()
+        .unwrap()
+        .text
+        .ends_with("worker nodes at t=0. Type help for commands."));
+}

@@ -156,6 +156,7 @@ impl Session {
             None => Box::new(std::mem::replace(self, shell)),
         };
         self.steps_at_start = live.steps_at_start;
+        self.lang = live.lang;
         self.greet(live.steps_at_start);
         self.schedule.clear();
         self.pending = live.actions.iter().cloned().collect();

@@ -92,7 +92,10 @@ items:
         let (sc, report) = import_list(LIST).expect("imports");
         assert_eq!(report.nodes, 1);
         assert_eq!(sc.nodes()[0].name, "big-1");
-        assert!(report.skipped.iter().any(|s| s.contains("Widget")), "{report:?}");
+        assert!(
+            report.skipped.iter().any(|s| s.contains("Widget")),
+            "{report:?}"
+        );
         assert!(
             report.notices.iter().any(|n| n.contains("creds")),
             "the Secret's data is dropped with a notice: {report:?}"
@@ -102,11 +105,16 @@ items:
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_refuse_what_is_not_a_list_with_its_place() {
-        assert!(import_list("  \n").unwrap_err().starts_with("nothing to import"));
+        assert!(import_list("  \n")
+            .unwrap_err()
+            .starts_with("nothing to import"));
         let err = import_list("items: [unclosed").unwrap_err();
         let (line, rest) = err.split_once(':').unwrap();
         let (column, _) = rest.split_once(':').unwrap();
-        assert!(line.parse::<usize>().is_ok() && column.parse::<usize>().is_ok(), "{err}");
+        assert!(
+            line.parse::<usize>().is_ok() && column.parse::<usize>().is_ok(),
+            "{err}"
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]

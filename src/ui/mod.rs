@@ -277,7 +277,7 @@ pub fn App() -> impl IntoView {
         .next()
         .cloned()
         .unwrap_or_default();
-    let mut session = Session::new(scenario);
+    let mut session = Session::new_in(scenario, browser::saved_lang());
     if replay {
         // A reload comes back to where the learner was (in slices, see frames.rs); a
         // shared lesson plays out.

@@ -88,7 +88,10 @@ pub fn RealClusterButton() -> impl IntoView {
     });
     on_cleanup(move || keys.remove());
     let download = move |_| {
-        if let Some((name, bytes)) = ui.session.try_with_value(|s| transfer::kind_tar(s.scenario())) {
+        if let Some((name, bytes)) = ui
+            .session
+            .try_with_value(|s| transfer::kind_tar(s.scenario()))
+        {
             browser::download(&name, "application/x-tar", &bytes);
         }
     };
