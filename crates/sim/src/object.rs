@@ -239,6 +239,17 @@ impl Kind {
         })
     }
 
+    /// The etcd key prefix of this kind's objects in `namespace` (all of them for a
+    /// cluster-scoped kind): `/registry/pods/default/`, `/registry/minions/`.
+    pub fn registry_prefix(self, namespace: &str) -> String {
+        let info = self.info();
+        if info.namespaced {
+            format!("/registry/{}/{namespace}/", info.etcd_prefix)
+        } else {
+            format!("/registry/{}/", info.etcd_prefix)
+        }
+    }
+
     /// Resolves `apiVersion` + `kind` from a manifest.
     pub fn from_api_version_kind(api_version: &str, kind: &str) -> Option<Kind> {
         Kind::ALL.iter().copied().find(|k| {

@@ -188,12 +188,7 @@ fn kind_names(world: &World, t: &str, ns: &str) -> Vec<String> {
 
 /// Names of objects of `kind` in `ns`, as stored (the page sees the whole cluster).
 fn names(world: &World, kind: Kind, ns: &str) -> Vec<String> {
-    let info = kind.info();
-    let prefix = if info.namespaced {
-        format!("/registry/{}/{ns}/", info.etcd_prefix)
-    } else {
-        format!("/registry/{}/", info.etcd_prefix)
-    };
+    let prefix = kind.registry_prefix(ns);
     world
         .observe()
         .etcd()

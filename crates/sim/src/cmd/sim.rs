@@ -246,7 +246,9 @@ fn add_node(world: &mut World, args: &[String]) -> Output {
     ok(format!("node {name} added"))
 }
 
-fn crash(world: &mut World, args: &[String]) -> Output {
+/// `sim crash`'s arguments: the namespace (`-n NS`, default `default`) and the other
+/// words (`POD [CONTAINER]`).
+pub fn crash_args(args: &[String]) -> (String, Vec<String>) {
     let mut ns = "default".to_string();
     let mut words = Vec::new();
     let mut i = 0;
@@ -259,6 +261,11 @@ fn crash(world: &mut World, args: &[String]) -> Output {
         words.push(args[i].clone());
         i += 1;
     }
+    (ns, words)
+}
+
+fn crash(world: &mut World, args: &[String]) -> Output {
+    let (ns, words) = crash_args(args);
     let Some(pod) = words.first() else {
         return err("usage: sim crash POD [CONTAINER]".into());
     };

@@ -133,18 +133,7 @@ fn component(name: &str) -> &'static str {
 
 /// `sim crash POD [CONTAINER] [-n NS]` → `crash_container NS POD [CONTAINER]`.
 fn crash(args: &[String], line: &str) -> Line {
-    let mut ns = "default".to_string();
-    let mut words = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        if args[i] == "-n" || args[i] == "--namespace" {
-            ns = args.get(i + 1).cloned().unwrap_or_default();
-            i += 2;
-            continue;
-        }
-        words.push(args[i].clone());
-        i += 1;
-    }
+    let (ns, words) = crate::cmd::sim::crash_args(args);
     let Some(pod) = words.first() else {
         return Line::KubeloopOnly(format!("sim crash without a pod: {line}"));
     };

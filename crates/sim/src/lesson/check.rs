@@ -74,12 +74,7 @@ fn resolve(world: &World, kind: &str) -> Option<Kind> {
 
 /// The stored objects of `kind` in `namespace` (every namespace for cluster-scoped kinds).
 fn stored(world: &World, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
-    let info = kind.info();
-    let prefix = if info.namespaced {
-        format!("/registry/{}/{namespace}/", info.etcd_prefix)
-    } else {
-        format!("/registry/{}/", info.etcd_prefix)
-    };
+    let prefix = kind.registry_prefix(namespace);
     world
         .observe()
         .etcd()
