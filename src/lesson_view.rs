@@ -2,7 +2,7 @@
 //! which are done (and when), the current step's check and why it does not hold yet, its
 //! hints and solution. Plain Rust over `kubeloop_sim::lesson`; the panel only draws it.
 
-use kubeloop_sim::lesson::{explain, Facts, Lesson, LessonState, Text};
+use kubeloop_sim::lesson::{CheckReport, Lesson, LessonState, Text};
 use kubeloop_sim::time::Time;
 
 use crate::markdown::{self, Block};
@@ -63,9 +63,14 @@ fn blocks(t: &Text, zh: bool) -> Vec<Block> {
     markdown::parse(t.get(zh))
 }
 
-/// The lesson panel's content for `lesson` in `state`, the current step's check explained
-/// against `facts`.
-pub fn lesson_view(lesson: &Lesson, state: &LessonState, facts: Facts, zh: bool) -> LessonView {
+/// The lesson panel's content for `lesson` in `state`, with `report`, the current step's
+/// check explained.
+pub fn lesson_view(
+    lesson: &Lesson,
+    state: &LessonState,
+    report: Option<&CheckReport>,
+    zh: bool,
+) -> LessonView {
     let current = state.current();
     let steps = lesson
         .steps
@@ -77,10 +82,9 @@ pub fn lesson_view(lesson: &Lesson, state: &LessonState, facts: Facts, zh: bool)
                 None if current == Some(i) => StepState::Current,
                 None => StepState::Later,
             };
-            let check = (state == StepState::Current).then(|| {
-                let report = explain(&facts, &step.check);
-                (report.holds, text(&report.why, zh))
-            });
+            let check = report
+                .filter(|_| state == StepState::Current)
+                .map(|r| (r.holds, text(&r.why, zh)));
             StepView {
                 number: i + 1,
                 title: text(&step.title, zh),

@@ -139,6 +139,8 @@ pub struct Session {
     lesson: Option<kubeloop_sim::lesson::LessonState>,
     /// The revision the lesson was last checked at.
     lesson_checked: u64,
+    /// The current step's check as evaluated at `lesson_checked`.
+    lesson_report: Option<kubeloop_sim::lesson::CheckReport>,
     /// The commands the learner ran, with their output, for the lesson's checks.
     ran: Vec<kubeloop_sim::lesson::Ran>,
     /// Bumped whenever something the page shows changed.
@@ -201,6 +203,7 @@ impl Session {
             setup_steps: 0,
             lesson: None,
             lesson_checked: 0,
+            lesson_report: None,
             ran: Vec::new(),
             revision: 1,
             scenario_revision: 0,

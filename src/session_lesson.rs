@@ -27,11 +27,12 @@ impl Session {
             return false;
         };
         let state = self.lesson.get_or_insert_with(|| LessonState::new(lesson));
-        let changed = state.update(&self.world, &self.ran, lesson);
+        let (changed, report) = state.update_report(&self.world, &self.ran, lesson);
         if changed {
             self.revision += 1;
         }
         self.lesson_checked = self.revision;
+        self.lesson_report = report;
         changed
     }
 
@@ -47,12 +48,12 @@ impl Session {
                 &fresh
             }
         };
-        Some(lesson_view(
-            lesson,
-            state,
-            state.facts(&s.world, &s.ran),
-            zh,
-        ))
+        // The check as last evaluated, unless the world changed since.
+        let report = match (&s.lesson, s.lesson_checked == s.revision) {
+            (Some(_), true) => s.lesson_report.clone(),
+            _ => state.report(&s.world, &s.ran, lesson),
+        };
+        Some(lesson_view(lesson, state, report.as_ref(), zh))
     }
 
     /// Starts the lesson again: a gallery lesson as the gallery has it, any other lesson

@@ -178,3 +178,15 @@ pub fn download(name: &str, mime: &str, bytes: &[u8]) -> bool {
     let _ = web_sys::Url::revoke_object_url(&url);
     true
 }
+
+/// Closes a popover (sets `open` to false) when Escape is pressed anywhere on the page
+/// while it is open; the listener goes with the calling view.
+pub fn close_on_escape(open: leptos::prelude::RwSignal<bool>) {
+    use leptos::prelude::*;
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && open.get_untracked() {
+            open.set(false);
+        }
+    });
+    on_cleanup(move || keys.remove());
+}

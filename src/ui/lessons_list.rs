@@ -32,12 +32,7 @@ pub fn LessonsButton() -> impl IntoView {
             }
         }
     });
-    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" && open.get_untracked() {
-            open.set(false);
-        }
-    });
-    on_cleanup(move || keys.remove());
+    browser::close_on_escape(open);
     view! {
         <div class="lessons-menu">
             <button class="btn" data-testid="lessons" aria-haspopup="true"

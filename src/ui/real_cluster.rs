@@ -81,12 +81,7 @@ pub fn RealClusterButton() -> impl IntoView {
     let open = RwSignal::new(false);
     let pasted = RwSignal::new(String::new());
     let outcome = RwSignal::new(None::<Outcome>);
-    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" && open.get_untracked() {
-            open.set(false);
-        }
-    });
-    on_cleanup(move || keys.remove());
+    browser::close_on_escape(open);
     let download = move |_| {
         if let Some((name, bytes)) = ui
             .session

@@ -25,6 +25,7 @@ pub mod message;
 pub mod node;
 pub mod object;
 pub mod object_custom;
+pub mod pattern;
 pub mod process;
 pub mod proxy;
 pub mod quantity;

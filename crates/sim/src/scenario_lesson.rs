@@ -246,14 +246,7 @@ impl Checker {
     fn regex_field(&mut self, m: &Map<String, Value>, path: &str, key: &str) -> Option<String> {
         let field = child(path, key);
         let s = self.string(m.get(key), &field)?;
-        if let Err(e) = regex::Regex::new(&s) {
-            let first = e
-                .to_string()
-                .lines()
-                .last()
-                .unwrap_or("")
-                .trim()
-                .to_string();
+        if let Some(first) = crate::pattern::compile_error(&s) {
             self.invalid(
                 &field,
                 &Value::String(s),

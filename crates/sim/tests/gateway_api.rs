@@ -3,11 +3,11 @@
 //! HTTPRoutes' matches and weights.
 
 mod common;
+use common::gateway::{self, EG, PROXY};
 use common::Term as T;
 
 const STANDARD: &str =
     "https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.4.0/standard-install.yaml";
-const EG: &str = "https://github.com/envoyproxy/gateway/releases/download/v1.5.0/install.yaml";
 
 const CRD_LINES: &str =
     "customresourcedefinition.apiextensions.k8s.io/gatewayclasses.gateway.networking.k8s.io created
@@ -128,8 +128,6 @@ spec:
     protocol: HTTP
     port: 80
 "#;
-
-const PROXY: &str = "envoy-default-eg-e41e7b31";
 
 fn proxy_url(path: &str) -> String {
     format!("http://{PROXY}.envoy-gateway-system{path}")
@@ -746,7 +744,7 @@ fn the_quickstarts_port_forward_reaches_envoy_from_the_terminal() {
 #[test]
 fn envoy_gateways_quickstart_runs_as_its_docs_show() {
     let mut t = T::new();
-    t.ok(&format!("kubectl apply --server-side -f {EG}"));
+    gateway::install(&mut t);
     t.settle(10);
     t.ok("kubectl wait --timeout=5m -n envoy-gateway-system deployment/envoy-gateway --for=condition=Available");
     assert_eq!(

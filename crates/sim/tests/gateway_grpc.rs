@@ -2,10 +2,8 @@
 //! HTTPRoute's, and gRPC calls (`POST /<service>/<method>`) routed by service and method.
 
 mod common;
+use common::gateway;
 use common::Term as T;
-
-const EG: &str = "https://github.com/envoyproxy/gateway/releases/download/v1.5.0/install.yaml";
-const PROXY: &str = "envoy-default-eg-e41e7b31";
 
 fn app(name: &str) -> String {
     format!(
@@ -68,7 +66,7 @@ spec:
 
 fn cluster() -> T {
     let mut t = T::new();
-    t.ok(&format!("kubectl apply --server-side -f {EG}"));
+    gateway::install(&mut t);
     t.settle(20);
     t.file("all.yaml", &format!("{}{}{REST}", app("ping"), app("echo")));
     t.ok("kubectl apply -f all.yaml");
@@ -85,9 +83,7 @@ fn call(t: &mut T, ip: &str, path: &str) -> (String, String) {
 #[test]
 fn grpc_calls_route_by_service_and_method() {
     let mut t = cluster();
-    let ip = t.ok(&format!(
-        "kubectl get svc {PROXY} -n envoy-gateway-system -o jsonpath={{.spec.clusterIP}}"
-    ));
+    let ip = gateway::proxy_ip(&mut t);
     let (body, code) = call(&mut t, &ip, "/yages.Echo/Ping");
     assert!(body.starts_with("ping-"), "{body} {code}");
     assert_eq!(code, "200");

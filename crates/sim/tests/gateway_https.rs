@@ -3,12 +3,11 @@
 //! Gateway writes for a missing or unusable Secret, and envoy serving the certificate.
 
 mod common;
+use common::gateway::{self, PROXY};
 use common::Term as T;
 
-const EG: &str = "https://github.com/envoyproxy/gateway/releases/download/v1.5.0/install.yaml";
 const SAN_CRT: &str = include_str!("testdata/tls/san.crt");
 const SAN_KEY: &str = include_str!("testdata/tls/other.key");
-const PROXY: &str = "envoy-default-eg-e41e7b31";
 
 const APPS: &str = r#"apiVersion: apps/v1
 kind: Deployment
@@ -75,7 +74,7 @@ spec:
 
 fn cluster(cert_ref: &str) -> T {
     let mut t = T::new();
-    t.ok(&format!("kubectl apply --server-side -f {EG}"));
+    gateway::install(&mut t);
     t.file("apps.yaml", APPS);
     t.ok("kubectl apply -f apps.yaml");
     t.settle(20);
@@ -89,12 +88,6 @@ fn https_condition(t: &mut T, i: usize) -> String {
     t.ok(&format!("kubectl get gateway eg -o jsonpath='{{.status.listeners[1].conditions[{i}].type}} {{.status.listeners[1].conditions[{i}].status}} {{.status.listeners[1].conditions[{i}].reason}}: {{.status.listeners[1].conditions[{i}].message}}'"))
 }
 
-fn proxy_ip(t: &mut T) -> String {
-    t.ok(&format!(
-        "kubectl get svc {PROXY} -n envoy-gateway-system -o jsonpath={{.spec.clusterIP}}"
-    ))
-}
-
 #[test]
 fn a_missing_secret_is_an_invalid_certificate_ref_and_the_listener_is_not_served() {
     let mut t = cluster("{kind: Secret, name: eg-https}");
@@ -106,7 +99,7 @@ fn a_missing_secret_is_an_invalid_certificate_ref_and_the_listener_is_not_served
         https_condition(&mut t, 1),
         "Programmed False Invalid: Listener is invalid, see other Conditions for details."
     );
-    let ip = proxy_ip(&mut t);
+    let ip = gateway::proxy_ip(&mut t);
     let o = t.run(&format!("kubectl exec client -- curl -sk --resolve www.example.com:443:{ip} https://www.example.com/"));
     assert_eq!(o.exit_code, 7, "{o:?}");
     // The HTTP listener is unaffected.
@@ -133,7 +126,7 @@ fn a_tls_secret_programs_the_listener_and_envoy_serves_its_certificate() {
         https_condition(&mut t, 0),
         "Programmed True Programmed: Sending translated listener configuration to the data plane"
     );
-    let ip = proxy_ip(&mut t);
+    let ip = gateway::proxy_ip(&mut t);
     let url = format!("--resolve www.example.com:443:{ip} https://www.example.com/");
     let o = t.run(&format!("kubectl exec client -- curl -skv {url}"));
     assert!(o.stdout.starts_with("web-"), "{o:?}");

@@ -287,19 +287,31 @@ impl LessonState {
     /// learner ran, oldest first); marks it done if it holds, then the next, and so on.
     /// True if a step completed.
     pub fn update(&mut self, world: &World, commands: &[Ran], lesson: &Lesson) -> bool {
+        self.update_report(world, commands, lesson).0
+    }
+
+    /// [`LessonState::update`], also returning the check of the step now current,
+    /// explained (None once the lesson is complete): the checks are evaluated once.
+    pub fn update_report(
+        &mut self,
+        world: &World,
+        commands: &[Ran],
+        lesson: &Lesson,
+    ) -> (bool, Option<CheckReport>) {
         let mut changed = false;
         while let Some(i) = self.current() {
             let Some(step) = lesson.steps.get(i) else {
                 break;
             };
-            if !explain(&self.facts(world, commands), &step.check).holds {
-                break;
+            let report = explain(&self.facts(world, commands), &step.check);
+            if !report.holds {
+                return (changed, Some(report));
             }
             self.done[i] = Some(world.now());
             self.started = commands.len();
             changed = true;
         }
-        changed
+        (changed, None)
     }
 
     /// What the current step's check reads.

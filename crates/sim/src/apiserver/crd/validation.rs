@@ -282,14 +282,7 @@ fn structural(s: &JSONSchemaProps, path: &Path, root: bool, errs: &mut Vec<Field
         _ => {}
     }
     if let Some(p) = &s.pattern {
-        if let Err(e) = regex::Regex::new(p) {
-            let first = e
-                .to_string()
-                .lines()
-                .last()
-                .unwrap_or("")
-                .trim()
-                .to_string();
+        if let Some(first) = crate::pattern::compile_error(p) {
             errs.push(FieldError::invalid(
                 &path.child("pattern"),
                 p.as_str(),
