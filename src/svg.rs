@@ -695,7 +695,7 @@ fn node_pods(out: &mut String, layout: &Layout, i: usize, n: &NodeView, marks: M
 }
 
 /// How many of a node's pods are in each state, in legend order (states with none left out).
-pub fn class_counts(pods: &[PodView]) -> Vec<(PodClass, usize)> {
+pub fn class_counts(pods: &[std::sync::Arc<PodView>]) -> Vec<(PodClass, usize)> {
     PodClass::ALL
         .into_iter()
         .map(|c| (c, pods.iter().filter(|p| pod_class(p) == c).count()))
@@ -776,7 +776,7 @@ fn pod_summary(out: &mut String, bar: &Rect, n: &NodeView, marks: Marks, lang: L
 }
 
 /// The unscheduled pods in the tray by the scheduler, and how many there are.
-pub fn tray(pending: &[PodView], marks: Marks, lang: Lang) -> String {
+pub fn tray(pending: &[std::sync::Arc<PodView>], marks: Marks, lang: Lang) -> String {
     let mut out = String::new();
     let mut shown = 0;
     for (i, p) in pending.iter().enumerate() {
@@ -809,7 +809,7 @@ pub fn tray(pending: &[PodView], marks: Marks, lang: Lang) -> String {
 pub fn pods(
     layout: &Layout,
     nodes: &[NodeView],
-    pending: &[PodView],
+    pending: &[std::sync::Arc<PodView>],
     marks: Marks,
     lang: Lang,
 ) -> String {
@@ -871,7 +871,7 @@ mod tests {
             kubelet: true,
             runtime: true,
             proxy: true,
-            pods,
+            pods: pods.into_iter().map(std::sync::Arc::new).collect(),
         }
     }
 
@@ -912,7 +912,7 @@ mod tests {
         let svg = nodes(&l, &ns, 0, Lang::En);
         assert_eq!(svg.matches(r#"data-testid="node""#).count(), 3);
         assert!(svg.contains("kube-proxy") && svg.contains("172.18.0.3 · 10.244.1.0/24"));
-        let pending = [pod_view("web-abc-zz", "", "Pending")];
+        let pending = [std::sync::Arc::new(pod_view("web-abc-zz", "", "Pending"))];
         let p = pods(
             &l,
             &ns,
@@ -1020,8 +1020,8 @@ mod tests {
         );
         assert!(drawn.contains(r#"data-pods="3""#));
         assert!(drawn.contains(r#"data-class="ready" data-count="3""#));
-        let many: Vec<PodView> = (0..500)
-            .map(|i| pod_view(&format!("p-{i}"), "", "Pending"))
+        let many: Vec<_> = (0..500)
+            .map(|i| std::sync::Arc::new(pod_view(&format!("p-{i}"), "", "Pending")))
             .collect();
         let tray = pods(&l, &[], &many, Marks::default(), Lang::En);
         assert!(tray.contains(">+"), "the tray says how many more wait");

@@ -21,7 +21,7 @@ struct Cluster {
     now: Time,
     components: Vec<ComponentView>,
     nodes: Vec<NodeView>,
-    pending: Vec<PodView>,
+    pending: Vec<std::sync::Arc<PodView>>,
 }
 
 fn legend_key(c: PodClass) -> Key {

@@ -35,17 +35,33 @@ pub fn debt_after(wanted: Time, done: Time, speed: f64) -> Time {
     wanted.saturating_sub(done).min(cap)
 }
 
-/// While the engine is behind, the views (diagram, flow, switches, inspector) are told
-/// about changes at most this often (wall-clock ms); the clock still moves every frame.
-/// Redrawing a thousand changing pods sixty times a second is what froze the page.
-pub const BUSY_PUBLISH_MS: f64 = 250.0;
+/// While the engine is behind, or when redrawing the views made the last frame that did
+/// it miss its deadline, the views (diagram, flow, switches, inspector) are told about
+/// changes at most this often (wall-clock ms); the clock and the message dots still move
+/// every frame. Redrawing a thousand changing pods sixty times a second is what froze the
+/// page; at this rate fewer than one frame in twenty redraws them.
+pub const BUSY_PUBLISH_MS: f64 = 400.0;
 /// The engine's slice on a frame that also redraws the views while behind.
 pub const PUBLISH_SLICE_MS: f64 = 2.0;
+/// A frame interval past this (wall-clock ms) means the frame before it overran its
+/// budget: two vsyncs at 60 Hz are 33.3 ms.
+pub const SLOW_FRAME_MS: f64 = 25.0;
 
-/// Whether this frame tells the views: always when the engine keeps up, else once per
-/// [`BUSY_PUBLISH_MS`].
-pub fn publish_now(behind: bool, now: f64, last_publish: f64) -> bool {
-    !behind || now - last_publish >= BUSY_PUBLISH_MS
+/// Whether this frame tells the views: every frame while the engine keeps up and the
+/// views redraw within a frame, else once per [`BUSY_PUBLISH_MS`].
+pub fn publish_now(busy: bool, now: f64, last_publish: f64) -> bool {
+    !busy || now - last_publish >= BUSY_PUBLISH_MS
+}
+
+/// Whether the views are slow to redraw, judged when the frame after a redraw begins:
+/// `dt` since the redrawing frame began tells whether that frame fit its budget. Frames
+/// that did not redraw leave the judgement as it was.
+pub fn views_slow(was_slow: bool, redrew_last_frame: bool, dt: f64) -> bool {
+    if redrew_last_frame {
+        dt > SLOW_FRAME_MS
+    } else {
+        was_slow
+    }
 }
 
 /// Virtual seconds per wall-clock second around a burst, in slow motion: the chain
@@ -87,6 +103,10 @@ struct Loop {
     opened: Cell<bool>,
     /// When the views were last told (wall-clock ms).
     last_publish: Cell<f64>,
+    /// Whether the previous frame told the views.
+    published: Cell<bool>,
+    /// Whether the views' last redraw made its frame overrun (see [`views_slow`]).
+    slow_views: Cell<bool>,
     performance: Option<web_sys::Performance>,
 }
 
@@ -105,6 +125,8 @@ pub fn start(ui: Ui) {
         untrusted_frames: Cell::new(0),
         opened: Cell::new(false),
         last_publish: Cell::new(0.0),
+        published: Cell::new(false),
+        slow_views: Cell::new(false),
         performance: web_sys::window().and_then(|w| w.performance()),
     });
     request_animation_frame(move || frame(state));
@@ -145,7 +167,10 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let clock = state.performance.clone();
     let now = move || clock.as_ref().map_or(0.0, |p| p.now());
     let start = now();
-    let publish = publish_now(state.debt.get() > 0, start, state.last_publish.get());
+    let slow = views_slow(state.slow_views.get(), state.published.get(), dt);
+    state.slow_views.set(slow);
+    let busy = state.debt.get() > 0 || slow;
+    let publish = publish_now(busy, start, state.last_publish.get());
     let deadline = start
         + if publish && state.debt.get() > 0 {
             PUBLISH_SLICE_MS
@@ -176,8 +201,9 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let Some((dots, debt)) = dots else {
         return false;
     };
-    let publish = publish || debt == 0;
+    let publish = publish || (debt == 0 && !slow);
     state.debt.set(debt);
+    state.published.set(publish);
     // A shared link's scenario is saved once it has run a second of frames cleanly.
     if ui.trusted.get_untracked() {
         state.untrusted_frames.set(0);
@@ -245,7 +271,19 @@ mod tests {
     fn should_tell_the_views_less_often_while_behind() {
         assert!(publish_now(false, 1000.0, 999.0), "keeping up: every frame");
         assert!(!publish_now(true, 1100.0, 1000.0));
-        assert!(publish_now(true, 1250.0, 1000.0));
+        assert!(!publish_now(true, 1250.0, 1000.0));
+        assert!(publish_now(true, 1400.0, 1000.0));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_judge_the_views_by_the_frame_after_they_redrew() {
+        assert!(views_slow(false, true, 33.4), "the redraw cost a vsync");
+        assert!(!views_slow(true, true, 16.7), "the redraw fit again");
+        assert!(views_slow(true, false, 16.7), "no redraw, no new judgement");
+        assert!(
+            !views_slow(false, false, 50.0),
+            "a slow frame without a redraw"
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]

@@ -113,7 +113,7 @@ pub struct NodeView {
     /// kube-proxy running.
     pub proxy: bool,
     /// Pods bound to it.
-    pub pods: Vec<PodView>,
+    pub pods: Vec<Arc<PodView>>,
 }
 
 /// A message on its way.
@@ -158,7 +158,7 @@ pub struct ClusterView {
     /// Worker nodes.
     pub nodes: Vec<NodeView>,
     /// Pods not bound to any node.
-    pub pending: Vec<PodView>,
+    pub pending: Vec<Arc<PodView>>,
     /// Messages in flight.
     pub flights: Vec<FlightView>,
     /// The seven stages.
@@ -234,7 +234,10 @@ pub fn stored(world: &World, kind: Kind) -> Vec<Arc<Object>> {
 /// revision it was built from, so a frame rebuilds only the pods that changed.
 #[derive(Debug, Default)]
 pub struct ViewCache {
-    pods: std::collections::BTreeMap<String, (u64, PodView)>,
+    /// Per etcd key: the pass that last saw it, its mod revision and its view.
+    pods: std::collections::BTreeMap<String, (u64, u64, Arc<PodView>)>,
+    /// How many passes [`ViewCache::pods`] made.
+    pass: u64,
 }
 
 impl ViewCache {
@@ -243,21 +246,32 @@ impl ViewCache {
         ViewCache::default()
     }
 
-    /// The pods as etcd holds them, reusing the views of unchanged ones.
-    fn pods(&mut self, world: &World) -> Vec<PodView> {
+    /// The pods as etcd holds them, reusing the views of unchanged ones (shared, not
+    /// copied: an unchanged pod costs a lookup).
+    fn pods(&mut self, world: &World) -> Vec<Arc<PodView>> {
         let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
+        self.pass += 1;
+        let pass = self.pass;
         let mut out = Vec::new();
-        let mut fresh = std::collections::BTreeMap::new();
         for kv in world.observe().etcd().store.range_prefix(&prefix) {
             let Object::Pod(p) = &*kv.value else { continue };
-            let view = match self.pods.remove(&kv.key) {
-                Some((rev, v)) if rev == kv.mod_revision => v,
-                _ => pod_view(p),
-            };
-            out.push(view.clone());
-            fresh.insert(kv.key.clone(), (kv.mod_revision, view));
+            match self.pods.get_mut(&kv.key) {
+                Some(entry) => {
+                    if entry.1 != kv.mod_revision {
+                        *entry = (pass, kv.mod_revision, Arc::new(pod_view(p)));
+                    }
+                    entry.0 = pass;
+                    out.push(entry.2.clone());
+                }
+                None => {
+                    let view = Arc::new(pod_view(p));
+                    out.push(view.clone());
+                    self.pods
+                        .insert(kv.key.clone(), (pass, kv.mod_revision, view));
+                }
+            }
         }
-        self.pods = fresh;
+        self.pods.retain(|_, e| e.0 == pass);
         out
     }
 }
@@ -284,7 +298,7 @@ pub fn cluster_view_cached(world: &World, cache: &mut ViewCache) -> ClusterView 
     })
     .collect();
     let pods = cache.pods(world);
-    let mut by_node: std::collections::BTreeMap<String, Vec<PodView>> =
+    let mut by_node: std::collections::BTreeMap<String, Vec<Arc<PodView>>> =
         std::collections::BTreeMap::new();
     let mut pending = Vec::new();
     for p in pods {

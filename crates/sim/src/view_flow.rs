@@ -113,12 +113,14 @@ pub fn pod_flow(world: &World, ns: &str, name: &str) -> Option<PodFlow> {
         .map(|a| a.audit().filter(|e| !is_system_path(&e.path)).collect())
         .unwrap_or_default();
     let pod_path = format!("/namespaces/{ns}/pods/{name}");
+    let binding_path = format!("/api/v1{pod_path}/binding");
+    let pods_path = format!("/namespaces/{ns}/pods");
     let ok = |e: &&&AuditEntry| e.code < 300;
     // 5: the scheduler's binding of this pod.
     let bind = audit
         .iter()
         .filter(ok)
-        .rfind(|e| e.client == Actor::Scheduler && e.path == format!("/api/v1{pod_path}/binding"));
+        .rfind(|e| e.client == Actor::Scheduler && e.path == binding_path);
     match bind {
         Some(e) => set(&mut stages[4], e),
         None => {
@@ -134,7 +136,7 @@ pub fn pod_flow(world: &World, ns: &str, name: &str) -> Option<PodFlow> {
     let create = audit.iter().filter(ok).rfind(|e| {
         e.client == Actor::ControllerManager
             && e.verb == Verb::Create
-            && e.path.ends_with(&format!("/namespaces/{ns}/pods"))
+            && e.path.ends_with(&pods_path)
             && e.received >= created
             && e.received < created + SECOND
             && e.received <= until
@@ -150,12 +152,13 @@ pub fn pod_flow(world: &World, ns: &str, name: &str) -> Option<PodFlow> {
     // 3: the Deployment controller writing the pod's ReplicaSet, last before the pod.
     if let (Some(rs), Some(_)) = (&rs, &deployment) {
         let rs_path = format!("/namespaces/{ns}/replicasets");
+        let this_rs_path = format!("{rs_path}/{rs}");
         if let Some(e) = audit.iter().filter(ok).rfind(|e| {
             e.client == Actor::ControllerManager
                 && e.received <= pod_created
                 && ((e.verb == Verb::Create && e.path.ends_with(&rs_path))
                     || (matches!(e.verb, Verb::Update | Verb::Patch)
-                        && e.path.ends_with(&format!("{rs_path}/{rs}"))))
+                        && e.path.ends_with(&this_rs_path)))
         }) {
             set(&mut stages[2], e);
         }

@@ -20,14 +20,17 @@ pub(super) const STAGES: [(&str, &str); 7] = [
 /// Requests about the cluster's own namespaces (the add-ons booting, leases) are not the
 /// user's workload and light no stage.
 pub(super) fn is_system_path(path: &str) -> bool {
-    [
-        "/namespaces/kube-system/",
-        "/namespaces/kube-public/",
-        "/namespaces/kube-node-lease/",
-        "/namespaces/local-path-storage/",
-    ]
-    .iter()
-    .any(|ns| path.contains(ns))
+    // One search for the segment rather than one per namespace: the views run this over
+    // the whole audit log at every redraw.
+    path.match_indices("/namespaces/").any(|(i, m)| {
+        let rest = &path[i + m.len()..];
+        rest.split_once('/').is_some_and(|(ns, _)| {
+            matches!(
+                ns,
+                "kube-system" | "kube-public" | "kube-node-lease" | "local-path-storage"
+            )
+        })
+    })
 }
 
 /// The latest time each of the seven stages happened, from the apiserver's audit log and
@@ -128,5 +131,27 @@ pub fn latch_stages(seen: &mut Vec<Stage>, fresh: Vec<Stage>) {
         if new.at.is_some() && new.at >= old.at {
             *old = new;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_system_path;
+
+    #[test]
+    fn should_tell_system_namespaces_paths_by_their_segment() {
+        assert!(is_system_path(
+            "/api/v1/namespaces/kube-system/pods/coredns-1"
+        ));
+        assert!(is_system_path(
+            "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1"
+        ));
+        assert!(!is_system_path("/api/v1/namespaces/default/pods/web-1"));
+        assert!(
+            !is_system_path("/api/v1/namespaces/kube-system"),
+            "the namespace itself is not inside it"
+        );
+        assert!(!is_system_path("/api/v1/namespaces/kube-systemx/pods/a"));
+        assert!(!is_system_path("/api/v1/nodes/node-1"));
     }
 }

@@ -25,6 +25,7 @@ fn the_view_shows_nodes_pods_and_the_seven_stages() {
         .iter()
         .flat_map(|n| &n.pods)
         .filter(|p| p.namespace == "default")
+        .map(|p| &**p)
         .collect();
     assert_eq!(mine.len(), 2);
     assert!(v
