@@ -196,7 +196,7 @@ fn envelope_bench(args: &[String]) -> ExitCode {
         (p.saturating_sub(setup_rss) / b.pods.max(1) as u64).to_string()
     });
     println!(
-        "{{\"benchmark\":\"envelope\",\"build\":\"native\",\"nodes\":{},\"pods\":{},\"seed\":{},\"deployments\":{},\"namespaces\":{},\"ready\":{},\"wall_seconds\":{:.3},\"setup_seconds\":{:.3},\"seconds\":{:.3},\"cpu_seconds_total\":{},\"cpu_seconds\":{cpu_measured},\"cpu_seconds_per_1000_pods\":{per_1000},\"virtual_ms\":{},\"messages\":{},\"peak_rss_bytes\":{},\"setup_rss_bytes\":{setup_rss},\"bytes_per_pod\":{per_pod},\"added_bytes_per_pod\":{added_per_pod},\"placements\":\"{:016x}\"}}",
+        "{{\"benchmark\":\"envelope\",\"build\":\"native\",\"nodes\":{},\"pods\":{},\"seed\":{},\"deployments\":{},\"namespaces\":{},\"ready\":{},\"wall_seconds\":{:.3},\"setup_seconds\":{:.3},\"seconds\":{:.3},\"cpu_seconds_total\":{},\"cpu_seconds\":{cpu_measured},\"cpu_seconds_per_1000_pods\":{per_1000},\"virtual_ms\":{},\"messages\":{},\"peak_rss_bytes\":{},\"setup_rss_bytes\":{setup_rss},\"bytes_per_pod\":{per_pod},\"added_bytes_per_pod\":{added_per_pod},\"pod_writes\":{},\"event_writes\":{},\"other_writes\":{},\"placements\":\"{:016x}\"}}",
         b.nodes,
         b.pods,
         b.seed,
@@ -210,6 +210,9 @@ fn envelope_bench(args: &[String]) -> ExitCode {
         r.virtual_ms,
         r.messages,
         peak.map_or("null".to_string(), |p| p.to_string()),
+        r.writes.pods,
+        r.writes.events,
+        r.writes.other,
         r.placements,
     );
     if r.ready == b.pods {

@@ -54,6 +54,21 @@ pub struct EnvelopeReport {
     pub namespaces: usize,
     /// A hash of every (namespace/pod, node) placement: equal ⇒ identical decisions.
     pub placements: u64,
+    /// etcd writes (revisions) in that phase: Pods, Events, and everything else.
+    pub writes: Writes,
+}
+
+/// etcd revisions written in the measured phase, by what they stored. Until the
+/// apiserver's first compaction (5 minutes) etcd's history keeps every one of them, and
+/// each holds a whole object.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Writes {
+    /// Pod revisions (create, binding, status updates, deletes).
+    pub pods: u64,
+    /// Event revisions (creates and the EventCorrelator's count patches).
+    pub events: u64,
+    /// Every other kind's.
+    pub other: u64,
 }
 
 /// How long the run may take in virtual time before it gives up.
@@ -127,6 +142,7 @@ impl Envelope {
         w.run_for(SECOND);
         let t1 = clock();
         let (v0, m0) = (w.now(), w.delivered());
+        let r0 = w.observe().etcd().store.revision();
         for (i, &replicas) in sizes.iter().enumerate() {
             let ns = format!("{NAMESPACE_PREFIX}{}", i % namespaces);
             let name = format!("app-{i}");
@@ -175,7 +191,24 @@ impl Envelope {
                 .wrapping_mul(0x0000_0100_0000_01B3);
             }
         }
+        let mut writes = Writes::default();
+        let store = &w.observe().etcd().store;
+        if store.compact_revision() <= r0 {
+            for (rev, key) in store.history_keys() {
+                if rev <= r0 {
+                    continue;
+                }
+                if key.starts_with("/registry/pods/") {
+                    writes.pods += 1;
+                } else if key.starts_with("/registry/events/") {
+                    writes.events += 1;
+                } else {
+                    writes.other += 1;
+                }
+            }
+        }
         EnvelopeReport {
+            writes,
             setup_seconds: t1 - t0,
             seconds: t2 - t1,
             virtual_ms: w.now() - v0,
@@ -246,6 +279,10 @@ mod tests {
         };
         let r1 = e.run(&mut clock);
         assert_eq!(r1.ready, 250);
+        eprintln!("{r1:?}");
+        // Every pod is at least created, bound and given a status, in etcd's history.
+        assert!(r1.writes.pods >= 3 * 250, "{:?}", r1.writes);
+        assert!(r1.writes.events > 0, "{:?}", r1.writes);
         assert!(r1.virtual_ms > 0 && r1.virtual_ms < VIRTUAL_LIMIT);
         let r2 = e.run(&mut clock);
         assert_eq!(r1.placements, r2.placements);
