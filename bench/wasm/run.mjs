@@ -3,6 +3,9 @@
 //        node bench/wasm/run.mjs scheduling [nodes] [initial] [pods]
 //                                                       scheduler_perf SchedulingBasic,
 //                                                       one JSON line like the native CLI's
+//        node bench/wasm/run.mjs envelope [nodes] [pods]
+//                                                       the full-cluster envelope, one
+//                                                       JSON line like the native CLI's
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
@@ -25,6 +28,18 @@ if (process.argv[2] === "scheduling") {
     memory_mib: bench.memory_mib(),
   }));
   process.exit(rate >= 0 ? 0 : 1);
+}
+
+if (process.argv[2] === "envelope") {
+  const { envelopeLine } = await import("./envelope.mjs");
+  const nodes = Number(process.argv[3] ?? 1000);
+  const pods = Number(process.argv[4] ?? 30000);
+  const t = performance.now();
+  const seconds = bench.bench_envelope(nodes, pods);
+  const wall = (performance.now() - t) / 1000;
+  const line = envelopeLine(bench, { nodes, pods, seconds, wall, runtime: `node ${process.version} (V8)` });
+  console.log(JSON.stringify(line));
+  process.exit(seconds >= 0 ? 0 : 1);
 }
 
 const pods = Number(process.argv[2] ?? 150000);

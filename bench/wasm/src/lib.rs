@@ -1,6 +1,6 @@
 //! The engine's benchmarks in wasm32: node instantiates this module, gives it a clock
-//! (`env.now_ms`, `performance.now`) and calls `bench_list`, `bench_writes` or
-//! `bench_scheduling`.
+//! (`env.now_ms`, `performance.now`) and calls `bench_list`, `bench_writes`,
+//! `bench_scheduling` or `bench_envelope`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -168,4 +168,64 @@ pub extern "C" fn memory_mib() -> u32 {
     return (core::arch::wasm32::memory_size::<0>() / 16) as u32;
     #[cfg(not(target_arch = "wasm32"))]
     0
+}
+
+/// What the last `bench_envelope` run measured, read by the host after it returns.
+static LAST_ENVELOPE: std::sync::Mutex<Option<bench::EnvelopeReport>> =
+    std::sync::Mutex::new(None);
+
+/// Runs the envelope workload (`nodes` nodes with kubelets and kube-proxy, Deployments
+/// totalling `pods` pods, to all Running and Ready); returns the seconds from the first
+/// Deployment create to all Ready, or a negative number if not every pod got Ready.
+/// `envelope_report(i)` gives the rest.
+#[no_mangle]
+pub extern "C" fn bench_envelope(nodes: u32, pods: u32) -> f64 {
+    let b = bench::Envelope {
+        nodes: nodes as usize,
+        pods: pods as usize,
+        seed: 1,
+    };
+    let mut clock = || now() / 1000.0;
+    let r = b.run(&mut clock);
+    let ok = r.ready == pods as usize;
+    let seconds = r.seconds;
+    if let Ok(mut last) = LAST_ENVELOPE.lock() {
+        *last = Some(r);
+    }
+    if ok {
+        seconds
+    } else {
+        -1.0
+    }
+}
+
+/// A field of the last envelope run: 0 setup seconds, 1 virtual ms, 2 messages, 3 ready
+/// pods, 4 deployments, 5 namespaces.
+#[no_mangle]
+pub extern "C" fn envelope_report(field: u32) -> f64 {
+    let Ok(last) = LAST_ENVELOPE.lock() else {
+        return -1.0;
+    };
+    let Some(r) = last.as_ref() else {
+        return -1.0;
+    };
+    match field {
+        0 => r.setup_seconds,
+        1 => r.virtual_ms as f64,
+        2 => r.messages as f64,
+        3 => r.ready as f64,
+        4 => r.deployments as f64,
+        5 => r.namespaces as f64,
+        _ => -1.0,
+    }
+}
+
+/// The placements hash of the last envelope run (a BigInt in JavaScript).
+#[no_mangle]
+pub extern "C" fn envelope_placements() -> u64 {
+    LAST_ENVELOPE
+        .lock()
+        .ok()
+        .and_then(|l| l.as_ref().map(|r| r.placements))
+        .unwrap_or(0)
 }

@@ -11,14 +11,17 @@ use kubeloop_sim::scenario::parse_scenario;
 use kubeloop_sim::time::{format_duration, parse_duration};
 use kubeloop_sim::{envelope, runner};
 
-const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop export SCENARIO --to kind DIR [--force]\n       kubeloop import FILE [-o SCENARIO_FILE]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop export SCENARIO --to kind DIR [--force]\n       kubeloop import FILE [-o SCENARIO_FILE]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n       kubeloop bench envelope [--nodes N] [--pods N] [--seed N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
 
 fn bench_main(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         Some("apiserver") => {}
         Some("scheduling-basic") => return scheduling_basic(&args[1..]),
+        Some("envelope") => return envelope_bench(&args[1..]),
         _ => {
-            eprint!("kubeloop: bench needs a suite: apiserver or scheduling-basic\n{USAGE}");
+            eprint!(
+                "kubeloop: bench needs a suite: apiserver, scheduling-basic or envelope\n{USAGE}"
+            );
             return ExitCode::from(2);
         }
     }
@@ -141,6 +144,94 @@ fn scheduling_basic(args: &[String]) -> ExitCode {
         b.nodes, b.initial_pods, b.measured_pods, r.bound, r.seconds, r.setup_seconds, r.pods_per_second, r.placements, r.virtual_ms, r.messages
     );
     ExitCode::SUCCESS
+}
+
+/// `kubeloop bench envelope`: a full cluster (kubelets, kube-proxy, controllers) with
+/// Deployments totalling `--pods` pods, timed to all Running and Ready.
+fn envelope_bench(args: &[String]) -> ExitCode {
+    let mut b = kubeloop_sim::bench::Envelope {
+        nodes: 1000,
+        pods: 30_000,
+        seed: 1,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().and_then(|v| v.parse::<usize>().ok());
+        match (flag.as_str(), value) {
+            ("--nodes", Some(v)) => b.nodes = v,
+            ("--pods", Some(v)) => b.pods = v,
+            ("--seed", Some(v)) => b.seed = v as u64,
+            _ => {
+                eprint!("kubeloop: bad flag {flag}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let start = std::time::Instant::now();
+    let mut cpu = Vec::new();
+    let mut rss = Vec::new();
+    let mut clock = || {
+        cpu.push(cpu_seconds());
+        rss.push(proc_status_kb("VmRSS:").unwrap_or(0) * 1024);
+        start.elapsed().as_secs_f64()
+    };
+    let r = b.run(&mut clock);
+    let wall = start.elapsed().as_secs_f64();
+    let cpu_total = cpu_seconds();
+    let num = |v: Option<f64>| v.map_or("null".to_string(), |v| format!("{v:.3}"));
+    let (cpu_measured, per_1000) = match cpu.as_slice() {
+        [_, Some(t1), Some(t2), ..] => (
+            num(Some(t2 - t1)),
+            num(Some((t2 - t1) * 1000.0 / b.pods.max(1) as f64)),
+        ),
+        _ => ("null".to_string(), "null".to_string()),
+    };
+    let peak = proc_status_kb("VmHWM:").map(|kb| kb * 1024);
+    let per_pod = peak.map_or("null".to_string(), |p| {
+        (p / b.pods.max(1) as u64).to_string()
+    });
+    // What the workload added: the peak over the resident set once the nodes had settled.
+    let setup_rss = rss.get(1).copied().unwrap_or(0);
+    let added_per_pod = peak.map_or("null".to_string(), |p| {
+        (p.saturating_sub(setup_rss) / b.pods.max(1) as u64).to_string()
+    });
+    println!(
+        "{{\"benchmark\":\"envelope\",\"build\":\"native\",\"nodes\":{},\"pods\":{},\"seed\":{},\"deployments\":{},\"namespaces\":{},\"ready\":{},\"wall_seconds\":{:.3},\"setup_seconds\":{:.3},\"seconds\":{:.3},\"cpu_seconds_total\":{},\"cpu_seconds\":{cpu_measured},\"cpu_seconds_per_1000_pods\":{per_1000},\"virtual_ms\":{},\"messages\":{},\"peak_rss_bytes\":{},\"setup_rss_bytes\":{setup_rss},\"bytes_per_pod\":{per_pod},\"added_bytes_per_pod\":{added_per_pod},\"pod_writes\":{},\"event_writes\":{},\"other_writes\":{},\"placements\":\"{:016x}\"}}",
+        b.nodes,
+        b.pods,
+        b.seed,
+        r.deployments,
+        r.namespaces,
+        r.ready,
+        wall,
+        r.setup_seconds,
+        r.seconds,
+        num(cpu_total),
+        r.virtual_ms,
+        r.messages,
+        peak.map_or("null".to_string(), |p| p.to_string()),
+        r.writes.pods,
+        r.writes.events,
+        r.writes.other,
+        r.placements,
+    );
+    if r.ready == b.pods {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// A line of Linux `/proc/self/status` in kB (`VmHWM:` the peak resident set, `VmRSS:`
+/// the current one), if known.
+fn proc_status_kb(field: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    s.lines()
+        .find(|l| l.starts_with(field))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 /// Seconds this process has run on a CPU (Linux `/proc/self/schedstat`), if known.

@@ -101,6 +101,11 @@ pub struct ClusterConfig {
     /// Hollow nodes (scale runs, like scheduler_perf): nodes are registered and Ready but
     /// no kubelet or kube-proxy runs on them.
     pub hollow_nodes: bool,
+    /// The most pods this world's apiserver admits (kubeloop's envelope, docs/design.md
+    /// §6.7): [`crate::envelope::MAX_PODS`] for every scenario and the page; only the
+    /// envelope benchmark (`bench::Envelope`) raises it, to measure what one world can
+    /// hold beyond the limit.
+    pub max_pods: usize,
 }
 
 impl Default for ClusterConfig {
@@ -114,6 +119,7 @@ impl Default for ClusterConfig {
             proxy_mode: ProxyMode::Iptables,
             scheduling_annotations: true,
             hollow_nodes: false,
+            max_pods: crate::envelope::MAX_PODS,
         }
     }
 }

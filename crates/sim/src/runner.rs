@@ -71,6 +71,7 @@ pub fn cluster_config(sc: &Scenario) -> ClusterConfig {
         },
         scheduling_annotations: sc.spec.scheduling_annotations,
         hollow_nodes: false,
+        max_pods: envelope::MAX_PODS,
     }
 }
 

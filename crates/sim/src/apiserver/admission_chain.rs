@@ -273,12 +273,12 @@ pub fn validate_update(s: &ApiServer, new: &Object, old: &Object) -> Result<(), 
 }
 
 /// kubeloop's envelope (not an upstream plugin): at most [`envelope::MAX_PODS`] pods in
-/// the cluster, and no workload that asks for more. Upstream's controllers would create
+/// the cluster (the world's [`crate::cluster::ClusterConfig::max_pods`]), and no workload that asks for more. Upstream's controllers would create
 /// such pods for hours; one browser tab cannot hold them, so the request is refused up
 /// front, naming the limit.
 fn envelope(s: &ApiServer, o: &Object, op: Operation) -> Result<(), Status> {
     use crate::apiserver::admission::forbidden;
-    use crate::envelope::MAX_PODS;
+    let max_pods = s.max_pods;
     let asked = match o {
         Object::Deployment(d) => d.spec.as_ref().and_then(|s| s.replicas),
         Object::ReplicaSet(r) => r.spec.as_ref().and_then(|s| s.replicas),
@@ -291,15 +291,15 @@ fn envelope(s: &ApiServer, o: &Object, op: Operation) -> Result<(), Status> {
     } else {
         "spec.replicas"
     };
-    if let Some(n) = asked.filter(|&n| n as i64 > MAX_PODS as i64) {
+    if let Some(n) = asked.filter(|&n| n as i64 > max_pods as i64) {
         let reason = format!(
-            "{field}: {n} is more pods than kubeloop simulates (at most {MAX_PODS} in the cluster)"
+            "{field}: {n} is more pods than kubeloop simulates (at most {max_pods} in the cluster)"
         );
         return Err(admission_status(forbidden(o, &reason)));
     }
-    if op == Operation::Create && o.kind() == Kind::Pod && s.cache.count(Kind::Pod) >= MAX_PODS {
+    if op == Operation::Create && o.kind() == Kind::Pod && s.cache.count(Kind::Pod) >= max_pods {
         let reason =
-            format!("the cluster already holds {MAX_PODS} pods, the most kubeloop simulates");
+            format!("the cluster already holds {max_pods} pods, the most kubeloop simulates");
         return Err(admission_status(forbidden(o, &reason)));
     }
     Ok(())

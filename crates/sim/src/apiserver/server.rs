@@ -118,6 +118,8 @@ pub struct ApiServer {
     /// (upstream charges `status.used` before the object is stored, so parallel creates
     /// cannot both take the last unit of a quota).
     pub(crate) quota_charges: Vec<(Time, Arc<Object>)>,
+    /// The most pods admitted ([`ClusterConfig::max_pods`]).
+    pub(crate) max_pods: usize,
 }
 
 impl ApiServer {
@@ -138,6 +140,7 @@ impl ApiServer {
             compact_candidate: 0,
             relists: 0,
             quota_charges: Vec::new(),
+            max_pods: config.max_pods,
         }
     }
 

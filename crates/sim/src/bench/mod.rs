@@ -2,7 +2,9 @@
 //! a small wasm host in the browser engine) times them. Nothing here reads a clock.
 
 pub mod apiserver;
+pub mod envelope;
 pub mod scheduling;
 
 pub use apiserver::*;
+pub use envelope::{Envelope, EnvelopeReport};
 pub use scheduling::{SchedulingBasic, SchedulingReport};

@@ -62,8 +62,11 @@ pub struct Informer {
     store: BTreeMap<(String, String), Arc<Object>>,
     /// The index upstream's controllers add to their informers: objects by the uid of
     /// their controller (`ownerReferences[controller=true]`), so a controller finds what
-    /// it owns without scanning the namespace.
-    by_controller: BTreeMap<String, BTreeSet<(String, String)>>,
+    /// it owns without scanning the namespace. Each entry holds the object itself (the
+    /// same `Arc` as `store`), so a controller's sync walks its objects without a lookup
+    /// per object (the ReplicaSet controller's sync after every pod event spent a fifth
+    /// of a full cluster's CPU on those lookups).
+    by_controller: BTreeMap<String, BTreeMap<(String, String), Arc<Object>>>,
     state: State,
     rv: u64,
     synced: bool,
@@ -129,8 +132,7 @@ impl Informer {
         self.by_controller
             .get(uid)
             .into_iter()
-            .flatten()
-            .filter_map(|k| self.store.get(k))
+            .flat_map(BTreeMap::values)
     }
 
     fn put(&mut self, k: (String, String), o: Arc<Object>) -> Option<Arc<Object>> {
@@ -138,7 +140,7 @@ impl Informer {
             self.by_controller
                 .entry(uid.to_string())
                 .or_default()
-                .insert(k.clone());
+                .insert(k.clone(), o.clone());
         }
         let old = self.store.insert(k.clone(), o.clone());
         if let Some(prev) = controller_uid_of(old.as_deref()) {
@@ -158,9 +160,9 @@ impl Informer {
     }
 
     fn unindex(&mut self, uid: String, k: &(String, String)) {
-        if let Some(set) = self.by_controller.get_mut(&uid) {
-            set.remove(k);
-            if set.is_empty() {
+        if let Some(owned) = self.by_controller.get_mut(&uid) {
+            owned.remove(k);
+            if owned.is_empty() {
                 self.by_controller.remove(&uid);
             }
         }
@@ -342,4 +344,76 @@ fn controller_uid(o: &Object) -> Option<&str> {
 
 fn controller_uid_of(o: Option<&Object>) -> Option<&str> {
     o.and_then(controller_uid)
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::{Pod, PodStatus};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+
+    use super::*;
+
+    fn pod(name: &str, owner: &str, phase: &str) -> Arc<Object> {
+        Arc::new(Object::Pod(Pod {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("default".into()),
+                owner_references: Some(vec![OwnerReference {
+                    api_version: "apps/v1".into(),
+                    kind: "ReplicaSet".into(),
+                    name: owner.into(),
+                    uid: format!("uid-{owner}"),
+                    controller: Some(true),
+                    ..OwnerReference::default()
+                }]),
+                ..ObjectMeta::default()
+            },
+            spec: None,
+            status: Some(PodStatus {
+                phase: Some(phase.into()),
+                ..PodStatus::default()
+            }),
+        }))
+    }
+
+    fn phases(inf: &Informer, uid: &str) -> Vec<(String, String)> {
+        inf.controlled_by(uid)
+            .map(|o| match &**o {
+                Object::Pod(p) => (
+                    o.name().to_string(),
+                    p.status
+                        .as_ref()
+                        .and_then(|s| s.phase.clone())
+                        .unwrap_or_default(),
+                ),
+                _ => unreachable!(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_controller_index_holds_the_cached_object_itself() {
+        let mut inf = Informer::new(Kind::Pod, 1);
+        inf.seed(pod("b", "rs1", "Pending"));
+        inf.seed(pod("a", "rs1", "Pending"));
+        // An update replaces the indexed object too: a sync sees the new status.
+        inf.seed(pod("b", "rs1", "Running"));
+        assert_eq!(
+            phases(&inf, "uid-rs1"),
+            [
+                ("a".into(), "Pending".into()),
+                ("b".into(), "Running".into())
+            ]
+        );
+        for o in inf.controlled_by("uid-rs1") {
+            let cached = inf.get(o.namespace(), o.name()).expect("cached");
+            assert!(Arc::ptr_eq(o, cached), "the index shares the cache's Arc");
+        }
+        // A new controller moves it; a removal drops it.
+        inf.seed(pod("a", "rs2", "Running"));
+        assert_eq!(phases(&inf, "uid-rs1"), [("b".into(), "Running".into())]);
+        assert_eq!(phases(&inf, "uid-rs2"), [("a".into(), "Running".into())]);
+        inf.remove(&("default".into(), "b".into()));
+        assert!(phases(&inf, "uid-rs1").is_empty());
+    }
 }

@@ -299,6 +299,11 @@ impl Store {
         self.history.iter().filter(move |e| e.kv.key == key)
     }
 
+    /// The revision and key of every retained history event, oldest first.
+    pub fn history_keys(&self) -> impl Iterator<Item = (u64, &str)> + '_ {
+        self.history.iter().map(|e| (e.revision, e.kv.key.as_str()))
+    }
+
     /// Retained history events (since the last compaction).
     pub fn history_len(&self) -> usize {
         self.history.len()
