@@ -6,87 +6,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use kubeloop_sim::bench;
 
-/// The allocator: std's (dlmalloc), which grows wasm memory a few 64 KiB pages at a time
-/// as the heap fills; every `memory.grow` is a call into V8's runtime, and a run that
-/// builds a 5,000-node cluster makes thousands of them (a third of SchedulingBasic's time
-/// in V8 went there and to the garbage collector it wakes; 1,063 → 2,255 pods/s with
-/// this allocator on the same loaded machine). Whenever dlmalloc has just
-/// grown memory, this grows it further right away (by as much as memory already is, at
-/// most 128 MiB) and hands that space to dlmalloc as free blocks, so growth is geometric.
-#[cfg(target_arch = "wasm32")]
-#[allow(unsafe_code)]
-mod heap {
-    use core::arch::wasm32::memory_size;
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    const PAGE: usize = 64 * 1024;
-    /// Reserve in 1 MiB blocks: each costs dlmalloc one grow, and once freed they
-    /// coalesce into its free space (memory_mib after a run shows nothing is lost).
-    const BLOCK: usize = 1 << 20;
-    const MAX_AHEAD: usize = 128 << 20;
-
-    /// `System`, growing memory geometrically (see the module's parent).
-    pub struct GrowAhead;
-
-    static RESERVING: AtomicBool = AtomicBool::new(false);
-
-    impl GrowAhead {
-        /// If memory grew since `before` (pages), reserve more ahead of need.
-        unsafe fn after(&self, before: usize) {
-            let now = memory_size::<0>();
-            if now <= before || RESERVING.swap(true, Ordering::Relaxed) {
-                return;
-            }
-            let ahead = (now * PAGE).min(MAX_AHEAD);
-            let layout = Layout::from_size_align_unchecked(BLOCK, 8);
-            // Allocate blocks chained through their first word, then free them all.
-            let mut head: *mut u8 = std::ptr::null_mut();
-            for _ in 0..ahead / BLOCK {
-                let b = System.alloc(layout);
-                if b.is_null() {
-                    break;
-                }
-                b.cast::<*mut u8>().write(head);
-                head = b;
-            }
-            while !head.is_null() {
-                let next = head.cast::<*mut u8>().read();
-                System.dealloc(head, layout);
-                head = next;
-            }
-            RESERVING.store(false, Ordering::Relaxed);
-        }
-    }
-
-    unsafe impl GlobalAlloc for GrowAhead {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            let before = memory_size::<0>();
-            let p = System.alloc(layout);
-            self.after(before);
-            p
-        }
-        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            let before = memory_size::<0>();
-            let p = System.alloc_zeroed(layout);
-            self.after(before);
-            p
-        }
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            System.dealloc(ptr, layout)
-        }
-        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            let before = memory_size::<0>();
-            let p = System.realloc(ptr, layout, new_size);
-            self.after(before);
-            p
-        }
-    }
-}
-
+/// The allocator: std's, growing wasm memory geometrically (crates/heap, shared with the
+/// page).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: heap::GrowAhead = heap::GrowAhead;
+static ALLOCATOR: kubeloop_heap::GrowAhead = kubeloop_heap::GrowAhead;
 
 extern "C" {
     /// Milliseconds from the host's monotonic clock.

@@ -335,14 +335,31 @@ impl Object {
 
 /// Deserializes `value` into `T`, recording every field `T` ignored as a dotted path
 /// (`spec.replica`, `spec.template.spec.containers[0].imagee`).
+///
+/// Every typed decode of the engine goes through here, from a `&serde_json::Value` and with
+/// one callback type (`&mut dyn FnMut`), so each k8s-openapi type's `Deserialize` is
+/// compiled once, for the one deserializer `serde_ignored::Deserializer<&Value, Unknown>`,
+/// and serde_ignored itself once per type (a closure type here would be a new callback
+/// type per `T`, and a new copy of every nested type's impl: PodSpec was six).
 pub fn decode_tracking_unknown<T: serde::de::DeserializeOwned>(
     value: &serde_json::Value,
     unknown: &mut Vec<String>,
 ) -> Result<T, String> {
     let mut found = Vec::new();
-    let result = serde_ignored::deserialize(value, |path| found.push(path_to_field(&path)));
+    let mut record = |path: serde_ignored::Path<'_>| found.push(path_to_field(&path));
+    let result = serde_ignored::deserialize::<_, Unknown<'_>, T>(value, &mut record);
     unknown.extend(found);
     result.map_err(|e| e.to_string())
+}
+
+/// The one callback type serde_ignored is instantiated with.
+type Unknown<'a> = &'a mut dyn FnMut(serde_ignored::Path<'_>);
+
+/// Deserializes `value` into `T`, ignoring unknown fields, through the same deserializer
+/// as [`decode_tracking_unknown`] (use this rather than `serde_json::from_value`, which
+/// would compile `T`'s `Deserialize` again for `serde_json::Value`).
+pub fn decode<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Result<T, String> {
+    decode_tracking_unknown(value, &mut Vec::new())
 }
 
 /// Turns a serde_ignored path (`spec.template.spec.containers.0.imagee`) into the form

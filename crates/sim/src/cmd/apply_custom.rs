@@ -12,7 +12,7 @@ pub(crate) fn warn_unevaluated_rules(k: &Kubectl, kind: Kind, v: &Value) {
     if kind != Kind::CustomResourceDefinition {
         return;
     }
-    let Ok(crd) = serde_json::from_value(v.clone()) else {
+    let Ok(crd) = crate::object::decode(v) else {
         return;
     };
     for (path, rule, why) in crate::apiserver::crd::validation::unevaluated_rules(&crd) {

@@ -137,7 +137,7 @@ pub async fn create(k: Kubectl) -> i32 {
         .get_mut("metadata")
         .and_then(Value::as_object_mut)
         .and_then(|m| m.remove("$warnings"))
-        .and_then(|w| serde_json::from_value(w).ok())
+        .and_then(|w| crate::object::decode(&w).ok())
         .unwrap_or_default();
     for w in warnings {
         k.sys.err(&w);

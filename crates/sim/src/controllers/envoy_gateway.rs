@@ -149,7 +149,7 @@ impl EnvoyGatewayController {
         if let Some(o) = inf.of(Kind::Service).get(infra::NAMESPACE, &name) {
             if let Object::Service(svc) = &**o {
                 let want: Vec<k8s_openapi::api::core::v1::ServicePort> =
-                    serde_json::from_value(infra::service_ports(gw)).unwrap_or_default();
+                    crate::object::decode(&infra::service_ports(gw)).unwrap_or_default();
                 let have = svc
                     .spec
                     .as_ref()
@@ -184,7 +184,7 @@ impl EnvoyGatewayController {
         if let Some(o) = inf.of(Kind::Deployment).get(infra::NAMESPACE, &name) {
             if let Object::Deployment(d) = &**o {
                 let want: Vec<k8s_openapi::api::core::v1::ContainerPort> =
-                    serde_json::from_value(infra::container_ports(gw)).unwrap_or_default();
+                    crate::object::decode(&infra::container_ports(gw)).unwrap_or_default();
                 let mut d2 = d.clone();
                 let Some(c) = d2
                     .spec

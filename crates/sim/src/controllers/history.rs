@@ -34,7 +34,7 @@ pub fn template_of(rev: &ControllerRevision) -> Option<PodTemplateSpec> {
     if let Some(m) = t.as_object_mut() {
         m.remove("$patch");
     }
-    serde_json::from_value(t).ok()
+    crate::object::decode(&t).ok()
 }
 
 /// `HashControllerRevision`: fnv32a of the data (and the collision count), safe-encoded.

@@ -38,7 +38,7 @@ fn cell(type_: &str, json_path: &str, v: &Value, now: Time) -> String {
         return "<none>".into();
     };
     if type_ == "date" {
-        return match serde_json::from_value::<K8sTime>(first.clone()) {
+        return match crate::object::decode::<K8sTime>(first) {
             Ok(t) => age(Some(&t), now),
             Err(_) => go_sprint(first),
         };
