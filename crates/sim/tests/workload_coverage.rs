@@ -209,6 +209,7 @@ fn the_read_model_draws_their_pods_on_their_nodes_and_follows_them() {
         .iter()
         .flat_map(|n| &n.pods)
         .filter(|p| p.namespace == "shop")
+        .map(|p| &**p)
         .collect();
     for prefix in ["web-0", "agent-", "once-", "tick-"] {
         assert!(
