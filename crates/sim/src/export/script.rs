@@ -101,7 +101,14 @@ stream() {
   local pid=$!
   set +m
   wait_until "$until"
-  kill -INT -- "-$pid" 2>/dev/null || true
+  # A command interrupted the moment it started may not have its own handlers yet (the
+  # shell's copy of itself takes the signal): send it again while the job lives, 0.2 s
+  # apart (read -t waits without running anything), for at most 2 s.
+  local tries=0
+  while kill -INT -- "-$pid" 2>/dev/null && [ "$tries" -lt 10 ]; do
+    read -rt 0.2 <> <(:) || true
+    tries=$((tries + 1))
+  done
   wait "$pid" || true
 }
 "#;
