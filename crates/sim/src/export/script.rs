@@ -101,14 +101,16 @@ stream() {
   local pid=$!
   set +m
   wait_until "$until"
-  # A command interrupted the moment it started may not have its own handlers yet (the
-  # shell's copy of itself takes the signal): send it again while the job lives, 0.2 s
-  # apart (read -t waits without running anything), for at most 2 s.
+  # A command interrupted the moment it started may not have its own handlers yet: send
+  # Ctrl-C again while the job lives, 0.2 s apart (read -t waits without running
+  # anything), and after 2 s stop it as `kill` would.
   local tries=0
-  while kill -INT -- "-$pid" 2>/dev/null && [ "$tries" -lt 10 ]; do
+  while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 10 ]; do
+    kill -INT -- "-$pid" 2>/dev/null || kill -INT "$pid" 2>/dev/null || true
     read -rt 0.2 <> <(:) || true
     tries=$((tries + 1))
   done
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
   wait "$pid" || true
 }
 "#;
