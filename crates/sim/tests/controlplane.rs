@@ -769,6 +769,42 @@ spec:
     );
 }
 
+/// Scaling a Deployment up does not turn into a storm of refused status writes: the
+/// ReplicaSet controller's worker waits for each `UpdateStatus` (events meanwhile fold
+/// into one more sync), so its writes are about one per round trip, not one per pod
+/// event, and the status still ends at the true counts.
+#[test]
+fn a_scale_up_writes_the_replicaset_status_without_a_conflict_storm() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(10);
+    t.ok("kubectl scale deployment nginx --replicas=60");
+    t.settle(30);
+    let api = t.w.observe().apiserver().unwrap();
+    let writes: Vec<u16> = api
+        .audit()
+        .filter(|e| {
+            e.path
+                .starts_with("/apis/apps/v1/namespaces/default/replicasets/")
+                && e.path.ends_with("/status")
+        })
+        .map(|e| e.code)
+        .collect();
+    let conflicts = writes.iter().filter(|c| **c == 409).count();
+    assert!(
+        conflicts <= 2,
+        "{conflicts} of {} status writes refused",
+        writes.len()
+    );
+    assert!(
+        writes.len() < 60,
+        "{} status writes for 57 new pods",
+        writes.len()
+    );
+    let out = t.ok("kubectl get rs");
+    assert!(out.contains("   60        60        60   "), "{out}");
+}
+
 /// A ReplicaSet whose creations fail gets upstream's ReplicaFailure condition
 /// (FailedCreate, the first error of the round as message); its Deployment copies it;
 /// both lose it once creations succeed again.

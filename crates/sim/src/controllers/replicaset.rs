@@ -66,6 +66,22 @@ pub struct ReplicaSetController {
     /// The error of the last creation round that failed, until a round succeeds: the
     /// ReplicaSet's `ReplicaFailure` condition (`FailedCreate`).
     replica_failure: BTreeMap<String, String>,
+    /// Status writes per ReplicaSet: in flight, or the last one's resourceVersion.
+    status: BTreeMap<String, StatusWrite>,
+}
+
+/// A ReplicaSet's last status write. Upstream's worker is inside `UpdateStatus` until
+/// the apiserver answers, and the work queue folds every event that comes meanwhile
+/// into one more sync of the key; a sync before the informer has seen the write would
+/// only read the old resourceVersion and be refused with a conflict.
+#[derive(Debug, Default)]
+struct StatusWrite {
+    /// A write is in flight.
+    in_flight: bool,
+    /// Events came while it was: sync again once it is answered.
+    dirty: bool,
+    /// The resourceVersion the last write stored.
+    stored: u64,
 }
 
 /// `workqueue.DefaultControllerRateLimiter`'s per-item exponential backoff.
@@ -226,8 +242,17 @@ impl Controller for ReplicaSetController {
             self.batches.remove(key);
             self.create_failures.remove(key);
             self.replica_failure.remove(key);
+            self.status.remove(key);
             return Ok(Action::await_change());
         };
+        if let Some(w) = self.status.get_mut(key) {
+            if w.in_flight || rs.resource_version() < w.stored {
+                // The key's worker is still writing, or the informer has not seen the
+                // write yet: its watch event brings the key back.
+                w.dirty |= w.in_flight;
+                return Ok(Action::await_change());
+            }
+        }
         let Object::ReplicaSet(r) = &*rs else {
             return Ok(Action::await_change());
         };
@@ -270,6 +295,7 @@ impl Controller for ReplicaSetController {
                 .with_body(Body::Object(updated.into()));
             let id = env.send(req);
             self.sent.insert(id, Sent::Status(key.to_string()));
+            self.status.entry(key.to_string()).or_default().in_flight = true;
         }
         // Pods that are ready but not yet available need another look later.
         if min_ready > 0
@@ -284,8 +310,8 @@ impl Controller for ReplicaSetController {
         match self.sent.take(id) {
             Some(Sent::Create(key)) => self.created(key, resp, env, inf),
             Some(Sent::Delete(key)) => self.deleted(key, resp, env, inf),
-            Some(Sent::Status(key)) if resp.result.is_err() => env.retry(key),
-            Some(Sent::Status(_)) | None => {}
+            Some(Sent::Status(key)) => self.status_written(key, resp, env),
+            None => {}
         }
     }
 }
@@ -357,6 +383,28 @@ impl ReplicaSetController {
             }
             if next {
                 self.send_batch(&key, env);
+            }
+        }
+    }
+
+    /// A status write answered: a failed one is retried with backoff, and events that
+    /// came while it was in flight get their sync.
+    fn status_written(&mut self, key: String, resp: &ApiResponse, env: &mut Env) {
+        let w = self.status.entry(key.clone()).or_default();
+        w.in_flight = false;
+        let dirty = std::mem::take(&mut w.dirty);
+        match &resp.result {
+            Ok(res) => {
+                if let crate::api::ApiResult::Object(rs) = res {
+                    w.stored = rs.resource_version();
+                }
+                if dirty {
+                    env.enqueue(key);
+                }
+            }
+            Err(_) => {
+                w.stored = 0;
+                env.retry(key);
             }
         }
     }

@@ -168,7 +168,13 @@ fn a_failed_create_records_failed_create_and_sets_replica_failure() {
     let mut f = Fixture::new(&c);
     f.add(&mut c, rs(1));
     f.sync(&mut c, "default/web-5d8f").unwrap();
-    let id = creates(&f.take_sent())[0].id;
+    let sent = f.take_sent();
+    let id = creates(&sent)[0].id;
+    let status_write = sent
+        .iter()
+        .find(|r| r.subresource.is_some())
+        .expect("status");
+    f.respond(&mut c, status_write.id, Ok(()));
     let quota = Status::new(
         403,
         crate::api::StatusReason::Forbidden,
@@ -213,5 +219,72 @@ fn min_ready_seconds_requeues_until_pods_are_available() {
     assert_eq!(
         f.sync(&mut c, "default/web-5d8f"),
         Ok(Action::await_change())
+    );
+}
+
+#[test]
+fn events_during_a_status_write_fold_into_one_sync_after_it() {
+    let mut c = ReplicaSetController::default();
+    let mut f = Fixture::new(&c);
+    f.add(&mut c, rs(2));
+    f.add(&mut c, pod("web-5d8f-a", "rs-uid", Some("node-1"), true));
+    f.add(&mut c, pod("web-5d8f-b", "rs-uid", Some("node-1"), true));
+    while f.queue.pop().is_some() {}
+    f.sync(&mut c, "default/web-5d8f").unwrap();
+    let sent = f.take_sent();
+    let write = sent
+        .iter()
+        .find(|r| r.subresource.is_some())
+        .expect("status");
+    // Pod events while the write is in flight: no sync runs, nothing is sent.
+    f.sync(&mut c, "default/web-5d8f").unwrap();
+    f.sync(&mut c, "default/web-5d8f").unwrap();
+    assert!(
+        f.take_sent().is_empty(),
+        "no second write while one is in flight"
+    );
+    assert!(f.queue.pop().is_none());
+    // The answer brings the key back once.
+    f.respond(&mut c, write.id, Ok(()));
+    assert_eq!(f.queue.pop().as_deref(), Some("default/web-5d8f"));
+    assert!(f.queue.pop().is_none());
+}
+
+#[test]
+fn a_failed_status_write_is_retried_and_a_quiet_one_is_not() {
+    let mut c = ReplicaSetController::default();
+    let mut f = Fixture::new(&c);
+    f.add(&mut c, rs(0));
+    while f.queue.pop().is_some() {}
+    f.sync(&mut c, "default/web-5d8f").unwrap();
+    let write = f
+        .take_sent()
+        .into_iter()
+        .find(|r| r.subresource.is_some())
+        .expect("status");
+    let conflict = Status::new(
+        409,
+        crate::api::StatusReason::Conflict,
+        "the object has been modified",
+    );
+    f.respond(&mut c, write.id, Err(conflict));
+    f.now += 1_000;
+    f.queue.promote(f.now);
+    assert_eq!(
+        f.queue.pop().as_deref(),
+        Some("default/web-5d8f"),
+        "retried after its backoff"
+    );
+    f.sync(&mut c, "default/web-5d8f").unwrap();
+    let again = f
+        .take_sent()
+        .into_iter()
+        .find(|r| r.subresource.is_some())
+        .expect("status");
+    f.respond(&mut c, again.id, Ok(()));
+    f.queue.promote(f.now + 60_000);
+    assert!(
+        f.queue.pop().is_none(),
+        "no events came during the write: no sync"
     );
 }
