@@ -36,6 +36,7 @@ pub mod scenario;
 pub mod scheduler;
 pub mod selector;
 pub mod share;
+pub mod stored;
 pub mod time;
 pub mod view;
 pub mod world;

@@ -50,6 +50,7 @@ pub fn key_history(world: &World, key: &ObjectKey, cap: usize) -> KeyHistory {
     let k = key.etcd_key();
     let mut revisions: Vec<Revision> = store
         .history_of(&k)
+        .into_iter()
         .map(|e| Revision {
             revision: e.revision,
             version: if e.deleted { 0 } else { e.kv.version },
@@ -266,20 +267,17 @@ pub fn watch_stream(world: &World, cap: usize) -> (Vec<WatchRow>, usize) {
     let (events, total) = api.cache().recent(cap);
     let rows = events
         .into_iter()
-        .map(|e| {
-            let key = e.object.key();
-            WatchRow {
-                revision: e.revision,
-                kind: if e.deleted {
-                    "DELETED"
-                } else if e.prev.is_some() {
-                    "MODIFIED"
-                } else {
-                    "ADDED"
-                },
-                key: key.etcd_key(),
-                object: key,
-            }
+        .map(|e| WatchRow {
+            revision: e.revision,
+            kind: if e.deleted {
+                "DELETED"
+            } else if e.modified {
+                "MODIFIED"
+            } else {
+                "ADDED"
+            },
+            key: e.key.etcd_key(),
+            object: e.key.clone(),
         })
         .collect();
     (rows, total)

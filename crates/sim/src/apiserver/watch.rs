@@ -6,8 +6,9 @@ use std::sync::Arc;
 use crate::api::{ReqId, Status, StatusReason, WatchEvent, WatchEventType};
 use crate::etcd::EtcdEvent;
 use crate::message::{Actor, Ctx, Payload};
-use crate::object::{Kind, Object};
+use crate::object::{Kind, Object, ObjectKey};
 use crate::selector::{FieldSelector, LabelSelector};
+use crate::stored::Stored;
 
 /// How many events the cache keeps for watches that resume from a resourceVersion.
 pub const HISTORY_CAPACITY: usize = 100_000;
@@ -25,12 +26,47 @@ pub struct CacheEvent {
     pub deleted: bool,
 }
 
+/// A change in the cache's window: the newest revision of each object shared with the
+/// cache, superseded ones encoded ([`Stored`]).
+#[derive(Debug)]
+struct Kept {
+    revision: u64,
+    key: ObjectKey,
+    object: Stored,
+    prev: Option<Stored>,
+    deleted: bool,
+}
+
+impl Kept {
+    fn event(&self) -> CacheEvent {
+        CacheEvent {
+            revision: self.revision,
+            object: self.object.object(),
+            prev: self.prev.as_ref().map(Stored::object),
+            deleted: self.deleted,
+        }
+    }
+}
+
+/// One change of the cache's window, as the etcd browser lists it.
+#[derive(Debug)]
+pub struct RecentEvent<'a> {
+    /// etcd revision.
+    pub revision: u64,
+    /// The object changed.
+    pub key: &'a ObjectKey,
+    /// Whether it was deleted.
+    pub deleted: bool,
+    /// Whether it existed before.
+    pub modified: bool,
+}
+
 /// The objects as of `revision`, by kind then (namespace, name).
 #[derive(Debug, Default)]
 pub struct WatchCache {
     objects: BTreeMap<Kind, BTreeMap<(String, String), Arc<Object>>>,
     revision: u64,
-    history: VecDeque<CacheEvent>,
+    history: VecDeque<Kept>,
     /// Pods by `spec.nodeName`, for the kubelets' watches.
     pods_by_node: BTreeMap<String, BTreeSet<(String, String)>>,
 }
@@ -118,17 +154,38 @@ impl WatchCache {
             self.index(&object, true);
         }
         self.revision = self.revision.max(ev.revision);
-        let ce = CacheEvent {
+        let kept_prev = prev.as_ref().map(|p| self.supersede(p));
+        self.history.push_back(Kept {
+            revision: ev.revision,
+            key: object.key(),
+            object: if ev.deleted {
+                Stored::encode(&object)
+            } else {
+                Stored::Live(object.clone())
+            },
+            prev: kept_prev,
+            deleted: ev.deleted,
+        });
+        if self.history.len() > HISTORY_CAPACITY {
+            self.history.pop_front();
+        }
+        CacheEvent {
             revision: ev.revision,
             object,
             prev,
             deleted: ev.deleted,
-        };
-        self.history.push_back(ce.clone());
-        if self.history.len() > HISTORY_CAPACITY {
-            self.history.pop_front();
         }
-        ce
+    }
+
+    /// `old` was just replaced: the window's event that wrote it keeps it encoded, and
+    /// the replacing event shares that encoding.
+    fn supersede(&mut self, old: &Arc<Object>) -> Stored {
+        let rv = old.resource_version();
+        let i = self.history.partition_point(|e| e.revision < rv);
+        match self.history.get_mut(i) {
+            Some(e) if e.revision == rv && e.object.is(old) => e.object.supersede(),
+            _ => Stored::encode(old),
+        }
     }
 
     fn index(&mut self, o: &Object, add: bool) {
@@ -145,11 +202,14 @@ impl WatchCache {
     }
 
     /// The latest `n` events the cache received, newest first, and how many it holds.
-    pub fn recent(&self, n: usize) -> (Vec<&CacheEvent>, usize) {
-        (
-            self.history.iter().rev().take(n).collect(),
-            self.history.len(),
-        )
+    pub fn recent(&self, n: usize) -> (Vec<RecentEvent<'_>>, usize) {
+        let events = self.history.iter().rev().take(n).map(|e| RecentEvent {
+            revision: e.revision,
+            key: &e.key,
+            deleted: e.deleted,
+            modified: e.prev.is_some(),
+        });
+        (events.collect(), self.history.len())
     }
 
     /// Events after `rv`, or None if the history no longer reaches back that far.
@@ -162,7 +222,7 @@ impl WatchCache {
             return None;
         }
         let start = self.history.partition_point(|e| e.revision <= rv);
-        Some(self.history.iter().skip(start).cloned().collect())
+        Some(self.history.iter().skip(start).map(Kept::event).collect())
     }
 }
 
@@ -379,4 +439,56 @@ fn node_of(w: &Watcher) -> Option<String> {
         .required_value("spec.nodeName")
         .filter(|n| !n.is_empty())
         .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::etcd::KeyValue;
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    fn put(c: &mut WatchCache, rev: u64, version: u64, v: &str, deleted: bool) -> Arc<Object> {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some("a".into());
+        cm.metadata.namespace = Some("default".into());
+        cm.metadata.resource_version = Some(rev.to_string());
+        cm.data = Some([("v".to_string(), v.to_string())].into_iter().collect());
+        let value = Arc::new(Object::ConfigMap(cm));
+        let kv = KeyValue {
+            key: "/registry/configmaps/default/a".into(),
+            create_revision: 1,
+            mod_revision: rev,
+            version,
+            value: value.clone(),
+        };
+        c.apply(&EtcdEvent {
+            revision: rev,
+            deleted,
+            kv,
+            prev: None,
+        });
+        value
+    }
+
+    /// A watch resuming from an old resourceVersion gets every change as it was written,
+    /// though the window keeps superseded revisions encoded.
+    #[test]
+    fn a_resumed_watch_gets_superseded_revisions_back_as_written() {
+        let mut c = WatchCache::default();
+        let written: Vec<Arc<Object>> = (1..=3)
+            .map(|r| put(&mut c, r, r, &r.to_string(), false))
+            .collect();
+        assert!(c.history.iter().take(2).all(|k| k.object.encoded_len() > 0));
+        assert!(c.history.back().is_some_and(|k| k.object.is(&written[2])));
+        let evs = c.events_after(0).expect("the window reaches back");
+        assert_eq!(evs.len(), 3);
+        for (e, w) in evs.iter().zip(&written) {
+            assert_eq!(*e.object, **w);
+        }
+        assert_eq!(evs[2].prev.as_deref(), Some(&*written[1]));
+        let (recent, total) = c.recent(2);
+        assert_eq!(total, 3);
+        assert_eq!((recent[0].revision, recent[0].modified), (3, true));
+        assert_eq!(recent[1].key.name, "a");
+    }
 }

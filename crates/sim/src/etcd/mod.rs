@@ -2,13 +2,14 @@
 //! watches with history, compaction and single-key compare-and-swap transactions — and
 //! the actor serving it.
 
+mod history;
 mod server;
 #[cfg(test)]
 mod tests;
 
 pub use server::Etcd;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::object::Object;
@@ -213,7 +214,7 @@ pub struct Store {
     kv: BTreeMap<String, KeyValue>,
     revision: u64,
     compact_revision: u64,
-    history: VecDeque<EtcdEvent>,
+    history: history::History,
 }
 
 impl Store {
@@ -260,12 +261,10 @@ impl Store {
             return Err(ERR_COMPACTED.to_string());
         }
         // The first write after `rev` to each key tells what the key held at `rev`.
+        let later = self.history.since(rev + 1, matches);
         let mut first_after: BTreeMap<&str, &EtcdEvent> = BTreeMap::new();
-        let start = self.history.partition_point(|e| e.revision <= rev);
-        for e in self.history.iter().skip(start) {
-            if matches(&e.kv.key) {
-                first_after.entry(e.kv.key.as_str()).or_insert(e);
-            }
+        for e in &later {
+            first_after.entry(e.kv.key.as_str()).or_insert(e);
         }
         let mut out: BTreeMap<String, KeyValue> = now
             .into_iter()
@@ -295,13 +294,13 @@ impl Store {
     }
 
     /// The retained writes to one key (since the last compaction), oldest first.
-    pub fn history_of<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a EtcdEvent> + 'a {
-        self.history.iter().filter(move |e| e.kv.key == key)
+    pub fn history_of(&self, key: &str) -> Vec<EtcdEvent> {
+        self.history.of_key(key)
     }
 
     /// The revision and key of every retained history event, oldest first.
     pub fn history_keys(&self) -> impl Iterator<Item = (u64, &str)> + '_ {
-        self.history.iter().map(|e| (e.revision, e.kv.key.as_str()))
+        self.history.keys()
     }
 
     /// Retained history events (since the last compaction).
@@ -355,7 +354,7 @@ impl Store {
                     kv: kv.clone(),
                     prev: prev.clone(),
                 };
-                self.history.push_back(ev.clone());
+                self.history.push(&ev);
                 (
                     EtcdResult::Txn {
                         succeeded: true,
@@ -386,7 +385,7 @@ impl Store {
                     kv: tomb,
                     prev: Some(prev.clone()),
                 };
-                self.history.push_back(ev.clone());
+                self.history.push(&ev);
                 (
                     EtcdResult::Txn {
                         succeeded: true,
@@ -406,14 +405,7 @@ impl Store {
         if from != 0 && from < self.compact_revision {
             return Err((ERR_COMPACTED.to_string(), self.compact_revision));
         }
-        let start = self.history.partition_point(|e| e.revision < from);
-        Ok(self
-            .history
-            .iter()
-            .skip(start)
-            .filter(|e| e.kv.key.starts_with(prefix))
-            .cloned()
-            .collect())
+        Ok(self.history.since(from, |k| k.starts_with(prefix)))
     }
 
     /// Drops history before `revision`.
@@ -425,9 +417,7 @@ impl Store {
             return Err(ERR_FUTURE_REV.to_string());
         }
         self.compact_revision = revision;
-        while self.history.front().is_some_and(|e| e.revision < revision) {
-            self.history.pop_front();
-        }
+        self.history.compact(revision);
         Ok(())
     }
 

@@ -245,3 +245,33 @@ fn the_actor_cancels_a_watch_below_the_compaction_point() {
         .collect();
     assert_eq!(watched, [6]);
 }
+
+#[test]
+fn superseded_revisions_are_kept_encoded_and_read_back_as_written() {
+    let mut s = Store::default();
+    let k = "/registry/configmaps/default/a";
+    let mut written = Vec::new();
+    for i in 0..3 {
+        let mut cm = ConfigMap::default();
+        cm.metadata.name = Some("a".into());
+        cm.data = Some([("v".to_string(), i.to_string())].into_iter().collect());
+        let (_, ev) = s.txn(k, Expect::Any, TxnOp::Put(Arc::new(Object::ConfigMap(cm))));
+        written.push(ev.expect("an event").kv.value);
+    }
+    s.txn(k, Expect::Any, TxnOp::Delete);
+    // Revisions 1 and 2 and the deleted value are held by history alone: encoded.
+    assert!(s.history.encoded_bytes() > 0);
+    let h = s.history_of(k);
+    assert_eq!(h.len(), 4);
+    for (e, w) in h.iter().zip(&written) {
+        assert_eq!(*e.kv.value, **w, "revision {}", e.revision);
+    }
+    assert_eq!(*h[3].kv.value, *written[2], "the delete's last value");
+    assert_eq!(
+        h[2].prev.as_ref().map(|p| (*p.value).clone()),
+        Some((*written[1]).clone())
+    );
+    let at_1 = s.range_at(k, false, 1).unwrap();
+    assert_eq!(at_1.len(), 1);
+    assert_eq!(*at_1[0].value, *written[0]);
+}
