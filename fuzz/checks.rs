@@ -78,8 +78,9 @@ pub const ETCDCTL_CODES: &[i32] = &[0, 1, 4, 5, 128, 130];
 pub const SSH_CODES: &[i32] = &[0, 1, 2, 3, 4, 5, 9, 127, 130, 255];
 
 /// kubectl subcommands whose exit code is a container's (`kubectl exec`, `run -i`,
-/// `attach`, `debug`): any code the container's process exits with.
-const KUBECTL_PASSTHROUGH: &[&str] = &["exec", "run", "attach", "debug"];
+/// `attach`, `debug`, and `cp`, which runs tar in the container): any code the
+/// container's process exits with.
+const KUBECTL_PASSTHROUGH: &[&str] = &["exec", "run", "attach", "debug", "cp"];
 
 /// Whether `code` is an exit code the real tool would return for `line`. `in_shell`: the
 /// line went to a container's interactive shell (`kubectl exec -it … sh`), whose `exit N`
