@@ -106,6 +106,16 @@ macro_rules! kinds {
                 v.unwrap_or(serde_json::Value::Null)
             }
 
+            /// [`Object::to_value`] as bytes, written straight from the object (fields in
+            /// declaration order, not sorted).
+            pub fn to_json(&self) -> Vec<u8> {
+                let v = match self {
+                    $(Object::$variant(o) => serde_json::to_vec(o),)*
+                    Object::Custom(o) => serde_json::to_vec(&o.to_value()),
+                };
+                v.unwrap_or_default()
+            }
+
             /// Deserializes a JSON value of the given kind. Unknown fields are collected in
             /// `unknown` (as dotted paths) instead of failing, as the apiserver's strict
             /// field validation needs to report them all.

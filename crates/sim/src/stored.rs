@@ -32,12 +32,9 @@ impl Stored {
         if matches!(kind, Kind::Custom(_)) {
             return Stored::Live(obj.clone());
         }
-        match serde_json::to_vec(&obj.to_value()) {
-            Ok(json) => Stored::Encoded {
-                kind,
-                json: json.into(),
-            },
-            Err(_) => Stored::Live(obj.clone()),
+        Stored::Encoded {
+            kind,
+            json: obj.to_json().into(),
         }
     }
 
