@@ -10,6 +10,12 @@ use kubeloop_sim::view;
 
 use super::{moment, Job, Origin, Session, CLUSTER_COMMANDS};
 
+/// The most messages a command that runs the world before it returns (`sim advance`)
+/// delivers in the page: about a second of the engine in a tab, where the CLI allows
+/// [`kubeloop_sim::envelope::MAX_EVENTS_PER_COMMAND`]. A longer advance stops with the
+/// engine's note saying where, and the learner runs it again to go on.
+pub const ADVANCE_BUDGET: u64 = 100_000;
+
 impl Session {
     pub(super) fn record(&mut self, line: &str) {
         if self.live.is_some() {
@@ -81,7 +87,7 @@ impl Session {
             .replay_files
             .as_ref()
             .unwrap_or(&self.scenario.spec.files);
-        match cmd::start(&mut self.world, line, files) {
+        match cmd::start_within(&mut self.world, line, files, ADVANCE_BUDGET) {
             Started::Done(out) => {
                 self.print_output(line, &out.stdout, &out.stderr);
                 self.after(line, &out.stderr);

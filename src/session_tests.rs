@@ -506,3 +506,21 @@ fn help_speaks_the_pages_language() {
     );
     assert!(text(&s).contains("kubectl apply -f nginx-deploy.yaml"));
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn should_stop_a_long_sim_advance_at_the_pages_budget_and_say_where() {
+    let mut s = Session::new(default_scenario());
+    s.submit("sim advance 24h");
+    s.advance(SECOND);
+    let t = text(&s);
+    assert!(
+        t.contains(&format!(
+            "after {} events, the most one run may deliver",
+            super::jobs::ADVANCE_BUDGET
+        )),
+        "{t}"
+    );
+    let now = s.world().now();
+    assert!(now < 24 * 3_600 * SECOND, "{now}");
+    assert!(now > 60 * SECOND, "it still ran a good while: {now}");
+}

@@ -134,6 +134,18 @@ fn done(code: i32, stdout: impl Into<String>, stderr: impl Into<String>) -> Star
 
 /// Starts a command line in the world's terminal, with `files` as the working directory.
 pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) -> Started {
+    start_within(world, line, files, envelope::MAX_EVENTS_PER_COMMAND)
+}
+
+/// [`start`], delivering at most `budget` messages for a command that runs the world
+/// before it returns (`sim advance`): the page gives it less than the CLI, so a long
+/// advance stops early with a note instead of holding the tab.
+pub fn start_within(
+    world: &mut World,
+    line: &str,
+    files: &BTreeMap<String, String>,
+    budget: u64,
+) -> Started {
     if let Some(s) = world.shell_session().cloned() {
         return interactive::line(world, &s, line, files);
     }
@@ -173,7 +185,7 @@ pub fn start(world: &mut World, line: &str, files: &BTreeMap<String, String>) ->
             }
             Err(out) => Started::Done(out),
         },
-        "sim" => Started::Done(sim::run(world, args)),
+        "sim" => Started::Done(sim::run(world, args, budget)),
         "cloud-provider-kind" => Started::Done(cloud_provider::run(world, args)),
         "curl" => Started::Done(local::curl(world, args)),
         "ssh" => match ssh::run(world, args) {
@@ -235,7 +247,7 @@ fn run_collecting(
     budget: u64,
 ) -> (Output, Vec<(String, String)>) {
     let before = world.delivered();
-    match start(world, line, files) {
+    match start_within(world, line, files, budget) {
         Started::Done(o) => (o, Vec::new()),
         Started::Running(id) => {
             let deadline = world.now() + limit;

@@ -76,8 +76,8 @@ fn node(world: &World, name: Option<&String>) -> Result<u32, Output> {
         .ok_or_else(|| err(format!("node \"{name}\" not found")))
 }
 
-/// Runs a `sim` command.
-pub fn run(world: &mut World, args: &[String]) -> Output {
+/// Runs a `sim` command; `sim advance` delivers at most `budget` messages.
+pub fn run(world: &mut World, args: &[String], budget: u64) -> Output {
     let sub = args.first().map(String::as_str).unwrap_or("");
     let arg = args.get(1);
     match sub {
@@ -140,7 +140,7 @@ pub fn run(world: &mut World, args: &[String]) -> Output {
                 format_duration(d),
                 format_duration(envelope::MAX_DURATION)
             )),
-            Some(Ok(d)) => advance(world, d, envelope::MAX_EVENTS_PER_COMMAND),
+            Some(Ok(d)) => advance(world, d, budget),
             Some(Err(e)) => err(e),
             None => err("usage: sim advance DURATION".into()),
         },
