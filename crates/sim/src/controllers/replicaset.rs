@@ -22,10 +22,6 @@ use crate::time::{Time, MINUTE};
 
 /// At most this many creates or deletes per sync (`BurstReplicas`).
 pub const BURST_REPLICAS: usize = 500;
-/// Creations of a slow-start batch sent per event. Upstream starts a batch's creations
-/// in goroutines at once; here they all leave at the same virtual time, this many per
-/// event, so that one event of a 256-pod batch does not hold the page's frame.
-const CREATES_PER_EVENT: usize = 32;
 /// Expectations older than this are considered satisfied (`ExpectationsTimeout`).
 const EXPECTATIONS_TIMEOUT: Time = 5 * MINUTE;
 
@@ -42,8 +38,6 @@ struct Batches {
     remaining: usize,
     batch: usize,
     outstanding: usize,
-    /// Creations of the current batch not sent yet ([`CREATES_PER_EVENT`]).
-    unsent: usize,
     failed: bool,
     /// The first error of this round (`manageReplicasErr`).
     first_error: Option<String>,
@@ -112,21 +106,6 @@ impl ReplicaSetController {
         let n = b.batch.min(b.remaining);
         b.remaining -= n;
         b.outstanding += n;
-        b.unsent = n;
-        self.send_some(key, env);
-    }
-
-    /// Sends the next [`CREATES_PER_EVENT`] creations of the batch; the key comes back
-    /// at once (another event at the same time) for the rest.
-    fn send_some(&mut self, key: &str, env: &mut Env) {
-        let Some(b) = self.batches.get_mut(key) else {
-            return;
-        };
-        let n = b.unsent.min(CREATES_PER_EVENT);
-        b.unsent -= n;
-        if b.unsent > 0 {
-            env.enqueue_after(key.to_string(), 0);
-        }
         let pod = b.pod.clone();
         let ns = b.rs.namespace().to_string();
         for _ in 0..n {
@@ -169,7 +148,6 @@ impl ReplicaSetController {
                     remaining: n,
                     batch: 1,
                     outstanding: 0,
-                    unsent: 0,
                     failed: false,
                     first_error: None,
                     pod,
@@ -267,10 +245,6 @@ impl Controller for ReplicaSetController {
             self.status.remove(key);
             return Ok(Action::await_change());
         };
-        if self.batches.get(key).is_some_and(|b| b.unsent > 0) {
-            self.send_some(key, env);
-            return Ok(Action::await_change());
-        }
         if let Some(w) = self.status.get_mut(key) {
             if w.in_flight || rs.resource_version() < w.stored {
                 // The key's worker is still writing, or the informer has not seen the

@@ -288,32 +288,3 @@ fn a_failed_status_write_is_retried_and_a_quiet_one_is_not() {
         "no events came during the write: no sync"
     );
 }
-
-#[test]
-fn a_large_batch_leaves_thirty_two_creations_per_event() {
-    let mut c = ReplicaSetController::default();
-    let mut f = Fixture::new(&c);
-    f.add(&mut c, rs(100));
-    while f.queue.pop().is_some() {}
-    f.sync(&mut c, "default/web-5d8f").unwrap();
-    // Per event (a sync or an answer): how many creations it sent.
-    let mut per_event = Vec::new();
-    let mut outstanding: Vec<ReqId> = Vec::new();
-    for _ in 0..200 {
-        let ids: Vec<ReqId> = creates(&f.take_sent()).iter().map(|r| r.id).collect();
-        if !ids.is_empty() {
-            per_event.push(ids.len());
-        }
-        outstanding.extend(ids);
-        f.queue.promote(f.now);
-        if let Some(key) = f.queue.pop() {
-            f.sync(&mut c, &key).unwrap();
-        } else if let Some(id) = outstanding.pop() {
-            f.respond(&mut c, id, Ok(()));
-        } else {
-            break;
-        }
-    }
-    // Batches 1, 2, 4, 8, 16, 32, then 37: its first 32 at once, 5 in the next event.
-    assert_eq!(per_event, [1, 2, 4, 8, 16, 32, 32, 5]);
-}
