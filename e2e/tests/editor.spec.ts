@@ -87,6 +87,8 @@ test('a mistake is marked at its line:column, fixed from the keyboard and applie
 });
 
 test('files are added, renamed and deleted as tabs, and kubectl reads the new names', async ({ page, context }) => {
+  // About 20 s on a quiet machine; a loaded 2-core CI machine took past the 30 s default.
+  test.setTimeout(90_000);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   // What the page hands the clipboard (reading the clipboard back needs a focused window).
   await page.addInitScript(() => {
