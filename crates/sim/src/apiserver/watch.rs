@@ -154,7 +154,14 @@ impl WatchCache {
             self.index(&object, true);
         }
         self.revision = self.revision.max(ev.revision);
-        let kept_prev = prev.as_ref().map(|p| self.supersede(p));
+        // etcd's history encoded the same object a moment ago: share its bytes.
+        let from_etcd = ev
+            .replaced
+            .as_ref()
+            .zip(ev.prev.as_ref())
+            .filter(|(_, p)| prev.as_ref().is_some_and(|o| Arc::ptr_eq(o, &p.value)))
+            .map(|(r, _)| r.clone());
+        let kept_prev = prev.as_ref().map(|p| self.supersede(p, from_etcd));
         self.history.push_back(Kept {
             revision: ev.revision,
             key: object.key(),
@@ -179,13 +186,16 @@ impl WatchCache {
 
     /// `old` was just replaced: the window's event that wrote it keeps it encoded, and
     /// the replacing event shares that encoding.
-    fn supersede(&mut self, old: &Arc<Object>) -> Stored {
+    fn supersede(&mut self, old: &Arc<Object>, encoded: Option<Stored>) -> Stored {
         let rv = old.resource_version();
         let i = self.history.partition_point(|e| e.revision < rv);
-        match self.history.get_mut(i) {
-            Some(e) if e.revision == rv && e.object.is(old) => e.object.supersede(),
-            _ => Stored::encode(old),
+        let encoded = encoded.unwrap_or_else(|| Stored::encode(old));
+        if let Some(e) = self.history.get_mut(i) {
+            if e.revision == rv && e.object.is(old) {
+                e.object = encoded.clone();
+            }
         }
+        encoded
     }
 
     fn index(&mut self, o: &Object, add: bool) {
@@ -466,6 +476,7 @@ mod tests {
             deleted,
             kv,
             prev: None,
+            replaced: None,
         });
         value
     }

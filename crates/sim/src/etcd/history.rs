@@ -61,7 +61,8 @@ pub(super) struct History {
 impl History {
     /// Records a write. The value it replaced is encoded once, shared by the replaced
     /// revision's event and this event's previous value; a delete's last value too.
-    pub fn push(&mut self, ev: &EtcdEvent) {
+    /// Returns the event with that encoding in [`EtcdEvent::replaced`].
+    pub fn push(&mut self, mut ev: EtcdEvent) -> EtcdEvent {
         let replaced = ev.prev.as_ref().map(|p| {
             let encoded = self
                 .find_mut(p.mod_revision, &p.key)
@@ -77,8 +78,10 @@ impl History {
             revision: ev.revision,
             deleted: ev.deleted,
             kv,
-            prev: replaced,
+            prev: replaced.clone(),
         });
+        ev.replaced = replaced.map(|p| p.value);
+        ev
     }
 
     fn find_mut(&mut self, revision: u64, key: &str) -> Option<&mut Entry> {
@@ -137,5 +140,6 @@ fn thaw(e: &Entry) -> EtcdEvent {
         deleted: e.deleted,
         kv: e.kv.thaw(),
         prev: e.prev.as_ref().map(Kv::thaw),
+        replaced: None,
     }
 }

@@ -40,6 +40,9 @@ pub struct EtcdEvent {
     pub kv: KeyValue,
     /// The previous value, if any.
     pub prev: Option<KeyValue>,
+    /// `prev`'s value as the history now holds it (its JSON), for the watch cache to
+    /// share rather than encode the same object again; `None` in replayed events.
+    pub replaced: Option<crate::stored::Stored>,
 }
 
 /// A compare clause of a transaction.
@@ -353,8 +356,9 @@ impl Store {
                     deleted: false,
                     kv: kv.clone(),
                     prev: prev.clone(),
+                    replaced: None,
                 };
-                self.history.push(&ev);
+                let ev = self.history.push(ev);
                 (
                     EtcdResult::Txn {
                         succeeded: true,
@@ -384,8 +388,9 @@ impl Store {
                     deleted: true,
                     kv: tomb,
                     prev: Some(prev.clone()),
+                    replaced: None,
                 };
-                self.history.push(&ev);
+                let ev = self.history.push(ev);
                 (
                     EtcdResult::Txn {
                         succeeded: true,
