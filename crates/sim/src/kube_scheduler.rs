@@ -202,6 +202,7 @@ impl KubeScheduler {
     /// Handles a message.
     pub fn handle(&mut self, ctx: &mut Ctx, _from: Actor, payload: Payload) {
         match payload {
+            Payload::ApiResp(resp) if self.client.on_event_response(ctx, &resp) => {}
             Payload::ApiResp(resp) => {
                 match self.informers.on_response(ctx, &mut self.client, &resp) {
                     Some((kind, changes)) => self.on_changes(ctx, kind, changes),

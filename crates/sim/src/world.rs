@@ -316,6 +316,7 @@ impl World {
             Actor::Etcd => match payload {
                 Payload::Etcd(req) => self.etcd.handle(&mut ctx, from, req),
                 Payload::ClientGone(c) => self.etcd.client_gone(c),
+                Payload::Timer(t) => self.etcd.on_timer(&mut ctx, t),
                 _ => {}
             },
             Actor::ApiServer => {

@@ -7,6 +7,7 @@ pub mod authz;
 pub mod autoscaling_v1;
 pub mod crd;
 pub mod defaults;
+pub mod event_ttl;
 pub mod eviction;
 pub mod field_error;
 pub mod namespace;

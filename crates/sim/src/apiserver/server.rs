@@ -9,7 +9,7 @@ use crate::apiserver::authz::{self, Attributes, UserInfo};
 use crate::apiserver::watch::{with_rv, WatchCache, Watchers};
 use crate::apiserver::write::{self, WriteOp};
 use crate::cluster::ClusterConfig;
-use crate::etcd::{EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, KeyValue};
+use crate::etcd::{EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, KeyValue, TxnOp};
 use crate::message::{Actor, Ctx, Payload};
 use crate::object::{Kind, Object};
 use crate::rng::Rng;
@@ -120,6 +120,8 @@ pub struct ApiServer {
     pub(crate) quota_charges: Vec<(Time, Arc<Object>)>,
     /// The most pods admitted ([`ClusterConfig::max_pods`]).
     pub(crate) max_pods: usize,
+    /// The etcd leases Events are written with (`--event-ttl`).
+    event_leases: super::event_ttl::LeaseManager,
 }
 
 impl ApiServer {
@@ -141,6 +143,7 @@ impl ApiServer {
             relists: 0,
             quota_charges: Vec::new(),
             max_pods: config.max_pods,
+            event_leases: Default::default(),
         }
     }
 
@@ -508,7 +511,13 @@ impl ApiServer {
                 }
             }
             Ok(mut op) => {
-                let (key, expect, txn) = op.txn();
+                let (key, expect, mut txn) = op.txn();
+                if r.req.kind == Kind::Event {
+                    if let TxnOp::Put(obj) = txn {
+                        let lease = self.event_leases.lease(now, super::event_ttl::EVENT_TTL);
+                        txn = TxnOp::PutLeased(obj, lease);
+                    }
+                }
                 r.spans.push(Span {
                     stage: "etcd",
                     start: now,

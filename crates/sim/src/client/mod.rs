@@ -25,6 +25,8 @@ pub struct Client {
     user: String,
     groups: Vec<String>,
     next_id: ReqId,
+    /// Event patches in flight (see [`Client::on_event_response`]).
+    events: recorder::InFlight,
 }
 
 impl Client {
@@ -34,6 +36,7 @@ impl Client {
             user: user.to_string(),
             groups: groups.iter().map(|g| g.to_string()).collect(),
             next_id: 1,
+            events: recorder::InFlight::default(),
         }
     }
 

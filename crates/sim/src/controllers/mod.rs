@@ -194,6 +194,7 @@ impl ControllerManager {
     /// Handles a message.
     pub fn handle(&mut self, ctx: &mut Ctx, _from: crate::world::Actor, payload: Payload) {
         match payload {
+            Payload::ApiResp(resp) if self.client.on_event_response(ctx, &resp) => {}
             Payload::ApiResp(resp) => {
                 match self.informers.on_response(ctx, &mut self.client, &resp) {
                     Some((kind, changes)) => {

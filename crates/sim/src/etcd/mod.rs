@@ -3,16 +3,19 @@
 //! the actor serving it.
 
 mod history;
+mod lease;
 mod server;
 #[cfg(test)]
 mod tests;
 
+pub use lease::Lease;
 pub use server::Etcd;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::object::Object;
+use crate::time::Time;
 
 /// One stored key with its MVCC metadata.
 #[derive(Clone, Debug)]
@@ -61,6 +64,8 @@ pub enum Expect {
 pub enum TxnOp {
     /// Put a value.
     Put(Arc<Object>),
+    /// Put a value attached to a lease: the key is deleted when the lease expires.
+    PutLeased(Arc<Object>, Lease),
     /// Delete the key.
     Delete,
 }
@@ -128,7 +133,7 @@ impl EtcdRequest {
             EtcdOp::Range { key, .. } => format!("Range {key}"),
             EtcdOp::Txn {
                 key,
-                op: TxnOp::Put(_),
+                op: TxnOp::Put(_) | TxnOp::PutLeased(..),
                 ..
             } => format!("Txn Put {key}"),
             EtcdOp::Txn {
@@ -218,6 +223,7 @@ pub struct Store {
     revision: u64,
     compact_revision: u64,
     history: history::History,
+    leases: lease::Leases,
 }
 
 impl Store {
@@ -338,8 +344,14 @@ impl Store {
             };
             return (r, None);
         }
-        match op {
-            TxnOp::Put(mut value) => {
+        let (put, lease) = match op {
+            TxnOp::Put(value) => (Some(value), None),
+            TxnOp::PutLeased(value, lease) => (Some(value), Some(lease)),
+            TxnOp::Delete => (None, None),
+        };
+        match put {
+            Some(mut value) => {
+                self.leases.attach(key, lease);
                 self.revision += 1;
                 stamp(&mut value, self.revision);
                 let prev = current.cloned();
@@ -369,7 +381,8 @@ impl Store {
                     Some(ev),
                 )
             }
-            TxnOp::Delete => {
+            None => {
+                self.leases.detach(key);
                 let Some(prev) = self.kv.remove(key) else {
                     // Deleting a missing key succeeds without a new revision, as in etcd.
                     let r = EtcdResult::Txn {
@@ -402,6 +415,25 @@ impl Store {
                 )
             }
         }
+    }
+
+    /// Deletes the keys whose lease expired at `now`, one revision each; returns the
+    /// deletions' events.
+    pub fn expire(&mut self, now: Time) -> Vec<EtcdEvent> {
+        let keys = self.leases.expired(now);
+        keys.iter()
+            .filter_map(|k| self.txn(k, Expect::Any, TxnOp::Delete).1)
+            .collect()
+    }
+
+    /// When the next lease expires.
+    pub fn next_expiry(&self) -> Option<Time> {
+        self.leases.next_expiry()
+    }
+
+    /// The lease `key` is attached to.
+    pub fn lease_of(&self, key: &str) -> Option<Lease> {
+        self.leases.of(key)
     }
 
     /// Events at revisions ≥ `from` under `prefix`, or the compaction error.

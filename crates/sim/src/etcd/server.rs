@@ -7,11 +7,15 @@ use super::{
     EtcdEvent, EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, KeyValue, Store,
 };
 use crate::message::{Actor, Ctx, Payload};
+use crate::time::Time;
 
 /// bbolt's page size: the database file grows in whole pages.
 const PAGE: u64 = 4096;
 /// What an empty member's database file weighs (meta pages, buckets, cluster info).
 const EMPTY_DB: u64 = 20 * 1024;
+
+/// The token of the timer that expires leases.
+const TIMER_LEASES: u64 = 1;
 
 /// A registered watch.
 #[derive(Debug)]
@@ -28,12 +32,41 @@ pub struct Etcd {
     /// The largest the database file has been: compaction frees pages inside the file
     /// but only a defrag would shrink it.
     db_high_water: u64,
+    /// Each live key's encoded size at its revision, so a size estimate encodes only
+    /// what changed since the last one.
+    sizes: BTreeMap<String, (u64, u64)>,
+    /// When the lease timer is due, if one is set.
+    lease_timer: Option<Time>,
 }
 
 impl Etcd {
     /// Forgets every watch (the process stopped; connections are gone).
     pub fn drop_connections(&mut self) {
         self.watchers.clear();
+        // Its timers die with the process; the next request after a restart sets one.
+        self.lease_timer = None;
+    }
+
+    /// A timer fired: expires the leases that are due.
+    pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
+        if token == TIMER_LEASES {
+            self.lease_timer = None;
+            self.expire_leases(ctx);
+        }
+    }
+
+    /// Deletes the keys whose lease has expired, tells the watchers, and sets the timer
+    /// for the next expiry.
+    fn expire_leases(&mut self, ctx: &mut Ctx) {
+        for ev in self.store.expire(ctx.now) {
+            self.notify(ctx, &ev);
+        }
+        if let Some(at) = self.store.next_expiry() {
+            if self.lease_timer.is_none_or(|t| at < t) {
+                self.lease_timer = Some(at);
+                ctx.timer(at.saturating_sub(ctx.now), TIMER_LEASES);
+            }
+        }
     }
 
     /// Forgets the watches of one client.
@@ -48,6 +81,7 @@ impl Etcd {
 
     /// Handles a request.
     pub fn handle(&mut self, ctx: &mut Ctx, from: Actor, req: EtcdRequest) {
+        self.expire_leases(ctx);
         let result = match req.op {
             EtcdOp::Range {
                 key,
@@ -56,9 +90,13 @@ impl Etcd {
                 revision,
             } => self.range(&key, prefix, limit, revision),
             EtcdOp::Txn { key, expect, op } => {
+                let leased = matches!(op, super::TxnOp::PutLeased(..));
                 let (res, ev) = self.store.txn(&key, expect, op);
                 if let Some(ev) = ev {
                     self.notify(ctx, &ev);
+                }
+                if leased {
+                    self.expire_leases(ctx);
                 }
                 Ok(res)
             }
@@ -186,16 +224,29 @@ impl Etcd {
     /// The database file's size and the part of it in use: live keys and the history
     /// compaction has not yet freed, each value as the JSON it is stored as, in pages.
     fn db_size(&mut self) -> (u64, u64) {
-        let value_bytes = |kv: &KeyValue| {
-            kv.key.len() as u64
-                + 48
-                + serde_json::to_vec(&kv.value.to_value()).map_or(0, |v| v.len() as u64)
-        };
-        let live: u64 = self.store.range_prefix("").map(value_bytes).sum();
+        let mut sizes = BTreeMap::new();
+        for kv in self.store.range_prefix("") {
+            let bytes = match self.sizes.remove(&kv.key) {
+                Some((rev, bytes)) if rev == kv.mod_revision => bytes,
+                _ => value_bytes(kv),
+            };
+            sizes.insert(kv.key.clone(), (kv.mod_revision, bytes));
+        }
+        // Keys deleted since the last estimate are left behind in the old map.
+        self.sizes = sizes;
+        let live: u64 = self.sizes.values().map(|(_, b)| b).sum();
         // Old revisions cost about what the values they replaced did.
         let history = self.store.history_len() as u64 * 512;
         let in_use = (EMPTY_DB + live + history).div_ceil(PAGE) * PAGE;
         self.db_high_water = self.db_high_water.max(in_use);
         (self.db_high_water, in_use)
     }
+}
+
+/// What one key costs in the database file: the key, bbolt's per-key overhead and the
+/// value as the JSON it is stored as.
+fn value_bytes(kv: &KeyValue) -> u64 {
+    kv.key.len() as u64
+        + 48
+        + serde_json::to_vec(&kv.value.to_value()).map_or(0, |v| v.len() as u64)
 }

@@ -227,7 +227,7 @@ fn script_exit(cmdline: &str) -> Option<(Time, i32)> {
         }
         let words: Vec<&str> = seg.split_whitespace().collect();
         match words.as_slice() {
-            ["exit", n, ..] => return Some((t, n.parse().unwrap_or(0))),
+            ["exit", n, ..] => return Some((t, n.parse::<u32>().map_or(0, |n| (n & 0xff) as i32))),
             ["exit"] => return Some((t, last)),
             ["sleep", n, ..] => {
                 match n

@@ -166,6 +166,7 @@ impl KubeProxy {
     /// Handles a message.
     pub fn handle(&mut self, ctx: &mut Ctx, _from: Actor, payload: Payload) {
         let changed = match payload {
+            Payload::ApiResp(r) if self.client.on_event_response(ctx, &r) => false,
             Payload::ApiResp(r) => self
                 .informers
                 .on_response(ctx, &mut self.client, &r)

@@ -239,6 +239,7 @@ impl Kubelet {
     /// Handles a message.
     pub fn handle(&mut self, ctx: &mut Ctx, from: Actor, payload: Payload) {
         match payload {
+            Payload::ApiResp(resp) if self.client.on_event_response(ctx, &resp) => {}
             Payload::ApiResp(resp) => {
                 match self.informers.on_response(ctx, &mut self.client, &resp) {
                     Some((Kind::Pod, changes)) => self.on_changes(ctx, changes),

@@ -88,10 +88,11 @@ impl Shell {
     fn builtin(&mut self, name: &str, args: &[String], host: &mut dyn Host) -> Option<RunResult> {
         Some(match name {
             "exit" => {
+                // The process's exit status keeps the low 8 bits (`exit 300` is 44).
                 let code = args
                     .first()
-                    .and_then(|a| a.parse().ok())
-                    .unwrap_or(self.status);
+                    .and_then(|a| a.parse::<u32>().ok())
+                    .map_or(self.status, |n| (n & 0xff) as i32);
                 self.exit(code);
                 RunResult {
                     code,

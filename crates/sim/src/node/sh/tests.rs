@@ -107,6 +107,13 @@ fn and_or_pipes_and_exit_codes() {
 }
 
 #[test]
+fn an_exit_status_keeps_its_low_eight_bits() {
+    assert_eq!(sh("exit 300").2, 44);
+    assert_eq!(sh("exit 256").2, 0);
+    assert_eq!(sh("exit 255").2, 255);
+}
+
+#[test]
 fn redirections_write_files_that_cat_reads_back() {
     let (out, err, code, _) = sh("echo one > /tmp/f; echo two >> /tmp/f; cat /tmp/f; cat /nope 2>&1; echo x > /missing/dir/f");
     assert_eq!(

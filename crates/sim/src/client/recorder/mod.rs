@@ -1,16 +1,22 @@
-//! The event recorder: writes core/v1 Events through the apiserver, aggregating repeats
-//! into a count as client-go's EventCorrelator does.
+//! The event recorder: writes core/v1 Events through the apiserver after client-go's
+//! EventCorrelator has combined, counted and rate-limited them.
 
-use std::collections::BTreeMap;
+mod correlator;
+mod lru;
+mod sink;
+
+pub use correlator::COMBINED;
+pub use sink::InFlight;
 
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::api::{ApiRequest, Body, PatchType, Verb};
+use crate::api::{ApiRequest, Body, Verb};
 use crate::client::Client;
 use crate::message::Ctx;
 use crate::object::{Kind, Object};
 use crate::time::{k8s_time, Time, EPOCH_UNIX_MS};
+use correlator::Correlated;
 
 /// `Normal` or `Warning`.
 pub const NORMAL: &str = "Normal";
@@ -22,8 +28,8 @@ pub const WARNING: &str = "Warning";
 pub struct Recorder {
     component: String,
     host: Option<String>,
-    seen: BTreeMap<(String, String, String), (String, String, i32)>,
-    counter: u64,
+    correlator: correlator::Correlator,
+    names: Names,
 }
 
 impl Recorder {
@@ -32,8 +38,11 @@ impl Recorder {
         Recorder {
             component: component.to_string(),
             host: host.map(str::to_string),
-            seen: BTreeMap::new(),
-            counter: 0,
+            correlator: correlator::Correlator::default(),
+            names: Names {
+                source: crate::rng::fnv1a(format!("{component}/{}", host.unwrap_or("")).as_bytes()),
+                counter: 0,
+            },
         }
     }
 
@@ -83,41 +92,10 @@ impl Recorder {
         message: &str,
     ) {
         let ns = r.namespace.clone().unwrap_or_else(|| "default".to_string());
-        let obj_id = format!(
-            "{}/{}/{}/{}",
-            r.kind.as_deref().unwrap_or(""),
-            ns,
-            r.name.as_deref().unwrap_or(""),
-            r.field_path.as_deref().unwrap_or("")
-        );
-        let key = (obj_id, reason.to_string(), message.to_string());
-        if let Some((name, evns, count)) = self.seen.get_mut(&key) {
-            *count += 1;
-            let patch = serde_json::json!({
-                "count": *count,
-                "lastTimestamp": k8s_time(ctx.now),
-                "message": message,
-            });
-            let req = ApiRequest::new(Verb::Patch, Kind::Event, evns, name)
-                .with_body(Body::Patch(PatchType::Merge, patch));
-            client.send(ctx, req);
-            return;
-        }
-        // Upstream names events `<object>.<unix nanos in hex>`; the sub-millisecond part
-        // is a per-recorder counter so events in the same virtual millisecond stay distinct.
-        self.counter += 1;
-        let source = crate::rng::fnv1a(
-            format!("{}/{}", self.component, self.host.as_deref().unwrap_or("")).as_bytes(),
-        );
-        let sub_ms = (source % 1000) * 1000 + self.counter % 1000;
-        let name = format!(
-            "{}.{:x}",
-            r.name.as_deref().unwrap_or("unknown"),
-            unix_nanos(ctx.now, sub_ms)
-        );
+        let name = self.names.next(ctx.now, r.name.as_deref());
         let ev = Event {
             metadata: ObjectMeta {
-                name: Some(name.clone()),
+                name: Some(name),
                 namespace: Some(ns.clone()),
                 ..ObjectMeta::default()
             },
@@ -136,10 +114,41 @@ impl Recorder {
             reporting_instance: Some(self.host.clone().unwrap_or_default()),
             ..Event::default()
         };
-        self.seen.insert(key, (name, ns.clone(), 1));
-        let req =
-            ApiRequest::new(Verb::Create, Kind::Event, &ns, "").with_body(Body::Object(ev.into()));
-        client.send(ctx, req);
+        let object = ev.involved_object.name.clone();
+        let now = ctx.now;
+        let names = &mut self.names;
+        let correlated = self
+            .correlator
+            .correlate(ev, now, || names.next(now, object.as_deref()));
+        match correlated {
+            Correlated::Create(ev) => {
+                let req = ApiRequest::new(Verb::Create, Kind::Event, &ns, "")
+                    .with_body(Body::Object(ev.into()));
+                client.send(ctx, req);
+            }
+            Correlated::Patch(ev) => sink::patch(ctx, client, ev),
+            Correlated::Skip => {}
+        }
+    }
+}
+
+/// Upstream names events `<object>.<unix nanos in hex>`; the sub-millisecond part is the
+/// recorder's source and a counter, so events in one virtual millisecond differ.
+#[derive(Debug)]
+struct Names {
+    source: u64,
+    counter: u64,
+}
+
+impl Names {
+    fn next(&mut self, now: Time, object: Option<&str>) -> String {
+        self.counter += 1;
+        let sub_ms = (self.source % 1000) * 1000 + self.counter % 1000;
+        format!(
+            "{}.{:x}",
+            object.unwrap_or("unknown"),
+            unix_nanos(now, sub_ms)
+        )
     }
 }
 
