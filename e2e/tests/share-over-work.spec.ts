@@ -4,6 +4,9 @@ import { expect, test } from '@playwright/test';
 import { ClusterPage } from './fixtures/cluster-page';
 
 test('a link over unsaved work asks first, then can be undone', async ({ page }) => {
+  // Four page loads and two replays: about 7 s on a quiet machine, 36 s in a loaded CI
+  // run, where the 30 s default failed it twice.
+  test.setTimeout(90_000);
   const cluster = new ClusterPage(page);
   await cluster.goto();
   // Someone else's scenario, as a link.
