@@ -12,6 +12,9 @@ export default defineConfig({
   // responsiveness (never-freezes) can miss its bound when the other worker is busy, so CI
   // tries a failed journey once more; a second failure fails the run.
   retries: process.env.CI ? 1 : 0,
+  // CI's journeys run 3–5× slower than on a quiet machine (the share-link journey: 7 s
+  // alone, 36 s there), so a journey gets 60 s there instead of the 30 s default.
+  timeout: process.env.CI ? 60_000 : 30_000,
   workers: 2,
   reporter: [['list']],
   use: {
