@@ -105,7 +105,9 @@ pub struct Kubelet {
     cri_inflight: BTreeMap<u64, Inflight>,
     api_inflight: BTreeMap<u64, ApiPurpose>,
     timers: Timers<Timer>,
-    last_status: BTreeMap<String, serde_json::Value>,
+    /// A hash of the status last sent for each pod (the status manager's cache: an
+    /// unchanged status is not sent again).
+    last_status: BTreeMap<String, u64>,
     runtime_ok: bool,
     last_node_report: Option<(Time, bool)>,
     probes: BTreeMap<(String, String, ProbeKind), ProbeWorker>,
@@ -451,11 +453,15 @@ impl Kubelet {
             return;
         };
         let value = serde_json::to_value(&status).unwrap_or_default();
+        let sent = crate::rng::fnv1a(value.to_string().as_bytes());
+        if self.last_status.get(uid) == Some(&sent) {
+            return;
+        }
         let current = match &*pod_obj {
-            Object::Pod(p) => serde_json::to_value(&p.status).unwrap_or_default(),
-            _ => serde_json::Value::Null,
+            Object::Pod(p) => p.status.as_ref() == Some(&status),
+            _ => false,
         };
-        if current == value || self.last_status.get(uid) == Some(&value) {
+        if current {
             return;
         }
         let was_running = match &*pod_obj {
@@ -467,7 +473,7 @@ impl Kubelet {
                 self.observe_startup(ctx.now, p);
             }
         }
-        self.last_status.insert(uid.to_string(), value.clone());
+        self.last_status.insert(uid.to_string(), sent);
         let patch = serde_json::json!({"metadata": {"uid": uid}, "status": value});
         let req = ApiRequest::new(Verb::Patch, Kind::Pod, pod_obj.namespace(), pod_obj.name())
             .with_subresource(Subresource::Status)
