@@ -5,12 +5,14 @@
 //! Logic lives in plain modules ([`session`], [`terminal`], [`traffic`], [`geometry`],
 //! [`highlight`], [`i18n`], [`startup`]) with unit tests; [`ui`] holds the thin views.
 
+pub mod chip_text;
 pub mod examples;
 pub mod geometry;
 pub mod highlight;
 pub mod i18n;
 pub mod inspect;
 pub mod inspect_object;
+pub mod label_spot;
 pub mod lesson_progress;
 pub mod lesson_view;
 pub mod markdown;

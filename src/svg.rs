@@ -676,6 +676,7 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, marks: Marks, lang
         } else {
             p.status.clone()
         };
+        let second = crate::chip_text::fit(&second, crate::chip_text::CHIP_CHARS);
         text(out, r.x + 8.0, r.y + 28.0, "pod-sub", &second);
     }
     out.push_str("</g>");
@@ -841,8 +842,27 @@ pub fn flights<'a>(layout: &Layout, dots: impl Iterator<Item = (&'a Anim, f64)>)
         );
         let _ = write!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="5"/>"#, p.x, p.y);
         if i >= label_from && layout.tier == Tier::Detail {
-            let label: String = a.label.chars().take(40).collect();
-            text(&mut out, p.x + 8.0, p.y - 7.0, "flight-label", &label);
+            let full: Vec<char> = a.label.chars().take(40).collect();
+            let spot = crate::label_spot::label_spot(layout, p, full.len());
+            let label: String = if spot.chars >= full.len() {
+                full.iter().collect()
+            } else if spot.chars >= 4 {
+                full[..spot.chars - 1].iter().chain(['…'].iter()).collect()
+            } else {
+                String::new()
+            };
+            let anchor = if spot.end {
+                r#" text-anchor="end""#
+            } else {
+                ""
+            };
+            let _ = write!(
+                out,
+                r#"<text class="flight-label" x="{:.1}" y="{:.1}"{anchor}>{}</text>"#,
+                spot.at.x,
+                spot.at.y,
+                escape(&label)
+            );
         }
         out.push_str("</g>");
     }
