@@ -64,10 +64,15 @@ impl History {
     /// Returns the event with that encoding in [`EtcdEvent::replaced`].
     pub fn push(&mut self, mut ev: EtcdEvent) -> EtcdEvent {
         let replaced = ev.prev.as_ref().map(|p| {
-            let encoded = self
-                .find_mut(p.mod_revision, &p.key)
-                .map(|e| e.kv.value.supersede())
-                .unwrap_or_else(|| Stored::encode(&p.value));
+            // The replaced revision's own previous value is the key's revision before
+            // it, already encoded: what did not change is shared with it.
+            let encoded = match self.find_mut(p.mod_revision, &p.key) {
+                Some(e) => {
+                    let base = e.prev.as_ref().map(|k| k.value.clone());
+                    e.kv.value.supersede(base.as_ref())
+                }
+                None => Stored::encode(&p.value),
+            };
             Kv::with(p, encoded)
         });
         let kv = match (&replaced, ev.deleted) {

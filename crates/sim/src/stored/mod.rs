@@ -5,6 +5,11 @@
 //! cache's event window hold every write until compaction or until the window moves
 //! on; reads of superseded revisions (a watch from a past revision, `etcdctl get --rev`,
 //! the inspector) decode them again.
+//!
+//! The JSON is kept in parts ([`members`]), and a part byte-identical to the same part
+//! of the key's previous revision is shared with it.
+
+mod members;
 
 use std::sync::Arc;
 
@@ -19,8 +24,10 @@ pub enum Stored {
     Encoded {
         /// Its kind, to decode it.
         kind: Kind,
-        /// The bytes.
-        json: Arc<[u8]>,
+        /// The JSON object's members, in order.
+        members: Arc<[members::Member]>,
+        /// The whole JSON, should it not split into members (it always does).
+        whole: Option<Arc<[u8]>>,
     },
 }
 
@@ -28,20 +35,40 @@ impl Stored {
     /// The JSON of a superseded revision. Custom objects (whose kind may go away with
     /// its definition) stay decoded.
     pub fn encode(obj: &Arc<Object>) -> Stored {
+        Stored::encode_like(obj, None)
+    }
+
+    /// [`Stored::encode`], sharing each member equal to one of `base` (the key's
+    /// previous revision).
+    pub fn encode_like(obj: &Arc<Object>, base: Option<&Stored>) -> Stored {
         let kind = obj.kind();
         if matches!(kind, Kind::Custom(_)) {
             return Stored::Live(obj.clone());
         }
-        Stored::Encoded {
-            kind,
-            json: obj.to_json().into(),
+        let json = obj.to_json();
+        let old: &[members::Member] = match base {
+            Some(Stored::Encoded { members, .. }) => members,
+            _ => &[],
+        };
+        match members::split(&json, old) {
+            Some(m) => Stored::Encoded {
+                kind,
+                members: m.into(),
+                whole: None,
+            },
+            None => Stored::Encoded {
+                kind,
+                members: Arc::new([]),
+                whole: Some(json.into()),
+            },
         }
     }
 
-    /// Encodes the value in place unless it already is; returns the stored form.
-    pub fn supersede(&mut self) -> Stored {
+    /// Encodes the value in place unless it already is, sharing what it can with `base`;
+    /// returns the stored form.
+    pub fn supersede(&mut self, base: Option<&Stored>) -> Stored {
         if let Stored::Live(o) = self {
-            *self = Stored::encode(o);
+            *self = Stored::encode_like(o, base);
         }
         self.clone()
     }
@@ -55,10 +82,18 @@ impl Stored {
     pub fn object(&self) -> Arc<Object> {
         match self {
             Stored::Live(o) => o.clone(),
-            Stored::Encoded { kind, json } => {
+            Stored::Encoded {
+                kind,
+                members,
+                whole,
+            } => {
+                let json = match whole {
+                    Some(w) => w.to_vec(),
+                    None => members::join(members),
+                };
                 // Encoded from a valid object of this kind: decoding cannot fail short of
                 // a bug, and then the reader gets an empty object of the kind.
-                let decoded = serde_json::from_slice(json)
+                let decoded = serde_json::from_slice(&json)
                     .map_err(|e| e.to_string())
                     .and_then(|v| Object::from_value(*kind, &v, &mut Vec::new()));
                 Arc::new(decoded.unwrap_or_else(|_| empty(*kind)))
@@ -66,10 +101,13 @@ impl Stored {
         }
     }
 
-    /// Bytes of JSON held (0 for a shared object).
+    /// Bytes of JSON held (0 for a shared object; a member shared with another revision
+    /// counts in each).
     pub fn encoded_len(&self) -> usize {
         match self {
-            Stored::Encoded { json, .. } => json.len(),
+            Stored::Encoded { members, whole, .. } => {
+                members::len(members) + whole.as_ref().map_or(0, |w| w.len())
+            }
             Stored::Live(_) => 0,
         }
     }
@@ -121,5 +159,36 @@ mod tests {
         ] {
             assert!(kinds.contains(k), "{k} in {kinds:?}");
         }
+    }
+
+    /// A status update's revision shares its metadata and spec with the revision before
+    /// it, and still decodes to itself.
+    #[test]
+    fn a_status_update_shares_what_it_did_not_change() {
+        let mut pod = k8s_openapi::api::core::v1::Pod::default();
+        pod.metadata.name = Some("web-1".into());
+        pod.metadata.annotations = Some(
+            [("kubeloop.dev/filter-result".to_string(), "x".repeat(30_000))]
+                .into_iter()
+                .collect(),
+        );
+        pod.spec = Some(Default::default());
+        let first = Arc::new(Object::Pod(pod.clone()));
+        pod.status = Some(k8s_openapi::api::core::v1::PodStatus {
+            phase: Some("Running".into()),
+            ..Default::default()
+        });
+        let second = Arc::new(Object::Pod(pod));
+        let old = Stored::encode(&first);
+        let new = Stored::encode_like(&second, Some(&old));
+        let (Stored::Encoded { members: a, .. }, Stored::Encoded { members: b, .. }) = (&old, &new)
+        else {
+            panic!("both encoded")
+        };
+        // apiVersion, kind, "metadata": with its annotations and name, and the spec.
+        assert!(members::shared_parts(b, a) >= 5, "{b:?}");
+        assert!(members::len(b) > 30_000);
+        assert_eq!(*new.object(), *second);
+        assert_eq!(*old.object(), *first);
     }
 }
