@@ -185,7 +185,8 @@ impl Correlator {
     }
 }
 
-/// The fields that name an event's source and object, in client-go's key order.
+/// The fields that name an event's source and object: client-go's spam key, which its
+/// other keys extend (the order inside a hash does not matter).
 fn source_and_object(e: &Event) -> Vec<&str> {
     let s = e.source.as_ref();
     let o = &e.involved_object;
@@ -195,6 +196,8 @@ fn source_and_object(e: &Event) -> Vec<&str> {
         o.kind.as_deref().unwrap_or(""),
         o.namespace.as_deref().unwrap_or(""),
         o.name.as_deref().unwrap_or(""),
+        o.uid.as_deref().unwrap_or(""),
+        o.api_version.as_deref().unwrap_or(""),
     ]
 }
 
@@ -204,12 +207,9 @@ fn hash(tag: &str, parts: &[&str]) -> u64 {
 
 /// `getEventKey`: source, object (with field path), type, reason and message.
 fn event_key(e: &Event) -> u64 {
-    let o = &e.involved_object;
     let mut parts = source_and_object(e);
     parts.extend([
-        o.field_path.as_deref().unwrap_or(""),
-        o.uid.as_deref().unwrap_or(""),
-        o.api_version.as_deref().unwrap_or(""),
+        e.involved_object.field_path.as_deref().unwrap_or(""),
         e.type_.as_deref().unwrap_or(""),
         e.reason.as_deref().unwrap_or(""),
         e.message.as_deref().unwrap_or(""),
@@ -219,11 +219,8 @@ fn event_key(e: &Event) -> u64 {
 
 /// `EventAggregatorByReasonFunc`'s group: source, object, type, reason and reporter.
 fn aggregate_key(e: &Event) -> u64 {
-    let o = &e.involved_object;
     let mut parts = source_and_object(e);
     parts.extend([
-        o.uid.as_deref().unwrap_or(""),
-        o.api_version.as_deref().unwrap_or(""),
         e.type_.as_deref().unwrap_or(""),
         e.reason.as_deref().unwrap_or(""),
         e.reporting_component.as_deref().unwrap_or(""),
@@ -234,13 +231,7 @@ fn aggregate_key(e: &Event) -> u64 {
 
 /// `getSpamKey`: source and object only.
 fn spam_key(e: &Event) -> u64 {
-    let o = &e.involved_object;
-    let mut parts = source_and_object(e);
-    parts.extend([
-        o.uid.as_deref().unwrap_or(""),
-        o.api_version.as_deref().unwrap_or(""),
-    ]);
-    hash("spam", &parts)
+    hash("spam", &source_and_object(e))
 }
 
 #[cfg(test)]
