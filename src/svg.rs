@@ -167,7 +167,14 @@ pub fn control_plane(components: &[ComponentView], lang: Lang) -> String {
             &mut out,
             c.x,
             c.y - if big { 4.0 } else { 2.0 },
-            if big { "name big" } else { "name" },
+            // kube-controller-manager's name filled its box up to the status light.
+            if big {
+                "name big"
+            } else if name.len() > 18 {
+                "name long"
+            } else {
+                "name"
+            },
             name,
         );
         let sub = if running {

@@ -29,7 +29,7 @@ const SPAM_BURST: f64 = 25.0;
 /// `defaultSpamQPS`: one event per 300 s, in events per millisecond.
 const SPAM_PER_MS: f64 = 1.0 / 300_000.0;
 /// `EventAggregatorByReasonMessageFunc`'s prefix.
-pub const COMBINED: &str = "(combined from similar events): ";
+const COMBINED: &str = "(combined from similar events): ";
 
 /// What to do with an event after correlation.
 #[derive(Debug)]

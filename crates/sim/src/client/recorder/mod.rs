@@ -5,7 +5,6 @@ mod correlator;
 mod lru;
 mod sink;
 
-pub use correlator::COMBINED;
 pub use sink::InFlight;
 
 use k8s_openapi::api::core::v1::{Event, EventSource, ObjectReference};
