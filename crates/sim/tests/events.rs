@@ -122,3 +122,36 @@ spec:
         "an hour of events is kept, not all of them: {at_80} at 80 min, {at_150} at 150 min"
     );
 }
+
+#[test]
+fn etcdctl_shows_the_lease_events_are_written_with() {
+    let mut t = T::new();
+    t.ok("kubectl apply -f nginx.yaml");
+    t.settle(60);
+    let list = t.ok("etcdctl lease list");
+    let mut lines = list.lines();
+    let found = lines.next().unwrap_or_default();
+    assert!(
+        found.starts_with("found ") && found.ends_with(" leases"),
+        "{list}"
+    );
+    let id = lines.next().unwrap_or_else(|| panic!("{list}")).to_string();
+    assert_eq!(id.len(), 16, "{list}");
+    let ttl = t.ok(&format!("etcdctl lease timetolive {id} --keys"));
+    assert!(
+        ttl.starts_with(&format!("lease {id} granted with TTL(3660s), remaining(")),
+        "{ttl}"
+    );
+    assert!(
+        ttl.contains(", attached keys([/registry/events/default/"),
+        "{ttl}"
+    );
+    t.settle(62 * 60);
+    assert_eq!(
+        t.ok(&format!("etcdctl lease timetolive {id}")),
+        format!("lease {id} already expired\n")
+    );
+    assert!(t
+        .err("etcdctl lease timetolive xyz")
+        .contains("expecting ID in Hex"));
+}

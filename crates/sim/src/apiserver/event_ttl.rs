@@ -41,6 +41,7 @@ impl LeaseManager {
         let lease = Lease {
             id: FIRST_ID + self.granted,
             expires_at: now + ttl + reuse,
+            ttl: ttl + reuse,
         };
         self.granted += 1;
         self.prev = Some(lease);

@@ -1,4 +1,5 @@
-//! `etcdctl get|watch|compact|endpoint status|endpoint health` against the etcd member,
+//! `etcdctl get|watch|compact|endpoint status|endpoint health` (and `lease list|timetolive`,
+//! `etcdctl_lease.rs`) against the etcd member,
 //! printed as etcdctl 3.6 prints them (simple, JSON in the protobuf field order, tables).
 
 use std::cell::RefCell;
@@ -26,6 +27,7 @@ const FLAGS: &[Flag] = &[
     flag("key", None, true),
     flag("print-value-only", None, false),
     flag("hex", None, false),
+    flag("keys", None, false),
 ];
 
 /// The member id etcd reports.
@@ -48,7 +50,7 @@ const EXIT_BAD_FEATURE: i32 = 4;
 /// Exit code of `cobrautl.ExitInterrupted` (a watch the server canceled).
 const EXIT_INTERRUPTED: i32 = 5;
 /// Exit code of `cobrautl.ExitBadArgs`.
-const EXIT_BAD_ARGS: i32 = 128;
+pub(super) const EXIT_BAD_ARGS: i32 = 128;
 
 /// The value as stored: the object's JSON without `resourceVersion` (the apiserver
 /// clears it before writing; it is the key's mod_revision).
@@ -116,7 +118,7 @@ pub fn task(args: &[String]) -> Result<(Rc<RefCell<Io>>, Task), Output> {
     Ok((io, task))
 }
 
-fn fail(sys: &Sys, code: i32, e: &str) -> i32 {
+pub(super) fn fail(sys: &Sys, code: i32, e: &str) -> i32 {
     sys.err(&format!("Error: {e}\n"));
     code
 }
@@ -142,6 +144,7 @@ async fn run(sys: Sys, words: Vec<String>, p: Parsed) -> i32 {
         Some("get") => get(&sys, &words, &p, &format).await,
         Some("watch") => watch(&sys, &words, &p).await,
         Some("compact") | Some("compaction") => compact(&sys, &words).await,
+        Some("lease") => super::etcdctl_lease::lease(&sys, &words, &p).await,
         Some("endpoint") if words.get(1).map(String::as_str) == Some("status") => {
             status(&sys, &format).await
         }
@@ -403,7 +406,7 @@ async fn health(sys: &Sys) -> i32 {
     }
 }
 
-fn etcd_error(e: &str) -> String {
+pub(super) fn etcd_error(e: &str) -> String {
     if e.contains("refused") || e.contains("deadline") {
         "context deadline exceeded".into()
     } else {

@@ -20,6 +20,7 @@ pub mod discovery;
 pub mod drain;
 pub mod edit;
 pub mod etcdctl;
+mod etcdctl_lease;
 pub mod explain;
 pub mod expose;
 pub mod flags;

@@ -13,6 +13,8 @@ pub struct Lease {
     pub id: i64,
     /// When the lease, and every key attached to it, expires.
     pub expires_at: Time,
+    /// The TTL it was granted with.
+    pub ttl: Time,
 }
 
 /// The keys attached to leases, by key and by expiry.
@@ -51,6 +53,18 @@ impl Leases {
     /// When the next lease expires.
     pub fn next_expiry(&self) -> Option<Time> {
         self.by_expiry.first().map(|(at, _)| *at)
+    }
+
+    /// Every lease with keys attached, by id, with its keys in key order.
+    pub fn all(&self) -> std::collections::BTreeMap<i64, (Lease, Vec<String>)> {
+        let mut out: std::collections::BTreeMap<i64, (Lease, Vec<String>)> = Default::default();
+        for (k, l) in &self.of_key {
+            out.entry(l.id)
+                .or_insert_with(|| (*l, Vec::new()))
+                .1
+                .push(k.clone());
+        }
+        out
     }
 
     /// The lease of `key`, if it has one.

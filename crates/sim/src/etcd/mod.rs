@@ -112,6 +112,13 @@ pub enum EtcdOp {
     },
     /// `etcdctl endpoint status`.
     Status,
+    /// `etcdctl lease list`.
+    LeaseLeases,
+    /// `etcdctl lease timetolive ID`.
+    LeaseTimeToLive {
+        /// The lease.
+        id: i64,
+    },
 }
 
 /// A request to etcd.
@@ -145,6 +152,8 @@ impl EtcdRequest {
             EtcdOp::CancelWatch { .. } => "CancelWatch".into(),
             EtcdOp::Compact { revision } => format!("Compact {revision}"),
             EtcdOp::Status => "Status".into(),
+            EtcdOp::LeaseLeases => "LeaseLeases".into(),
+            EtcdOp::LeaseTimeToLive { id } => format!("LeaseTimeToLive {id:016x}"),
         }
     }
 }
@@ -190,6 +199,18 @@ pub enum EtcdResult {
         db_size_in_use: u64,
         /// Number of keys.
         keys: usize,
+    },
+    /// The ids of the leases, in order.
+    Leases(Vec<i64>),
+    /// A lease's TTLs in seconds (`-1` remaining and `0` granted: it has expired) and its
+    /// keys.
+    TimeToLive {
+        /// TTL it was granted with.
+        granted_ttl: i64,
+        /// Seconds left.
+        ttl: i64,
+        /// Keys attached.
+        keys: Vec<String>,
     },
 }
 
@@ -429,6 +450,11 @@ impl Store {
     /// When the next lease expires.
     pub fn next_expiry(&self) -> Option<Time> {
         self.leases.next_expiry()
+    }
+
+    /// Every lease with keys attached, by id, with its keys.
+    pub fn leases(&self) -> std::collections::BTreeMap<i64, (Lease, Vec<String>)> {
+        self.leases.all()
     }
 
     /// The lease `key` is attached to.

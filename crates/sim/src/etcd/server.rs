@@ -7,7 +7,7 @@ use super::{
     EtcdEvent, EtcdOp, EtcdRequest, EtcdResponse, EtcdResult, EtcdWatchBatch, KeyValue, Store,
 };
 use crate::message::{Actor, Ctx, Payload};
-use crate::time::Time;
+use crate::time::{Time, SECOND};
 
 /// bbolt's page size: the database file grows in whole pages.
 const PAGE: u64 = 4096;
@@ -157,6 +157,21 @@ impl Etcd {
                     .map(|_| EtcdResult::Compacted)
                     .map_err(|e| format!("etcdserver: {e}"))
             }
+            EtcdOp::LeaseLeases => Ok(EtcdResult::Leases(
+                self.store.leases().into_keys().collect(),
+            )),
+            EtcdOp::LeaseTimeToLive { id } => Ok(match self.store.leases().remove(&id) {
+                Some((lease, keys)) => EtcdResult::TimeToLive {
+                    granted_ttl: (lease.ttl / SECOND) as i64,
+                    ttl: (lease.expires_at.saturating_sub(ctx.now) / SECOND) as i64,
+                    keys,
+                },
+                None => EtcdResult::TimeToLive {
+                    granted_ttl: 0,
+                    ttl: -1,
+                    keys: Vec::new(),
+                },
+            }),
             EtcdOp::Status => {
                 let (db_size, in_use) = self.db_size();
                 Ok(EtcdResult::Status {
