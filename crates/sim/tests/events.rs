@@ -22,11 +22,18 @@ fn rows(out: &str) -> Vec<&str> {
     out.lines().skip(1).collect()
 }
 
-#[test]
-fn events_expire_an_hour_after_their_last_write() {
+/// A cluster a minute after the nginx Deployment was applied: its pods scheduled and
+/// started, each step an Event.
+fn nginx_a_minute_on() -> T {
     let mut t = T::new();
     t.ok("kubectl apply -f nginx.yaml");
     t.settle(60);
+    t
+}
+
+#[test]
+fn events_expire_an_hour_after_their_last_write() {
+    let mut t = nginx_a_minute_on();
     let events = t.ok("kubectl get events");
     assert!(events.contains("Scheduled"), "{events}");
     t.settle(59 * 60);
@@ -125,9 +132,7 @@ spec:
 
 #[test]
 fn etcdctl_shows_the_lease_events_are_written_with() {
-    let mut t = T::new();
-    t.ok("kubectl apply -f nginx.yaml");
-    t.settle(60);
+    let mut t = nginx_a_minute_on();
     let list = t.ok("etcdctl lease list");
     let mut lines = list.lines();
     let found = lines.next().unwrap_or_default();
