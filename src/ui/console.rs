@@ -15,7 +15,7 @@ pub fn Console() -> impl IntoView {
     let ui = use_ui();
     // A cheap signature first, so the lines are cloned only when they changed.
     let signature = Memo::new(move |_| {
-        ui.rev.track();
+        ui.panels_rev.track();
         ui.session
             .try_with_value(|s| {
                 let t = s.terminal();
@@ -33,7 +33,7 @@ pub fn Console() -> impl IntoView {
             .unwrap_or_default()
     });
     let busy = Memo::new(move |_| {
-        ui.rev.track();
+        ui.panels_rev.track();
         ui.session.try_with_value(|s| {
             let (line, queued) = s.busy();
             (line.map(str::to_string), queued)
@@ -166,7 +166,7 @@ pub fn Console() -> impl IntoView {
             <div class="term-input">
                 <span class="ps1" aria-hidden="true">
                     {move || {
-                        ui.rev.track();
+                        ui.panels_rev.track();
                         ui.session
                             .try_with_value(|s| s.shell_prompt())
                             .flatten()

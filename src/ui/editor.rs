@@ -42,7 +42,7 @@ pub fn Editor() -> impl IntoView {
     // Bumped on every edit, so the problems follow the text as it is typed.
     let edits = RwSignal::new(0u64);
     let errors = Memo::new(move |_| {
-        ui.rev.track();
+        ui.panels_rev.track();
         edits.track();
         let f = ui.file.get();
         ui.session

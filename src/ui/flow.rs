@@ -204,7 +204,7 @@ impl FlowView {
 pub fn Flow() -> impl IntoView {
     let ui = use_ui();
     let flow = Memo::new(move |_| {
-        ui.rev.track();
+        ui.panels_rev.track();
         let selected = ui.selected.get();
         ui.session
             .try_update_value(|s| {

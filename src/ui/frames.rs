@@ -41,8 +41,6 @@ pub fn debt_after(wanted: Time, done: Time, speed: f64) -> Time {
 /// every frame. Redrawing a thousand changing pods sixty times a second is what froze the
 /// page; at this rate fewer than one frame in twenty redraws them.
 pub const BUSY_PUBLISH_MS: f64 = 400.0;
-/// The engine's slice on a frame that also redraws the views while behind.
-pub const PUBLISH_SLICE_MS: f64 = 2.0;
 /// A frame interval past this (wall-clock ms) means the frame before it overran its
 /// budget: two vsyncs at 60 Hz are 33.3 ms.
 pub const SLOW_FRAME_MS: f64 = 25.0;
@@ -51,6 +49,39 @@ pub const SLOW_FRAME_MS: f64 = 25.0;
 /// views redraw within a frame, else once per [`BUSY_PUBLISH_MS`].
 pub fn publish_now(busy: bool, now: f64, last_publish: f64) -> bool {
     !busy || now - last_publish >= BUSY_PUBLISH_MS
+}
+
+/// What one frame tells the views, besides the clock that every frame moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tell {
+    /// Only the clock.
+    Clock,
+    /// The diagram and the panels beside it.
+    All,
+    /// The diagram; the panels are due on the next frame.
+    Diagram,
+    /// The panels the previous frame left for this one.
+    Panels,
+}
+
+impl Tell {
+    /// Whether the engine sits this frame out: the redraws split over two frames
+    /// have their frames to themselves.
+    pub fn engine_rests(self) -> bool {
+        matches!(self, Tell::Diagram | Tell::Panels)
+    }
+}
+
+/// What a frame tells: while the engine is behind or the views are slow, a redraw is
+/// split over two frames (the diagram, then the panels), so neither frame carries the
+/// whole page's redraw on top of its own rendering.
+pub fn what_to_tell(publish: bool, busy: bool, panels_due: bool) -> Tell {
+    match (panels_due, publish, busy) {
+        (true, _, _) => Tell::Panels,
+        (false, false, _) => Tell::Clock,
+        (false, true, true) => Tell::Diagram,
+        (false, true, false) => Tell::All,
+    }
 }
 
 /// Whether the views are slow to redraw, judged when the frame after a redraw begins:
@@ -107,6 +138,8 @@ struct Loop {
     published: Cell<bool>,
     /// Whether the views' last redraw made its frame overrun (see [`views_slow`]).
     slow_views: Cell<bool>,
+    /// Whether the panels are still to be told of the diagram's last redraw.
+    panels_due: Cell<bool>,
     performance: Option<web_sys::Performance>,
 }
 
@@ -127,6 +160,7 @@ pub fn start(ui: Ui) {
         last_publish: Cell::new(0.0),
         published: Cell::new(false),
         slow_views: Cell::new(false),
+        panels_due: Cell::new(false),
         performance: web_sys::window().and_then(|w| w.performance()),
     });
     request_animation_frame(move || frame(state));
@@ -170,13 +204,13 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let slow = views_slow(state.slow_views.get(), state.published.get(), dt);
     state.slow_views.set(slow);
     let busy = state.debt.get() > 0 || slow;
+    let panels_due = state.panels_due.get();
     let publish = publish_now(busy, start, state.last_publish.get());
-    let deadline = start
-        + if publish && state.debt.get() > 0 {
-            PUBLISH_SLICE_MS
-        } else {
-            SLICE_MS
-        };
+    // While behind, the two frames that redraw run no engine: the redraw has the frame
+    // to itself, the panels draw the world the diagram drew a frame before (its view
+    // cached), and the virtual time is carried.
+    let engine_rests = what_to_tell(publish, busy, panels_due).engine_rests();
+    let deadline = start + SLICE_MS;
     let mut over_budget = move || now() > deadline;
     let dots = ui.session.try_update_value(|s| {
         let replaying = s.replaying().is_some();
@@ -185,7 +219,9 @@ fn tick(state: &Loop, dt: f64) -> bool {
             state.opened.set(true);
             super::browser::mark_opening(false);
         }
-        let done = if ms > 0 || replaying {
+        let done = if engine_rests {
+            0
+        } else if ms > 0 || replaying {
             s.advance_within(ms, &mut over_budget)
         } else {
             0
@@ -202,8 +238,10 @@ fn tick(state: &Loop, dt: f64) -> bool {
         return false;
     };
     let publish = publish || (debt == 0 && !slow);
+    let tell = what_to_tell(publish, busy, panels_due);
     state.debt.set(debt);
-    state.published.set(publish);
+    state.published.set(tell != Tell::Clock);
+    state.panels_due.set(tell == Tell::Diagram);
     // A shared link's scenario is saved once it has run a second of frames cleanly.
     if ui.trusted.get_untracked() {
         state.untrusted_frames.set(0);
@@ -217,10 +255,16 @@ fn tick(state: &Loop, dt: f64) -> bool {
     if ui.behind.get_untracked() != (debt > 0) {
         ui.behind.set(debt > 0);
     }
-    if publish {
+    match tell {
+        Tell::All => ui.sync(),
+        Tell::Diagram => ui.sync_diagram(),
+        Tell::Panels => ui.sync_panels(),
+        Tell::Clock => ui.sync_clock(),
+    }
+    if matches!(tell, Tell::All | Tell::Diagram) {
         state.last_publish.set(start);
-        ui.sync();
-    } else {
+    }
+    if tell == Tell::Panels {
         ui.sync_clock();
     }
     if dots || state.had_dots.get() {
@@ -284,6 +328,24 @@ mod tests {
             !views_slow(false, false, 50.0),
             "a slow frame without a redraw"
         );
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_split_a_busy_redraw_over_two_frames() {
+        // Keeping up: every frame redraws everything.
+        assert_eq!(what_to_tell(true, false, false), Tell::All);
+        // Behind: the diagram on one frame, the panels on the next, then only the clock
+        // until the next publish.
+        assert_eq!(what_to_tell(true, true, false), Tell::Diagram);
+        assert_eq!(what_to_tell(false, true, true), Tell::Panels);
+        assert_eq!(
+            what_to_tell(true, true, true),
+            Tell::Panels,
+            "the panels first"
+        );
+        assert_eq!(what_to_tell(false, true, false), Tell::Clock);
+        assert!(Tell::Diagram.engine_rests() && Tell::Panels.engine_rests());
+        assert!(!Tell::All.engine_rests() && !Tell::Clock.engine_rests());
     }
 
     #[wasm_bindgen_test(unsupported = test)]

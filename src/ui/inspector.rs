@@ -12,7 +12,7 @@ use crate::inspect::{inspect_pod, PodInspection, Scheduling};
 pub fn PodDetails() -> impl IntoView {
     let ui = use_ui();
     let pod = Memo::new(move |_| {
-        ui.rev.track();
+        ui.panels_rev.track();
         let sel = ui.selected.get()?;
         let (ns, name) = sel.split_once('/')?;
         ui.session

@@ -49,8 +49,12 @@ pub struct Ui {
     pub speed: RwSignal<f64>,
     /// Virtual time, per frame.
     pub clock: RwSignal<Time>,
-    /// The session's revision: something shown changed.
+    /// The session's revision as the diagram knows it: something shown changed.
     pub rev: RwSignal<u64>,
+    /// The session's revision as the panels beside the diagram know it (flow, timeline,
+    /// proxy rules, switches, inspector, terminal, editor): while the engine is behind,
+    /// they are told a frame after the diagram, so no one frame redraws everything.
+    pub panels_rev: RwSignal<u64>,
     /// The scenario's revision: time to save.
     pub scenario_rev: RwSignal<u64>,
     /// Files replaced wholesale: editors reload.
@@ -99,6 +103,22 @@ impl Ui {
 
     /// Copies the session's revisions and clock into the signals that changed.
     pub fn sync(&self) {
+        self.sync_diagram();
+        self.sync_panels();
+    }
+
+    /// Tells the panels beside the diagram (see [`Ui::panels_rev`]).
+    pub fn sync_panels(&self) {
+        if let Some(rev) = self.session.try_with_value(|s| s.revision) {
+            if self.panels_rev.get_untracked() != rev {
+                self.panels_rev.set(rev);
+            }
+        }
+    }
+
+    /// Copies the session's revisions and clock into the signals the diagram and the
+    /// page's frame follow.
+    pub fn sync_diagram(&self) {
         let Some((now, rev, srev, frev, moment, live)) = self.session.try_with_value(|s| {
             (
                 s.world().now(),
@@ -286,6 +306,7 @@ pub fn App() -> impl IntoView {
     }
     let ui = Ui {
         rev: RwSignal::new(session.revision),
+        panels_rev: RwSignal::new(session.revision),
         scenario_rev: RwSignal::new(session.scenario_revision),
         files_rev: RwSignal::new(session.files_revision),
         session: StoredValue::new_local(session),

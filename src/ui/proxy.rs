@@ -100,7 +100,7 @@ pub fn ProxyPanel() -> impl IntoView {
     let replay = RwSignal::new(0u32);
     let cache = StoredValue::new(Shown::default());
     let shown = Memo::new(move |_| {
-        ui.rev.track();
+        ui.panels_rev.track();
         let picked = picked.get();
         ui.session
             .try_with_value(|s| {

@@ -60,7 +60,7 @@ fn Toggle(
 pub fn Switches() -> impl IntoView {
     let ui = use_ui();
     let state = Memo::new(move |_| {
-        ui.rev.track();
+        ui.panels_rev.track();
         ui.session
             .try_update_value(|s| {
                 let v = s.view();

@@ -100,7 +100,7 @@ pub fn throttled_rev(ui: Ui, ms: f64) -> RwSignal<u64> {
     let last = StoredValue::new(0.0f64);
     let waiting = StoredValue::new(false);
     Effect::new(move |_| {
-        let rev = ui.rev.get();
+        let rev = ui.panels_rev.get();
         let now = browser::now_ms();
         if now - last.get_value() >= ms {
             last.set_value(now);
@@ -112,7 +112,7 @@ pub fn throttled_rev(ui: Ui, ms: f64) -> RwSignal<u64> {
                 gloo_timers::future::TimeoutFuture::new(wait).await;
                 waiting.set_value(false);
                 last.set_value(browser::now_ms());
-                if let Some(rev) = ui.rev.try_get_untracked() {
+                if let Some(rev) = ui.panels_rev.try_get_untracked() {
                     out.try_set(rev);
                 }
             });
@@ -172,7 +172,8 @@ pub fn TimelinePanel() -> impl IntoView {
                 let live = s.live_now();
                 let cursor = s.moment().unwrap_or(live);
                 let (from, to) = span_around(cursor, live, span);
-                let win = tl.window(&filter, from, to, cursor, MAX_ROWS);
+                let (win, bins) =
+                    tl.window_with_density(&filter, (from, to), cursor, MAX_ROWS, BINS);
                 let nodes = s.world().observe().node_names();
                 Data {
                     rows: win.rows.iter().map(|e| row(e, &nodes)).collect(),
@@ -184,7 +185,7 @@ pub fn TimelinePanel() -> impl IntoView {
                     from,
                     to,
                     cursor,
-                    bins: tl.density(&filter, from, to, BINS),
+                    bins,
                 }
             })
             .unwrap_or_default()

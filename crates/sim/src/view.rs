@@ -159,8 +159,6 @@ pub struct ClusterView {
     pub nodes: Vec<NodeView>,
     /// Pods not bound to any node.
     pub pending: Vec<Arc<PodView>>,
-    /// Messages in flight.
-    pub flights: Vec<FlightView>,
     /// The seven stages.
     pub stages: Vec<Stage>,
 }
@@ -352,7 +350,6 @@ pub fn cluster_view_cached(world: &World, cache: &mut ViewCache) -> ClusterView 
         components,
         nodes,
         pending,
-        flights: flights(world),
         stages: stages(world),
     }
 }

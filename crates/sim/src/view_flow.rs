@@ -279,26 +279,35 @@ pub fn newest_user_pod(world: &World) -> Option<String> {
         })
         .collect();
     let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
-    let mut newest: Option<(u64, String)> = None;
-    let mut newest_selected: Option<(u64, String)> = None;
+    // (create revision, pod): the name is formatted once, for the winner only.
+    let mut newest: Option<(u64, &Object)> = None;
+    let mut newest_selected: Option<(u64, &Object)> = None;
+    let beats = |n: &Option<(u64, &Object)>, rev: u64| n.is_none_or(|n| rev > n.0);
     for kv in world.observe().etcd().store.range_prefix(&prefix) {
         let ns = kv.value.namespace();
         if ns.starts_with("kube-") || ns == "local-path-storage" {
             continue;
         }
-        let id = (kv.create_revision, format!("{ns}/{}", kv.value.name()));
-        let labels = kv.value.meta().labels.clone().unwrap_or_default();
-        let selected = selectors
-            .iter()
-            .any(|(sns, sel)| sns == ns && sel.iter().all(|(k, v)| labels.get(k) == Some(v)));
-        if selected && newest_selected.as_ref().is_none_or(|n| id.0 > n.0) {
-            newest_selected = Some(id.clone());
+        let rev = kv.create_revision;
+        if beats(&newest_selected, rev) {
+            let labels = kv.value.meta().labels.as_ref();
+            let selected = selectors.iter().any(|(sns, sel)| {
+                sns == ns
+                    && sel
+                        .iter()
+                        .all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v))
+            });
+            if selected {
+                newest_selected = Some((rev, &kv.value));
+            }
         }
-        if newest.as_ref().is_none_or(|n| id.0 > n.0) {
-            newest = Some(id);
+        if beats(&newest, rev) {
+            newest = Some((rev, &kv.value));
         }
     }
-    newest_selected.or(newest).map(|(_, p)| p)
+    newest_selected
+        .or(newest)
+        .map(|(_, o)| format!("{}/{}", o.namespace(), o.name()))
 }
 
 /// The Deployment a `kubectl expose` hint should name: the followed pod's, else the first

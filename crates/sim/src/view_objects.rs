@@ -31,25 +31,33 @@ pub fn object_index(world: &World, filter: &str, cap: usize) -> Vec<KindGroup> {
     let needle = filter.trim().to_lowercase();
     let mut groups: BTreeMap<&'static str, KindGroup> = BTreeMap::new();
     for kv in world.observe().etcd().store.range_prefix("/registry/") {
-        let key = kv.value.key();
-        if !needle.is_empty() && !display_name(&key).to_lowercase().contains(&needle) {
+        let o = &kv.value;
+        if !needle.is_empty() && !shown_name(o.namespace(), o.name()).contains(&needle) {
             continue;
         }
-        let g = groups
-            .entry(key.kind.info().kind)
-            .or_insert_with(|| KindGroup {
-                kind: key.kind,
-                items: Vec::new(),
-                matching: 0,
-            });
+        let kind = o.kind();
+        let g = groups.entry(kind.info().kind).or_insert_with(|| KindGroup {
+            kind,
+            items: Vec::new(),
+            matching: 0,
+        });
         g.matching += 1;
-        // A kind's keys share one prefix, so they come in key order: the
-        // first `cap` are the ones listed, and the rest are only counted.
+        // A kind's keys share one prefix, so they come in key order: the first `cap`
+        // are the ones listed (their keys built), and the rest are only counted.
         if g.items.len() < cap {
-            g.items.push(key);
+            g.items.push(o.key());
         }
     }
     groups.into_values().collect()
+}
+
+/// [`display_name`] in lower case, for the filter.
+fn shown_name(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        name.to_lowercase()
+    } else {
+        format!("{namespace}/{name}").to_lowercase()
+    }
 }
 
 /// `namespace/name`, or `name` for a cluster-scoped object.

@@ -111,19 +111,47 @@ pub struct Filter {
 impl Filter {
     /// Whether `e` passes.
     pub fn matches(&self, e: &Entry) -> bool {
+        self.matcher().matches(e)
+    }
+
+    /// The filter ready to test many entries (its search text lowered once).
+    fn matcher(&self) -> Matcher<'_> {
+        Matcher {
+            heartbeats: self.heartbeats,
+            component: self.component.as_deref(),
+            needle: self.object.trim().to_ascii_lowercase(),
+        }
+    }
+}
+
+/// A [`Filter`] prepared for a pass over the timeline.
+struct Matcher<'a> {
+    heartbeats: bool,
+    component: Option<&'a str>,
+    needle: String,
+}
+
+impl Matcher<'_> {
+    fn matches(&self, e: &Entry) -> bool {
         if e.heartbeat && !self.heartbeats {
             return false;
         }
-        if let Some(c) = &self.component {
-            if !e.involves(c) {
-                return false;
-            }
+        if self.component.is_some_and(|c| !e.involves(c)) {
+            return false;
         }
-        let needle = self.object.trim().to_ascii_lowercase();
-        needle.is_empty()
-            || e.object.to_ascii_lowercase().contains(&needle)
-            || e.label.to_ascii_lowercase().contains(&needle)
+        self.needle.is_empty()
+            || contains_ignoring_case(&e.object, &self.needle)
+            || contains_ignoring_case(&e.label, &self.needle)
     }
+}
+
+/// Whether `hay` contains `needle` (already lower case), ASCII case ignored, without
+/// lowering a copy of `hay`.
+fn contains_ignoring_case(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty()
+        || h.windows(n.len())
+            .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b))
 }
 
 /// A window of the filtered list.
@@ -406,9 +434,25 @@ impl Timeline {
     /// The filtered entries sent in `[from, to]`, at most `max` of them: the ones nearest
     /// `around` (the moment viewed), in time order.
     pub fn window(&self, f: &Filter, from: Time, to: Time, around: Time, max: usize) -> Window {
+        self.window_with_density(f, (from, to), around, max, 0).0
+    }
+
+    /// [`Timeline::window`] and [`Timeline::density`] of the same span in one pass over
+    /// the timeline (the page asks for both at every redraw).
+    pub fn window_with_density(
+        &self,
+        f: &Filter,
+        (from, to): (Time, Time),
+        around: Time,
+        max: usize,
+        bins: usize,
+    ) -> (Window, Vec<usize>) {
+        let m = f.matcher();
         let (a, b) = (self.first_at(from), self.first_at(to.saturating_add(1)));
-        let span: Vec<&Entry> = self.entries.range(a..b).filter(|e| f.matches(e)).collect();
-        let total = self.entries.iter().filter(|e| f.matches(e)).count();
+        let span: Vec<&Entry> = self.entries.range(a..b).filter(|e| m.matches(e)).collect();
+        let outside = self.entries.range(..a).filter(|e| m.matches(e)).count()
+            + self.entries.range(b..).filter(|e| m.matches(e)).count();
+        let density = bin_counts(span.iter().map(|e| e.sent), from, to, bins);
         let centre = span.partition_point(|e| e.sent < around);
         let start = centre
             .saturating_sub(max / 2)
@@ -419,11 +463,12 @@ impl Timeline {
             .take(max)
             .map(|e| (*e).clone())
             .collect();
-        Window {
+        let window = Window {
             more: span.len() - rows.len(),
+            total: span.len() + outside,
             rows,
-            total,
-        }
+        };
+        (window, density)
     }
 
     /// How many entries that are not heartbeats were sent in `[t - before, t + after]`:
@@ -439,12 +484,13 @@ impl Timeline {
     /// The filtered entry sent nearest to `t` (the latest at or before it, else the first
     /// after): where the list's cursor stands.
     pub fn nearest(&self, f: &Filter, t: Time) -> Option<&Entry> {
+        let m = f.matcher();
         let i = self.first_at(t.saturating_add(1));
         self.entries
             .range(..i)
             .rev()
-            .find(|e| f.matches(e))
-            .or_else(|| self.entries.range(i..).find(|e| f.matches(e)))
+            .find(|e| m.matches(e))
+            .or_else(|| self.entries.range(i..).find(|e| m.matches(e)))
     }
 }
 
@@ -452,17 +498,29 @@ impl Timeline {
     /// How many filtered entries fall in each of `bins` equal slices of `[from, to]`:
     /// the scrubber's density strip.
     pub fn density(&self, f: &Filter, from: Time, to: Time, bins: usize) -> Vec<usize> {
-        let mut out = vec![0; bins];
-        let width = to.saturating_sub(from).max(1) as u128;
+        let m = f.matcher();
         let (a, b) = (self.first_at(from), self.first_at(to.saturating_add(1)));
-        for e in self.entries.range(a..b).filter(|e| f.matches(e)) {
-            let i = (u128::from(e.sent - from) * bins as u128 / width) as usize;
-            if let Some(n) = out.get_mut(i.min(bins.saturating_sub(1))) {
-                *n += 1;
-            }
-        }
-        out
+        let sent = self
+            .entries
+            .range(a..b)
+            .filter(|e| m.matches(e))
+            .map(|e| e.sent);
+        bin_counts(sent, from, to, bins)
     }
+}
+
+/// How many of the times `sent` (all within `[from, to]`) fall in each of `bins` equal
+/// slices of it.
+fn bin_counts(sent: impl Iterator<Item = Time>, from: Time, to: Time, bins: usize) -> Vec<usize> {
+    let mut out = vec![0; bins];
+    let width = to.saturating_sub(from).max(1) as u128;
+    for t in sent {
+        let i = (u128::from(t.saturating_sub(from)) * bins as u128 / width) as usize;
+        if let Some(n) = out.get_mut(i.min(bins.saturating_sub(1))) {
+            *n += 1;
+        }
+    }
+    out
 }
 
 /// The span the list and the scrubber show: `span` ms (0 = everything) around `cursor`,

@@ -156,6 +156,27 @@ fn the_window_is_centred_on_the_moment_viewed_and_counts_the_rest() {
         .rows
         .iter()
         .all(|e| e.sent >= at && e.sent <= at + 100));
+    assert_eq!(
+        narrow.total, win.total,
+        "the total counts outside the span too"
+    );
+    // The page's one pass gives what the two calls give, for a span and a search.
+    let pod = user_pods(&tl).remove(0);
+    let follow = Filter {
+        object: format!("  {}  ", pod.to_uppercase()),
+        ..Filter::default()
+    };
+    for (from, to) in [(0, w.now()), (at, at + 100)] {
+        let (one, bins) = tl.window_with_density(&follow, (from, to), at, 10, 20);
+        assert_eq!(one, tl.window(&follow, from, to, at, 10));
+        assert_eq!(bins, tl.density(&follow, from, to, 20));
+    }
+    let all = tl.window(&follow, 0, w.now(), at, usize::MAX);
+    assert!(all.total > 5 && all.total < tl.len(), "{}", all.total);
+    assert!(all
+        .rows
+        .iter()
+        .all(|e| e.object.contains(&pod) || e.label.contains(&pod)));
 }
 
 #[test]
