@@ -41,6 +41,8 @@ pub fn debt_after(wanted: Time, done: Time, speed: f64) -> Time {
 /// every frame. Redrawing a thousand changing pods sixty times a second is what froze the
 /// page; at this rate fewer than one frame in twenty redraws them.
 pub const BUSY_PUBLISH_MS: f64 = 400.0;
+/// One frame at 60 Hz, in wall-clock ms.
+pub const FRAME_MS: f64 = 1000.0 / 60.0;
 /// A frame interval past this (wall-clock ms) means the frame before it overran its
 /// budget: two vsyncs at 60 Hz are 33.3 ms.
 pub const SLOW_FRAME_MS: f64 = 25.0;
@@ -210,6 +212,8 @@ fn tick(state: &Loop, dt: f64) -> bool {
     // to itself, the panels draw the world the diagram drew a frame before (its view
     // cached), and the virtual time is carried.
     let engine_rests = what_to_tell(publish, busy, panels_due).engine_rests();
+    let prepare_view =
+        busy && !engine_rests && publish_now(busy, start + FRAME_MS, state.last_publish.get());
     let deadline = start + SLICE_MS;
     let mut over_budget = move || now() > deadline;
     let dots = ui.session.try_update_value(|s| {
@@ -231,6 +235,11 @@ fn tick(state: &Loop, dt: f64) -> bool {
         } else {
             debt_after(ms, done, speed)
         };
+        if prepare_view {
+            // The next frame redraws the diagram without running the engine: its view
+            // is built now, on a frame that only ran the engine's slice.
+            s.view();
+        }
         s.tick_animation(dt);
         (!s.traffic().is_empty(), debt)
     });
