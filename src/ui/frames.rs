@@ -41,6 +41,9 @@ pub fn debt_after(wanted: Time, done: Time, speed: f64) -> Time {
 /// every frame. Redrawing a thousand changing pods sixty times a second is what froze the
 /// page; at this rate fewer than one frame in twenty redraws them.
 pub const BUSY_PUBLISH_MS: f64 = 400.0;
+/// How far past its slice the engine may have run for its frame still to build the
+/// diagram's next view (wall-clock ms).
+pub const PREPARE_SLACK_MS: f64 = 3.0;
 /// One frame at 60 Hz, in wall-clock ms.
 pub const FRAME_MS: f64 = 1000.0 / 60.0;
 /// A frame interval past this (wall-clock ms) means the frame before it overran its
@@ -215,7 +218,7 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let prepare_view =
         busy && !engine_rests && publish_now(busy, start + FRAME_MS, state.last_publish.get());
     let deadline = start + SLICE_MS;
-    let mut over_budget = move || now() > deadline;
+    let mut over_budget = || now() > deadline;
     let dots = ui.session.try_update_value(|s| {
         let replaying = s.replaying().is_some();
         if !replaying && !state.opened.get() {
@@ -235,9 +238,10 @@ fn tick(state: &Loop, dt: f64) -> bool {
         } else {
             debt_after(ms, done, speed)
         };
-        if prepare_view {
+        if prepare_view && now() <= deadline + PREPARE_SLACK_MS {
             // The next frame redraws the diagram without running the engine: its view
-            // is built now, on a frame that only ran the engine's slice.
+            // is built now, on a frame that only ran the engine's slice (unless one
+            // event overran it: then the diagram's frame builds it).
             s.view();
         }
         s.tick_animation(dt);
