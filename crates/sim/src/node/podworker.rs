@@ -238,6 +238,19 @@ impl PodWorker {
             if self.terminated {
                 return out;
             }
+            // A pod the apiserver removed without our final delete (a finished pod is
+            // deleted at once) is done once nothing of it is left on the node: like
+            // upstream's `SyncKnownPods`, the kubelet may forget its worker.
+            if self.pod.is_none()
+                && self.sandboxes.is_empty()
+                && self
+                    .containers
+                    .iter()
+                    .all(|c| c.state != ContainerState::Running)
+            {
+                self.terminated = true;
+                return out;
+            }
             self.terminating = true;
             let grace = self.grace();
             let spec = self.pod().and_then(|p| p.spec.clone()).unwrap_or_default();

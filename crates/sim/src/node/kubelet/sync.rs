@@ -281,6 +281,10 @@ impl Kubelet {
                     .filter(|t| *t > now)
                     .min();
                 w.actions = actions;
+                if w.terminated && w.pod.is_none() {
+                    // Nothing left to stop: the next sync forgets the worker.
+                    w.again = true;
+                }
                 let pod = w.pod().map(pod_ref).unwrap_or_default();
                 for (name, msg) in crashloops {
                     self.container_event(
@@ -462,6 +466,10 @@ impl Kubelet {
                 },
                 _,
             ) => w.again = true,
+            (Action::RemoveSandbox, Ok(_)) if w.pod.is_none() => {
+                // Look again: once nothing of a removed pod is left, its worker goes.
+                w.again = true;
+            }
             (Action::Kill { .. } | Action::StopSandbox | Action::RemoveSandbox, _) => {}
             (_, Err(_)) => {
                 // containerd unreachable: retry later.
