@@ -337,6 +337,10 @@ impl ControllerManager {
         }
         if let Some(d) = next_due {
             if self.wake_at.is_none_or(|w| d < w || w <= now) {
+                // One wake-up, as client-go's delaying queue keeps one timer: the
+                // superseded one would clear `wake_at` when it fired and set another,
+                // so each supersession would leave a timer going round for ever.
+                self.timers.cancel(|t| *t == Timer::Due);
                 self.wake_at = Some(d);
                 self.timers.set(ctx, d.saturating_sub(now), Timer::Due);
             }
