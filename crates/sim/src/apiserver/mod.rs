@@ -19,6 +19,7 @@ pub mod server;
 pub mod strategy;
 pub mod validation;
 pub mod watch;
+pub mod watch_window;
 pub mod write;
 
 #[cfg(test)]

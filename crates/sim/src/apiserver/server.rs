@@ -677,7 +677,7 @@ impl ApiServer {
         match batch.events {
             Ok(events) => {
                 for ev in &events {
-                    let ce = self.cache.apply(ev);
+                    let ce = self.cache.apply(ev, ctx.now);
                     self.watchers.fan_out(ctx, &ce);
                 }
                 self.release_waiting(ctx);

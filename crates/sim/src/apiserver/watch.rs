@@ -1,6 +1,6 @@
 //! The apiserver's watch cache (fed by its etcd watch) and the client watches it serves.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::api::{ReqId, Status, StatusReason, WatchEvent, WatchEventType};
@@ -10,8 +10,8 @@ use crate::object::{Kind, Object, ObjectKey};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::stored::Stored;
 
-/// How many events the cache keeps for watches that resume from a resourceVersion.
-pub const HISTORY_CAPACITY: usize = 100_000;
+use super::watch_window::Window;
+use crate::time::Time;
 
 /// One change seen by the cache.
 #[derive(Clone, Debug)]
@@ -61,12 +61,15 @@ pub struct RecentEvent<'a> {
     pub modified: bool,
 }
 
-/// The objects as of `revision`, by kind then (namespace, name).
+/// The objects as of `revision`, by kind then (namespace, name), and each kind's
+/// window of recent changes for watches that resume from a resourceVersion.
 #[derive(Debug, Default)]
 pub struct WatchCache {
     objects: BTreeMap<Kind, BTreeMap<(String, String), Arc<Object>>>,
     revision: u64,
-    history: VecDeque<Kept>,
+    /// The revision of the last full load (`listResourceVersion`).
+    loaded: u64,
+    history: BTreeMap<Kind, Window<Kept>>,
     /// Pods by `spec.nodeName`, for the kubelets' watches.
     pods_by_node: BTreeMap<String, BTreeSet<(String, String)>>,
 }
@@ -110,6 +113,21 @@ impl WatchCache {
         self.objects.get(&kind).into_iter().flat_map(|m| m.values())
     }
 
+    /// How many objects the cache holds, of every kind.
+    pub fn len(&self) -> usize {
+        self.objects.values().map(BTreeMap::len).sum()
+    }
+
+    /// Whether the cache holds no object.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many changes the cache keeps for watches that resume from a resourceVersion.
+    pub fn history_len(&self) -> usize {
+        self.history.values().map(Window::len).sum()
+    }
+
     /// Pods bound to a node.
     pub fn pods_on_node(&self, node: &str) -> Vec<Arc<Object>> {
         self.pods_by_node
@@ -125,6 +143,7 @@ impl WatchCache {
         self.objects.clear();
         self.pods_by_node.clear();
         self.history.clear();
+        self.loaded = revision;
         for kv in kvs {
             let o = with_rv(&kv.value, kv.mod_revision);
             self.index(&o, true);
@@ -136,8 +155,8 @@ impl WatchCache {
         self.revision = revision;
     }
 
-    /// Applies an etcd event; returns the cache event.
-    pub fn apply(&mut self, ev: &EtcdEvent) -> CacheEvent {
+    /// Applies an etcd event seen at `now`; returns the cache event.
+    pub fn apply(&mut self, ev: &EtcdEvent, now: Time) -> CacheEvent {
         let object = with_rv(&ev.kv.value, ev.kv.mod_revision);
         let kind = object.kind();
         let key = ns_name(&object);
@@ -162,7 +181,7 @@ impl WatchCache {
             .filter(|(_, p)| prev.as_ref().is_some_and(|o| Arc::ptr_eq(o, &p.value)))
             .map(|(r, _)| r.clone());
         let kept_prev = prev.as_ref().map(|p| self.supersede(p, from_etcd));
-        self.history.push_back(Kept {
+        let kept = Kept {
             revision: ev.revision,
             key: object.key(),
             object: if ev.deleted {
@@ -172,10 +191,8 @@ impl WatchCache {
             },
             prev: kept_prev,
             deleted: ev.deleted,
-        });
-        if self.history.len() > HISTORY_CAPACITY {
-            self.history.pop_front();
-        }
+        };
+        self.history.entry(kind).or_default().push(now, kept);
         CacheEvent {
             revision: ev.revision,
             object,
@@ -188,9 +205,12 @@ impl WatchCache {
     /// the replacing event shares that encoding.
     fn supersede(&mut self, old: &Arc<Object>, encoded: Option<Stored>) -> Stored {
         let rv = old.resource_version();
-        let i = self.history.partition_point(|e| e.revision < rv);
         let encoded = encoded.unwrap_or_else(|| Stored::encode(old));
-        if let Some(e) = self.history.get_mut(i) {
+        let Some(window) = self.history.get_mut(&old.kind()) else {
+            return encoded;
+        };
+        let i = window.partition_point(|e| e.revision < rv);
+        if let Some(e) = window.get_mut(i) {
             if e.revision == rv && e.object.is(old) {
                 e.object = encoded.clone();
             }
@@ -211,28 +231,45 @@ impl WatchCache {
         }
     }
 
-    /// The latest `n` events the cache received, newest first, and how many it holds.
+    /// The latest `n` events the cache holds, of every kind, newest first, and how
+    /// many it holds.
     pub fn recent(&self, n: usize) -> (Vec<RecentEvent<'_>>, usize) {
-        let events = self.history.iter().rev().take(n).map(|e| RecentEvent {
+        let mut events: Vec<&Kept> = self
+            .history
+            .values()
+            .flat_map(|w| w.iter().rev().take(n))
+            .collect();
+        events.sort_by_key(|e| std::cmp::Reverse(e.revision));
+        events.truncate(n);
+        let events = events.into_iter().map(|e| RecentEvent {
             revision: e.revision,
             key: &e.key,
             deleted: e.deleted,
             modified: e.prev.is_some(),
         });
-        (events.collect(), self.history.len())
+        (events.collect(), self.history_len())
     }
 
-    /// Events after `rv`, or None if the history no longer reaches back that far.
-    pub fn events_after(&self, rv: u64) -> Option<Vec<CacheEvent>> {
-        let oldest = self
-            .history
-            .front()
-            .map_or(self.revision + 1, |e| e.revision);
-        if rv + 1 < oldest && rv < self.revision {
+    /// The oldest revision a watch of `kind` can resume after (`getAllEventsSinceLocked`):
+    /// the last load, until the kind's window dropped a change; then its oldest change.
+    pub fn oldest(&self, kind: Kind) -> u64 {
+        match self.history.get(&kind) {
+            Some(w) if w.removed() => w.front().map_or(self.revision + 1, |e| e.revision),
+            _ => self.loaded + 1,
+        }
+    }
+
+    /// `kind`'s events after `rv`, or None if its window no longer reaches back that far
+    /// (the watch ends with `410 Gone: too old resource version`).
+    pub fn events_after(&self, kind: Kind, rv: u64) -> Option<Vec<CacheEvent>> {
+        if rv + 1 < self.oldest(kind) && rv < self.revision {
             return None;
         }
-        let start = self.history.partition_point(|e| e.revision <= rv);
-        Some(self.history.iter().skip(start).map(Kept::event).collect())
+        let Some(window) = self.history.get(&kind) else {
+            return Some(Vec::new());
+        };
+        let start = window.partition_point(|e| e.revision <= rv);
+        Some(window.skip(start).map(Kept::event).collect())
     }
 }
 
@@ -471,14 +508,45 @@ mod tests {
             version,
             value: value.clone(),
         };
-        c.apply(&EtcdEvent {
-            revision: rev,
-            deleted,
-            kv,
-            prev: None,
-            replaced: None,
-        });
+        c.apply(
+            &EtcdEvent {
+                revision: rev,
+                deleted,
+                kv,
+                prev: None,
+                replaced: None,
+            },
+            rev * 10_000,
+        );
         value
+    }
+
+    /// Each resource has its own window: a quiet ConfigMap keeps its last 100 changes,
+    /// so a watch from before them gets 410, while a resource that has not changed since
+    /// the load still reaches back to it.
+    #[test]
+    fn a_watch_from_before_its_resources_window_is_too_old_and_others_reach_the_load() {
+        let mut c = WatchCache::default();
+        c.load(Vec::new(), 10);
+        for r in 11..=160 {
+            // One change every 10 s (`put`): the window never grows past 100.
+            put(&mut c, r, r - 10, &r.to_string(), false);
+        }
+        assert_eq!(c.history_len(), 100);
+        assert_eq!(c.oldest(Kind::ConfigMap), 61);
+        assert!(c.events_after(Kind::ConfigMap, 10).is_none());
+        assert!(c.events_after(Kind::ConfigMap, 59).is_none());
+        assert_eq!(
+            c.events_after(Kind::ConfigMap, 60).map(|e| e.len()),
+            Some(100)
+        );
+        assert_eq!(
+            c.events_after(Kind::ConfigMap, 150).map(|e| e.len()),
+            Some(10)
+        );
+        assert_eq!(c.oldest(Kind::Secret), 11);
+        assert_eq!(c.events_after(Kind::Secret, 10).map(|e| e.len()), Some(0));
+        assert!(c.events_after(Kind::Secret, 9).is_none());
     }
 
     /// A watch resuming from an old resourceVersion gets every change as it was written,
@@ -489,9 +557,12 @@ mod tests {
         let written: Vec<Arc<Object>> = (1..=3)
             .map(|r| put(&mut c, r, r, &r.to_string(), false))
             .collect();
-        assert!(c.history.iter().take(2).all(|k| k.object.encoded_len() > 0));
-        assert!(c.history.back().is_some_and(|k| k.object.is(&written[2])));
-        let evs = c.events_after(0).expect("the window reaches back");
+        let window = &c.history[&Kind::ConfigMap];
+        assert!(window.iter().take(2).all(|k| k.object.encoded_len() > 0));
+        assert!(window.back().is_some_and(|k| k.object.is(&written[2])));
+        let evs = c
+            .events_after(Kind::ConfigMap, 0)
+            .expect("the window reaches back");
         assert_eq!(evs.len(), 3);
         for (e, w) in evs.iter().zip(&written) {
             assert_eq!(*e.object, **w);

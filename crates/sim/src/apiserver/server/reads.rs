@@ -57,11 +57,12 @@ impl ApiServer {
                 })
                 .collect()
         } else {
-            match self.cache.events_after(rv) {
+            let kind = r.req.kind;
+            match self.cache.events_after(kind, rv) {
                 Some(evs) => evs,
                 None => {
                     self.respond(ctx, r, Ok(ApiResult::WatchStarted));
-                    let oldest = self.cache.revision();
+                    let oldest = self.cache.oldest(kind).saturating_sub(1);
                     self.watchers.expire(ctx, client, id, rv, oldest);
                     return;
                 }
