@@ -2,6 +2,7 @@
 //! kind cluster, import a real cluster as a scenario, or time the engine's benchmarks.
 
 mod bench;
+mod soak;
 mod transfer;
 
 use std::io::Read;
@@ -11,16 +12,17 @@ use kubeloop_sim::scenario::parse_scenario;
 use kubeloop_sim::time::{format_duration, parse_duration};
 use kubeloop_sim::{envelope, runner};
 
-const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop export SCENARIO --to kind DIR [--force]\n       kubeloop import FILE [-o SCENARIO_FILE]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n       kubeloop bench envelope [--nodes N] [--pods N] [--seed N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
+const USAGE: &str = "Usage: kubeloop run SCENARIO [--until DURATION] [--output text|json]\n       kubeloop export SCENARIO --to kind DIR [--force]\n       kubeloop import FILE [-o SCENARIO_FILE]\n       kubeloop bench apiserver [--writes N] [--clients N] [--watchers N] [--pods N] [--runs N]\n       kubeloop bench scheduling-basic [--nodes N] [--initial N] [--pods N]\n       kubeloop bench envelope [--nodes N] [--pods N] [--seed N]\n       kubeloop bench soak [--nodes N] [--hours N] [--seed N]\n\nSCENARIO is a scenario file (YAML or JSON), or - for standard input.\n";
 
 fn bench_main(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         Some("apiserver") => {}
         Some("scheduling-basic") => return scheduling_basic(&args[1..]),
         Some("envelope") => return envelope_bench(&args[1..]),
+        Some("soak") => return soak::soak_main(&args[1..], USAGE),
         _ => {
             eprint!(
-                "kubeloop: bench needs a suite: apiserver, scheduling-basic or envelope\n{USAGE}"
+                "kubeloop: bench needs a suite: apiserver, scheduling-basic, envelope or soak\n{USAGE}"
             );
             return ExitCode::from(2);
         }

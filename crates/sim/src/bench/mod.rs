@@ -4,7 +4,9 @@
 pub mod apiserver;
 pub mod envelope;
 pub mod scheduling;
+pub mod soak;
 
 pub use apiserver::*;
 pub use envelope::{Envelope, EnvelopeReport};
 pub use scheduling::{SchedulingBasic, SchedulingReport};
+pub use soak::{Soak, SoakReport, SoakSample};
