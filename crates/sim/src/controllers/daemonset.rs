@@ -314,6 +314,51 @@ impl DaemonSetController {
 
 #[path = "daemonset_update.rs"]
 mod update;
+/// Which DaemonSets a Node change wakes, as upstream's `addNode` / `updateNode` decide: a
+/// new node wakes the sets that should run on it; an update whose labels and taints did
+/// not change wakes none (`shouldIgnoreNodeUpdate`: a status heartbeat, a new image in
+/// its list), else the sets whose (should run, should continue running) it changed. A
+/// removed node wakes every set (upstream leaves it to the pod garbage collector's
+/// deletes; here the status counts follow at once).
+fn node_changed(change: &Change, queue: &mut WorkQueue<String>, inf: &Informers) {
+    for ds_obj in inf.of(Kind::DaemonSet).iter() {
+        let Object::DaemonSet(ds) = &**ds_obj else {
+            continue;
+        };
+        let wake = match change {
+            Change::Added(o) => as_node(o).is_some_and(|n| should_run(n, &daemon_template(ds)).0),
+            Change::Updated(old, new) => match (as_node(old), as_node(new)) {
+                (Some(a), Some(b)) if ignores_node_update(a, b) => false,
+                (Some(a), Some(b)) => {
+                    let template = daemon_template(ds);
+                    should_run(a, &template) != should_run(b, &template)
+                }
+                _ => true,
+            },
+            Change::Deleted(_) => true,
+        };
+        if wake {
+            queue.add(key_of(ds_obj));
+        }
+    }
+}
+
+/// `shouldIgnoreNodeUpdate`: the node's labels and taints are what they were.
+fn ignores_node_update(old: &Node, new: &Node) -> bool {
+    old.metadata.labels == new.metadata.labels && node_taints(old) == node_taints(new)
+}
+
+fn node_taints(n: &Node) -> Option<&Vec<k8s_openapi::api::core::v1::Taint>> {
+    n.spec.as_ref().and_then(|s| s.taints.as_ref())
+}
+
+fn as_node(o: &Object) -> Option<&Node> {
+    match o {
+        Object::Node(n) => Some(n),
+        _ => None,
+    }
+}
+
 use update::rolling_update;
 
 impl Controller for DaemonSetController {
@@ -362,12 +407,7 @@ impl Controller for DaemonSetController {
                 }
                 queue.add(key);
             }
-            Kind::Node => {
-                // Node changes (added, removed, labels, taints) may change any set.
-                for ds in inf.of(Kind::DaemonSet).iter() {
-                    queue.add(key_of(ds));
-                }
-            }
+            Kind::Node => node_changed(change, queue, inf),
             Kind::ControllerRevision => {
                 if let Some(key) = Self::owner_key(change.object(), inf) {
                     if matches!(change, Change::Added(_)) {

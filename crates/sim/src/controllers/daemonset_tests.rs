@@ -129,3 +129,42 @@ fn a_new_template_replaces_one_node_at_a_time() {
         .collect();
     assert_eq!(dels.len(), 1, "{dels:?}");
 }
+
+/// Upstream's `updateNode`: a Node update that leaves its labels and taints as they were
+/// (a status heartbeat, a new image in its list) wakes no DaemonSet; one that changes
+/// whether a set's pod should run there wakes that set. At 100 nodes every heartbeat
+/// re-synced every set, a 4–7 ms event natively during a 3,000-pod scale-up.
+#[test]
+fn a_node_status_update_wakes_no_set_and_a_new_taint_wakes_it() {
+    let mut c = DaemonSetController::default();
+    let mut f = Fixture::new(&c);
+    f.add(&mut c, node("node-1", None));
+    f.add(&mut c, ds("fluentd:v5.0.1", 1));
+    while f.queue.pop().is_some() {}
+    let mut heartbeat = node("node-1", None);
+    heartbeat.status =
+        Some(serde_json::from_value(json!({"images": [{"names": ["nginx:1.27"]}]})).unwrap());
+    f.add(&mut c, heartbeat);
+    assert_eq!(f.queue.pop(), None, "status only: no set to sync");
+    f.add(&mut c, node("node-1", Some("example.com/maintenance")));
+    assert_eq!(
+        f.queue.pop().as_deref(),
+        Some(KEY),
+        "should run: true → false"
+    );
+    assert_eq!(f.queue.pop(), None);
+    let mut labelled = node("node-1", Some("example.com/maintenance"));
+    labelled.metadata.labels = Some([("zone".to_string(), "a".to_string())].into());
+    f.add(&mut c, labelled);
+    assert_eq!(
+        f.queue.pop(),
+        None,
+        "a label no selector reads changes nothing"
+    );
+    f.add(&mut c, node("node-2", None));
+    assert_eq!(
+        f.queue.pop().as_deref(),
+        Some(KEY),
+        "a new node that should run one"
+    );
+}

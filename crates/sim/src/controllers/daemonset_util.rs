@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::core::v1::{
     Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
-    PodTemplateSpec, Toleration,
+    PodSpec, PodTemplateSpec, Taint, Toleration,
 };
 
 use crate::scheduler::plugins::helper::{find_untolerated_no_schedule, tolerations_tolerate};
@@ -112,9 +112,13 @@ pub fn daemon_template(ds: &DaemonSet) -> PodTemplateSpec {
 
 /// `NodeShouldRunDaemonPod`: (should run, should continue running).
 pub fn should_run(node: &Node, template: &PodTemplateSpec) -> (bool, bool) {
-    let spec = template.spec.clone().unwrap_or_default();
-    let name = node.metadata.name.clone().unwrap_or_default();
-    let labels: BTreeMap<String, String> = node.metadata.labels.clone().unwrap_or_default();
+    // Borrowed, not cloned: a sync asks this for every node, and a Node update for every
+    // DaemonSet twice.
+    let empty_spec = PodSpec::default();
+    let spec = template.spec.as_ref().unwrap_or(&empty_spec);
+    let name = node.metadata.name.as_deref().unwrap_or_default();
+    let empty_labels = BTreeMap::new();
+    let labels: &BTreeMap<String, String> = node.metadata.labels.as_ref().unwrap_or(&empty_labels);
     // nodeSelector and required node affinity (the scheduler's NodeAffinity Filter).
     let selector_ok = spec
         .node_selector
@@ -129,23 +133,23 @@ pub fn should_run(node: &Node, template: &PodTemplateSpec) -> (bool, bool) {
             n.required_during_scheduling_ignored_during_execution
                 .as_ref()
         })
-        .is_none_or(|ns| CompiledNodeSelector::new(ns).matches(&labels, &name));
+        .is_none_or(|ns| CompiledNodeSelector::new(ns).matches(labels, name));
     if !selector_ok || !affinity_ok {
         return (false, false);
     }
-    let taints = node
+    let taints: &[Taint] = node
         .spec
         .as_ref()
-        .and_then(|s| s.taints.clone())
+        .and_then(|s| s.taints.as_deref())
         .unwrap_or_default();
-    let tols = spec.tolerations.clone().unwrap_or_default();
-    if find_untolerated_no_schedule(&taints, &tols).is_none() {
+    let tols: &[Toleration] = spec.tolerations.as_deref().unwrap_or_default();
+    if find_untolerated_no_schedule(taints, tols).is_none() {
         return (true, true);
     }
     // An untolerated NoExecute taint evicts; a NoSchedule one only keeps new pods off.
     let evicts = taints
         .iter()
-        .any(|t| t.effect == "NoExecute" && !tolerations_tolerate(&tols, t));
+        .any(|t| t.effect == "NoExecute" && !tolerations_tolerate(tols, t));
     (false, !evicts)
 }
 
