@@ -1,7 +1,8 @@
 //! A seeded property test: random interleavings of kubectl commands (apply, scale,
 //! set image, delete, create configmap) and failures (components stopped and started,
-//! nodes partitioned, healed, powered off and on) never lose an acknowledged write,
-//! never move etcd's revision backwards, and converge once every component is back.
+//! nodes partitioned, healed, powered off and on, containers crashed) never lose an
+//! acknowledged write, never move etcd's revision backwards, and converge once every
+//! component is back: no pod left Terminating, no duplicate pod or ReplicaSet.
 //!
 //! `KUBELOOP_PROPTEST_SEED=N` replays one seed; `KUBELOOP_PROPTEST_SEEDS=N` runs more.
 
@@ -9,7 +10,8 @@ use std::collections::BTreeMap;
 
 use kubeloop_sim::cluster::ClusterConfig;
 use kubeloop_sim::cmd;
-use kubeloop_sim::object::Kind;
+use kubeloop_sim::node::cri::ContainerState;
+use kubeloop_sim::object::{Kind, Object};
 use kubeloop_sim::process::Output;
 use kubeloop_sim::rng::Rng;
 use kubeloop_sim::time::{Time, SECOND};
@@ -62,6 +64,9 @@ struct Run {
     seed: u64,
     w: World,
     rng: Rng,
+    /// Container crashes, drawn from their own stream so that the other steps of a
+    /// seed are the same with and without them; None: no crashes.
+    crashes: Option<Rng>,
     files: BTreeMap<String, String>,
     model: BTreeMap<String, Known>,
     last_revision: u64,
@@ -196,6 +201,27 @@ impl Run {
         }
     }
 
+    /// Now and then, kills a running container of a workload pod (`sim crash`), as an
+    /// OOM kill or a segfault would: the kubelet restarts it with backoff.
+    fn maybe_crash(&mut self) {
+        let Some(rng) = self.crashes.as_mut() else {
+            return;
+        };
+        if rng.intn(4) != 0 {
+            return;
+        }
+        let pods: Vec<String> = runtime_pods(&self.w)
+            .into_iter()
+            .filter(|p| p.running)
+            .map(|p| p.name)
+            .collect();
+        if pods.is_empty() {
+            return;
+        }
+        let pick = self.crashes.as_mut().unwrap().intn(pods.len() as u64) as usize;
+        self.exec(&format!("sim crash {}", pods[pick]), SECOND);
+    }
+
     fn restore(&mut self) {
         for c in COMPONENTS {
             self.exec(&format!("sim start {c}"), SECOND);
@@ -276,12 +302,189 @@ impl Run {
                 "{running} Running pods (+{others} others), want {want}:\n{pods}"
             ));
         }
-        Ok(())
+        no_pod_terminating(&self.w)?;
+        one_replicaset_per_deployment(&self.w)?;
+        each_pod_runs_once(&self.w)
     }
 }
 
-fn run_seed(seed: u64) {
+/// A workload pod as a node's container runtime holds it.
+struct RuntimePod {
+    node: String,
+    name: String,
+    uid: String,
+    /// Its sandbox is up and one of its containers runs.
+    running: bool,
+}
+
+/// Every `default`-namespace pod sandbox on a powered node, by node then sandbox id.
+fn runtime_pods(w: &World) -> Vec<RuntimePod> {
+    let mut out = Vec::new();
+    for host in w.observe().nodes().iter().filter(|h| h.powered) {
+        let rt = &host.runtime;
+        for sb in rt.sandboxes.values().filter(|s| s.namespace == "default") {
+            let running = sb.ready
+                && rt
+                    .containers
+                    .values()
+                    .any(|c| c.sandbox == sb.id && c.state == ContainerState::Running);
+            out.push(RuntimePod {
+                node: host.config.name.clone(),
+                name: sb.name.clone(),
+                uid: sb.pod_uid.clone(),
+                running,
+            });
+        }
+    }
+    out
+}
+
+/// The pods etcd holds, every namespace.
+fn etcd_pods(w: &World) -> Vec<k8s_openapi::api::core::v1::Pod> {
+    w.observe()
+        .etcd()
+        .store
+        .range_prefix("/registry/pods/")
+        .filter_map(|kv| match &*kv.value {
+            Object::Pod(p) => Some(p.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Once every failure has healed, no pod in any namespace is still Terminating.
+fn no_pod_terminating(w: &World) -> Result<(), String> {
+    let stuck: Vec<String> = etcd_pods(w)
+        .iter()
+        .filter(|p| p.metadata.deletion_timestamp.is_some())
+        .map(|p| {
+            format!(
+                "{}/{}",
+                p.metadata.namespace.as_deref().unwrap_or_default(),
+                p.metadata.name.as_deref().unwrap_or_default()
+            )
+        })
+        .collect();
+    if stuck.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("pods still Terminating: {stuck:?}"))
+    }
+}
+
+/// Every Deployment (every namespace) has exactly one ReplicaSet asked for pods, and
+/// as many pods as it wants.
+fn one_replicaset_per_deployment(w: &World) -> Result<(), String> {
+    let obs = w.observe();
+    let store = &obs.etcd().store;
+    let pods = etcd_pods(w);
+    for kv in store.range_prefix("/registry/deployments/") {
+        let Object::Deployment(d) = &*kv.value else {
+            continue;
+        };
+        let uid = d.metadata.uid.as_deref().unwrap_or_default();
+        let ns = d.metadata.namespace.as_deref().unwrap_or_default();
+        let name = d.metadata.name.as_deref().unwrap_or_default();
+        let want = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+        let owned = |refs: &Option<Vec<_>>, uid: &str| {
+            refs.iter().flatten().any(
+                |r: &k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference| {
+                    r.uid == uid && r.controller == Some(true)
+                },
+            )
+        };
+        let mut active = Vec::new();
+        let mut rs_uids = Vec::new();
+        for kv in store.range_prefix(&format!("/registry/replicasets/{ns}/")) {
+            let Object::ReplicaSet(rs) = &*kv.value else {
+                continue;
+            };
+            if !owned(&rs.metadata.owner_references, uid) {
+                continue;
+            }
+            rs_uids.push(rs.metadata.uid.clone().unwrap_or_default());
+            if rs.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1) > 0 {
+                active.push(rs.metadata.name.clone().unwrap_or_default());
+            }
+        }
+        if want > 0 && active.len() != 1 || want == 0 && !active.is_empty() {
+            return Err(format!(
+                "deployment {ns}/{name} wants {want}: ReplicaSets with replicas {active:?}"
+            ));
+        }
+        let have = pods
+            .iter()
+            .filter(|p| p.metadata.namespace.as_deref() == Some(ns))
+            .filter(|p| {
+                rs_uids
+                    .iter()
+                    .any(|u| owned(&p.metadata.owner_references, u))
+            })
+            .count() as i32;
+        if have != want {
+            return Err(format!(
+                "deployment {ns}/{name} wants {want} pods, has {have}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// In the nodes' container runtimes, every workload pod runs on one node only: the one
+/// etcd binds it to, as the same pod (uid); no sandbox outlives its pod.
+fn each_pod_runs_once(w: &World) -> Result<(), String> {
+    let pods: BTreeMap<String, (String, String)> = etcd_pods(w)
+        .into_iter()
+        .filter(|p| p.metadata.namespace.as_deref() == Some("default"))
+        .map(|p| {
+            let node = p.spec.and_then(|s| s.node_name).unwrap_or_default();
+            let uid = p.metadata.uid.unwrap_or_default();
+            (p.metadata.name.unwrap_or_default(), (node, uid))
+        })
+        .collect();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for rp in runtime_pods(w) {
+        if !rp.running {
+            continue;
+        }
+        if let Some(other) = seen.insert(rp.name.clone(), rp.node.clone()) {
+            return Err(format!(
+                "pod {} runs on {other} and on {}",
+                rp.name, rp.node
+            ));
+        }
+        match pods.get(&rp.name) {
+            Some((node, uid)) if *node == rp.node && *uid == rp.uid => {}
+            Some((node, uid)) => {
+                return Err(format!(
+                    "pod {} (uid {}) runs on {}, etcd has uid {uid} on {node}",
+                    rp.name, rp.uid, rp.node
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "pod {} runs on {} but is gone from etcd",
+                    rp.name, rp.node
+                ))
+            }
+        }
+    }
+    for (name, (node, _)) in &pods {
+        if !seen.contains_key(name) {
+            return Err(format!("pod {name} (on {node}) runs nowhere"));
+        }
+    }
+    Ok(())
+}
+
+/// Runs one seed; returns how many containers it crashed.
+fn run_seed(seed: u64) -> usize {
+    run_seed_with(seed, true)
+}
+
+fn run_seed_with(seed: u64, crashes: bool) -> usize {
     let mut r = Run {
+        crashes: crashes.then(|| Rng::stream(seed, "property-test-crashes")),
         seed,
         w: World::new(ClusterConfig {
             seed,
@@ -295,6 +498,7 @@ fn run_seed(seed: u64) {
     };
     for _ in 0..OPS {
         r.step();
+        r.maybe_crash();
     }
     r.restore();
     r.w.run_for(30 * SECOND);
@@ -344,6 +548,10 @@ fn run_seed(seed: u64) {
         r.fail(&format!("did not converge: {e}\n{rs}\n{pods}\n{d}"));
     }
     r.check_acknowledged();
+    r.log
+        .iter()
+        .filter(|l| l.contains("$ sim crash ") && l.contains("→ 0 "))
+        .count()
 }
 
 #[test]
@@ -352,7 +560,8 @@ fn random_commands_and_failures_lose_nothing_and_converge() {
         .ok()
         .and_then(|s| s.parse().ok())
     {
-        return run_seed(seed);
+        run_seed(seed);
+        return;
     }
     // The default seeds keep the test under 30 s in a debug build; set
     // KUBELOOP_PROPTEST_SEEDS=N to sweep seeds 1..=N instead.
@@ -363,9 +572,8 @@ fn random_commands_and_failures_lose_nothing_and_converge() {
         Some(n) => (1..=n).collect(),
         None => vec![1, 2, 3, 6, 7],
     };
-    for seed in seeds {
-        run_seed(seed);
-    }
+    let crashed: usize = seeds.into_iter().map(run_seed).sum();
+    assert!(crashed > 0, "no seed crashed a container");
 }
 
 /// Seeds 5 and 8 found a Deployment that kept one pod of an old ReplicaSet when one
@@ -376,6 +584,7 @@ fn random_commands_and_failures_lose_nothing_and_converge() {
 /// `template_and_replicas_changed_together_still_finish_the_rollout`.)
 #[test]
 fn regression_deployment_rollout_stalls_after_template_flapping() {
-    run_seed(5);
-    run_seed(8);
+    // Without crashes: the seeds' steps as they were when they found the bug.
+    run_seed_with(5, false);
+    run_seed_with(8, false);
 }
