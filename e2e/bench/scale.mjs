@@ -79,6 +79,9 @@ await withPage(async (browser, url) => {
       frame_p50_ms: round(percentile(r.frames, 50)),
       frame_p95_ms: round(percentile(r.frames, 95)),
       frame_max_ms: round(Math.max(...r.frames)),
+      // Frames that came a vsync or more late (interval past 1.5 × 16.7 ms): p95 is
+      // quantized to vsyncs, this says how far from the 5 % it allows a run was.
+      frames_late_pct: round((100 * r.frames.filter((f) => f > 25).length) / r.frames.length),
       to_all_ready_s: round(r.wall / 1000),
       virtual_clock: r.clock,
       elements: r.elements,

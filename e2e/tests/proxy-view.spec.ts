@@ -124,6 +124,13 @@ test('kube-proxy rules and a curl path are drawn live', async ({ page }, testInf
     expect(t!.x).toBeGreaterThanOrEqual(g!.x + g!.width - 1);
     expect(Math.abs(t!.y - g!.y)).toBeLessThan(60);
     expect(g!.width).toBeGreaterThan(540);
+    // Lifted over the page: what is drawn at the rules text (over the side column) is
+    // the rules text, not a pane painted above it.
+    const onTop = await page.evaluate(
+      ([x, y]) => document.elementFromPoint(x, y)?.closest('[data-testid=iptables-save]') !== null,
+      [t!.x + t!.width - 20, t!.y + 20],
+    );
+    expect(onTop).toBe(true);
     const shot = testInfo.outputPath(`proxy-view-wide-${size.name}-en.png`);
     await page.screenshot({ path: shot });
     await testInfo.attach(`proxy-view-wide-${size.name}-en`, { path: shot, contentType: 'image/png' });

@@ -21,9 +21,16 @@ use super::Ui;
 /// not come back to minutes of virtual time at once.
 pub const MAX_FRAME_MS: f64 = 100.0;
 
-/// Wall-clock ms of each frame the engine may use; the rest is the diagram's and the
-/// browser's (a frame is 16.7 ms at 60 Hz).
+/// The most wall-clock ms of a frame the engine may use; the rest is the diagram's and
+/// the browser's (a frame is 16.7 ms at 60 Hz). The slice a frame gets adapts below this
+/// to what the browser's own rendering leaves ([`next_slice`]).
 pub const SLICE_MS: f64 = 7.0;
+/// The least wall-clock ms of a frame the engine gets, however slow the rendering: the
+/// world still moves on a loaded machine.
+pub const MIN_SLICE_MS: f64 = 2.0;
+/// What an on-time frame gives back to the slice (wall-clock ms): a slice halved by one
+/// late frame regains its size in about a third of a second.
+pub const SLICE_STEP_MS: f64 = 0.25;
 /// The most virtual time carried from frame to frame when the engine falls behind, in
 /// wall-clock ms at the current speed: after a burst the world catches up this much, then
 /// runs in real time again rather than racing through a backlog.
@@ -100,6 +107,23 @@ pub fn views_slow(was_slow: bool, redrew_last_frame: bool, dt: f64) -> bool {
     }
 }
 
+/// The engine's slice for the next frame: halved when a frame that ran a full slice of
+/// engine and drew nothing but the clock and the dots was late (`dt` since it began past
+/// [`SLOW_FRAME_MS`]: the slice and the browser's rendering did not fit one vsync
+/// together), grown by [`SLICE_STEP_MS`] when it was on time, kept after other frames
+/// (a redraw's lateness says nothing about the slice). On a loaded machine the browser
+/// renders slower, so the engine takes less of each frame and virtual time slows down
+/// instead of frames being dropped.
+pub fn next_slice(slice: f64, judged: bool, dt: f64) -> f64 {
+    if !judged {
+        slice
+    } else if dt > SLOW_FRAME_MS {
+        (slice / 2.0).max(MIN_SLICE_MS)
+    } else {
+        (slice + SLICE_STEP_MS).min(SLICE_MS)
+    }
+}
+
 /// Virtual seconds per wall-clock second around a burst, in slow motion: the chain
 /// after `kubectl apply` (about 25 virtual ms from kubectl to the binding) takes a
 /// second or so to watch.
@@ -145,6 +169,11 @@ struct Loop {
     slow_views: Cell<bool>,
     /// Whether the panels are still to be told of the diagram's last redraw.
     panels_due: Cell<bool>,
+    /// The engine's slice of this frame, wall-clock ms (see [`next_slice`]).
+    slice: Cell<f64>,
+    /// Whether the previous frame ran the engine until its slice ran out and drew only
+    /// the clock and the dots: its lateness judges the slice.
+    full_slice: Cell<bool>,
     performance: Option<web_sys::Performance>,
 }
 
@@ -166,6 +195,8 @@ pub fn start(ui: Ui) {
         published: Cell::new(false),
         slow_views: Cell::new(false),
         panels_due: Cell::new(false),
+        slice: Cell::new(SLICE_MS),
+        full_slice: Cell::new(false),
         performance: web_sys::window().and_then(|w| w.performance()),
     });
     request_animation_frame(move || frame(state));
@@ -217,8 +248,15 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let engine_rests = what_to_tell(publish, busy, panels_due).engine_rests();
     let prepare_view =
         busy && !engine_rests && publish_now(busy, start + FRAME_MS, state.last_publish.get());
-    let deadline = start + SLICE_MS;
-    let mut over_budget = || now() > deadline;
+    let slice = next_slice(state.slice.get(), state.full_slice.get(), dt);
+    state.slice.set(slice);
+    let deadline = start + slice;
+    let ran_out = Cell::new(false);
+    let mut over_budget = || {
+        let over = now() > deadline;
+        ran_out.set(over);
+        over
+    };
     let dots = ui.session.try_update_value(|s| {
         let replaying = s.replaying().is_some();
         if !replaying && !state.opened.get() {
@@ -238,12 +276,14 @@ fn tick(state: &Loop, dt: f64) -> bool {
         } else {
             debt_after(ms, done, speed)
         };
-        if prepare_view && now() <= deadline + PREPARE_SLACK_MS {
+        let prepared = prepare_view && now() <= deadline + PREPARE_SLACK_MS;
+        if prepared {
             // The next frame redraws the diagram without running the engine: its view
             // is built now, on a frame that only ran the engine's slice (unless one
             // event overran it: then the diagram's frame builds it).
             s.view();
         }
+        state.full_slice.set(ran_out.get() && !prepared);
         s.tick_animation(dt);
         (!s.traffic().is_empty(), debt)
     });
@@ -254,6 +294,9 @@ fn tick(state: &Loop, dt: f64) -> bool {
     let tell = what_to_tell(publish, busy, panels_due);
     state.debt.set(debt);
     state.published.set(tell != Tell::Clock);
+    if tell != Tell::Clock {
+        state.full_slice.set(false);
+    }
     state.panels_due.set(tell == Tell::Diagram);
     // A shared link's scenario is saved once it has run a second of frames cleanly.
     if ui.trusted.get_untracked() {
@@ -340,6 +383,45 @@ mod tests {
         assert!(
             !views_slow(false, false, 50.0),
             "a slow frame without a redraw"
+        );
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_shrink_the_slice_when_a_frame_of_engine_was_late_and_regrow_it() {
+        assert_eq!(
+            next_slice(SLICE_MS, true, 33.3),
+            SLICE_MS / 2.0,
+            "a vsync missed"
+        );
+        assert_eq!(
+            next_slice(3.0, true, 50.0),
+            MIN_SLICE_MS,
+            "never below the least"
+        );
+        assert_eq!(
+            next_slice(4.0, false, 50.0),
+            4.0,
+            "a redraw's lateness: kept"
+        );
+        assert_eq!(
+            next_slice(4.0, true, 16.7),
+            4.0 + SLICE_STEP_MS,
+            "on time: grows"
+        );
+        assert_eq!(
+            next_slice(SLICE_MS, true, 16.6),
+            SLICE_MS,
+            "never above the most"
+        );
+        let mut slice = MIN_SLICE_MS;
+        let mut frames = 0;
+        while slice < SLICE_MS {
+            slice = next_slice(slice, true, 16.7);
+            frames += 1;
+        }
+        assert_eq!(
+            frames, 20,
+            "a third of a second of on-time frames regrows it"
         );
     }
 
