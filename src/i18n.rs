@@ -53,6 +53,8 @@ pub enum Key {
     VirtualTime,
     Behind,
     BehindHint,
+    Memory,
+    MemoryHint,
     Play,
     Pause,
     Step,
@@ -336,6 +338,11 @@ fn pair(key: Key) -> (&'static str, &'static str) {
         BehindHint => (
             "The simulation has more to do than fits in a frame: virtual time runs slower until it catches up.",
             "模拟的工作量超过一帧的时间：虚拟时间暂时变慢，直到赶上。",
+        ),
+        Memory => ("heap", "堆内存"),
+        MemoryHint => (
+            "The page's wasm heap in use: the cluster, its history and the views. Wasm memory has grown to {memory}; it never shrinks and cannot pass 4 GiB.",
+            "页面 wasm 堆内存的使用量：集群、历史记录与视图。wasm 内存已增长到 {memory}；它不会缩小，且不能超过 4 GiB。",
         ),
         Play => ("Play", "播放"),
         Pause => ("Pause", "暂停"),

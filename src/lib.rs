@@ -27,5 +27,13 @@ pub mod ui;
 
 pub use ui::App;
 
+/// std's allocator growing wasm memory geometrically, as the wasm benchmarks do
+/// (crates/heap): dlmalloc alone grows it 64 KiB at a time, and each `memory.grow` is a
+/// call into the browser's runtime. It also counts the heap in use for the status line.
+/// Declared by the library so the page and its wasm tests run on the same heap.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: kubeloop_heap::GrowAhead = kubeloop_heap::GrowAhead;
+
 #[cfg(all(test, target_family = "wasm"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -218,6 +218,16 @@ async fn should_run_three_pods_after_apply() {
         .filter_map(|p| p.get_attribute("data-node"))
         .collect();
     assert!(nodes.len() >= 2, "spread over nodes: {nodes:?}");
+    let memory = app.one("[data-testid=memory]");
+    let mib: u32 = memory
+        .get_attribute("data-mib")
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    assert!(mib > 0, "the status line shows the heap in use");
+    assert!(memory
+        .text_content()
+        .unwrap_or_default()
+        .ends_with(&format!("{mib} MiB")));
     // The flow is a panel: while the engine is behind, it is told of a redraw a frame
     // after the diagram (design.md 6.8), so it may light a frame later.
     app.until("the first six stages lit", |a| {

@@ -94,6 +94,12 @@ pub fn Header() -> impl IntoView {
                         hidden=move || !ui.behind.get()>{move || ui.t(Key::Behind)}</span>
                     <span class="clock-slowed" data-testid="clock-slowed"
                         hidden=move || !ui.slowed.get()>{move || ui.t(Key::SlowedBurst)}</span>
+                    {move || ui.memory.get().map(|m| view! {
+                        <span class="clock-mem" data-testid="memory" data-mib=m.in_use_mib
+                            title=move || ui.t(Key::MemoryHint).replace("{memory}", &super::memory::size_text(m.memory_mib))>
+                            {move || format!("{} {}", ui.t(Key::Memory), m.text())}
+                        </span>
+                    })}
                 </div>
             </div>
             <div class="actions">

@@ -13,6 +13,7 @@ mod header;
 mod inspector;
 mod lesson;
 mod lessons_list;
+mod memory;
 mod object_inspector;
 mod objects;
 mod proxy;
@@ -81,6 +82,8 @@ pub struct Ui {
     pub slowmo: RwSignal<bool>,
     /// Whether this frame ran in slow motion.
     pub slowed: RwSignal<bool>,
+    /// The wasm heap in use, in whole MiB, as the status line shows it (see [`memory`]).
+    pub memory: RwSignal<Option<memory::Reading>>,
     /// The moment shown, while the page views one (else live).
     pub moment: RwSignal<Option<Time>>,
     /// The live session's virtual time.
@@ -113,6 +116,10 @@ impl Ui {
             if self.panels_rev.get_untracked() != rev {
                 self.panels_rev.set(rev);
             }
+        }
+        let memory = memory::read();
+        if self.memory.get_untracked() != memory {
+            self.memory.set(memory);
         }
     }
 
@@ -326,6 +333,7 @@ pub fn App() -> impl IntoView {
         reduced_motion: browser::prefers_reduced_motion(),
         slowmo: RwSignal::new(false),
         slowed: RwSignal::new(false),
+        memory: RwSignal::new(memory::read()),
         moment: RwSignal::new(None),
         live_now: RwSignal::new(0),
         tl_object: RwSignal::new(String::new()),

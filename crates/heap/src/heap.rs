@@ -4,7 +4,7 @@ extern crate std;
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::arch::wasm32::memory_size;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::alloc::System;
 
 const PAGE: usize = 64 * 1024;
@@ -17,6 +17,26 @@ const MAX_AHEAD: usize = 128 << 20;
 pub struct GrowAhead;
 
 static RESERVING: AtomicBool = AtomicBool::new(false);
+/// Bytes the program holds through this allocator (allocated and not yet freed); the
+/// blocks `after` reserves ahead are not counted.
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+/// Bytes of heap in use: what the program allocated and has not freed.
+pub fn heap_in_use() -> usize {
+    IN_USE.load(Ordering::Relaxed)
+}
+
+/// Wasm memory size in bytes (how much the heap grew to; it never shrinks).
+pub fn memory_bytes() -> usize {
+    memory_size::<0>() * PAGE
+}
+
+fn count(p: *mut u8, add: usize, sub: usize) {
+    if !p.is_null() {
+        IN_USE.fetch_add(add, Ordering::Relaxed);
+        IN_USE.fetch_sub(sub, Ordering::Relaxed);
+    }
+}
 
 /// Wasm memory size in MiB (how much the heap grew to).
 pub fn memory_mib() -> u32 {
@@ -69,6 +89,7 @@ unsafe impl GlobalAlloc for GrowAhead {
         // SAFETY: the caller's contract, forwarded.
         unsafe {
             let p = System.alloc(layout);
+            count(p, layout.size(), 0);
             self.after(before);
             p
         }
@@ -78,6 +99,7 @@ unsafe impl GlobalAlloc for GrowAhead {
         // SAFETY: the caller's contract, forwarded.
         unsafe {
             let p = System.alloc_zeroed(layout);
+            count(p, layout.size(), 0);
             self.after(before);
             p
         }
@@ -85,12 +107,14 @@ unsafe impl GlobalAlloc for GrowAhead {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: the caller's contract, forwarded.
         unsafe { System.dealloc(ptr, layout) }
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let before = memory_size::<0>();
         // SAFETY: the caller's contract, forwarded.
         unsafe {
             let p = System.realloc(ptr, layout, new_size);
+            count(p, new_size, layout.size());
             self.after(before);
             p
         }

@@ -15,6 +15,8 @@
 //! static ALLOCATOR: kubeloop_heap::GrowAhead = kubeloop_heap::GrowAhead;
 //! ```
 //!
+//! It also counts the bytes in use ([`heap_in_use`]), which the page's status line shows.
+//!
 //! On other targets the crate is empty.
 
 #![no_std]
@@ -23,4 +25,4 @@
 mod heap;
 
 #[cfg(target_arch = "wasm32")]
-pub use heap::{memory_mib, GrowAhead};
+pub use heap::{heap_in_use, memory_bytes, memory_mib, GrowAhead};
