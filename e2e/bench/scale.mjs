@@ -67,6 +67,7 @@ await withPage(async (browser, url) => {
       frames: window.__bench.frames,
       elements: document.getElementsByTagName('*').length,
       clock: document.querySelector('[data-testid=clock-value]')?.textContent,
+      heap_mib: Number(document.querySelector('[data-testid=memory]')?.getAttribute('data-mib')),
     };
   });
   console.log(
@@ -85,6 +86,8 @@ await withPage(async (browser, url) => {
       to_all_ready_s: round(r.wall / 1000),
       virtual_clock: r.clock,
       elements: r.elements,
+      // The status line's heap in use at all Ready (MiB).
+      heap_mib: r.heap_mib,
       chromium: browser.version(),
     }),
   );
