@@ -122,7 +122,7 @@ impl ReplicaSetController {
         rs: &Arc<Object>,
         r: &ReplicaSet,
         pods: &[&Arc<Object>],
-        related: &[&Arc<Object>],
+        inf: &Informers,
         env: &mut Env,
     ) {
         let want = r.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1).max(0) as usize;
@@ -160,7 +160,11 @@ impl ReplicaSetController {
         } else if have > want {
             self.replica_failure.remove(key);
             let n = (have - want).min(BURST_REPLICAS);
-            let victims = pods_to_delete(pods, related, n, now);
+            // Only a scale-down ranks by co-location, so only it gathers the pods of
+            // the owner's other ReplicaSets (upstream's getIndirectlyRelatedPods).
+            let related = related_pods(rs, inf);
+            let related: Vec<&Arc<Object>> = related.iter().collect();
+            let victims = pods_to_delete(pods, &related, n, now);
             let dels: BTreeSet<String> = victims.iter().map(|p| key_of(p)).collect();
             self.expectations.insert(
                 key.to_string(),
@@ -276,9 +280,7 @@ impl Controller for ReplicaSetController {
             .get(key)
             .is_some_and(|b| b.outstanding > 0 || b.remaining > 0);
         if self.satisfied(key, now) && rs.meta().deletion_timestamp.is_none() && !in_batches {
-            let related = related_pods(&rs, inf);
-            let related: Vec<&Arc<Object>> = related.iter().collect();
-            self.manage(key, &rs, r, &active, &related, env);
+            self.manage(key, &rs, r, &active, inf, env);
         }
         let min_ready = r
             .spec
