@@ -18,23 +18,112 @@ pub struct Member {
 /// The members of `json` (a compact JSON object), sharing each part equal to the same
 /// part of `base`; `None` if `json` is not an object.
 pub fn split(json: &[u8], base: &[Member]) -> Option<Vec<Member>> {
-    let top = split_object(json)?;
     Some(
-        top.into_iter()
-            .map(
-                |m| match split_key(m).and_then(|(k, v)| Some((k, split_object(v)?))) {
-                    Some((key, children)) => nested(key, children, base),
-                    None => Member {
-                        head: base
-                            .iter()
-                            .find(|b| b.inner.is_none() && *b.head == *m)
-                            .map_or_else(|| Arc::from(m), |b| b.head.clone()),
-                        inner: None,
-                    },
+        scan(json)?
+            .into_iter()
+            .map(|top| match top.object {
+                Some((key, children)) => nested(key, children, base),
+                None => Member {
+                    head: base
+                        .iter()
+                        .find(|b| b.inner.is_none() && *b.head == *top.whole)
+                        .map_or_else(|| Arc::from(top.whole), |b| b.head.clone()),
+                    inner: None,
                 },
-            )
+            })
             .collect(),
     )
+}
+
+/// A member of a compact JSON object as [`scan`] finds it.
+#[derive(Debug, PartialEq)]
+struct Top<'a> {
+    /// `"name":value`.
+    whole: &'a [u8],
+    /// When the value is an object: `"name":` and the object's members.
+    object: Option<(&'a [u8], Vec<&'a [u8]>)>,
+}
+
+/// The members of a compact JSON object and, for those whose value is an object, that
+/// object's members: both levels in one pass over the bytes, skipping through strings
+/// with `memchr` (a pod's scheduler annotations are one long escaped string). `None` if
+/// `json` is not an object.
+fn scan(json: &[u8]) -> Option<Vec<Top<'_>>> {
+    let inner = json.strip_prefix(b"{")?.strip_suffix(b"}")?;
+    let mut tops = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    // The current member's object value: where it opened, where its current child
+    // began, its children so far, and whether it has closed.
+    let mut object: Option<(usize, usize, Vec<&[u8]>, bool)> = None;
+    let mut i = 0;
+    while i < inner.len() {
+        match inner[i] {
+            b'"' => i = string_end(inner, i + 1)?,
+            b'{' => {
+                if depth == 0 {
+                    object = Some((i, i + 1, Vec::new(), false));
+                }
+                depth += 1;
+            }
+            b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 && inner[i] == b'}' {
+                    if let Some((_, child, children, closed)) = &mut object {
+                        if *child < i {
+                            children.push(&inner[*child..i]);
+                        }
+                        *closed = true;
+                    }
+                }
+            }
+            b',' if depth == 0 => {
+                tops.push(top(&inner[start..i], start, object.take()));
+                start = i + 1;
+            }
+            b',' if depth == 1 => {
+                if let Some((_, child, children, false)) = &mut object {
+                    children.push(&inner[*child..i]);
+                    *child = i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if depth != 0 {
+        return None;
+    }
+    if !inner.is_empty() {
+        tops.push(top(&inner[start..], start, object.take()));
+    }
+    Some(tops)
+}
+
+/// A member from [`scan`]: split into key and children when its value is an object that
+/// opened right after its key (`"name":{`) and ended it.
+fn top<'a>(
+    whole: &'a [u8],
+    start: usize,
+    object: Option<(usize, usize, Vec<&'a [u8]>, bool)>,
+) -> Top<'a> {
+    let object = object.and_then(|(open, _, children, closed)| {
+        let key = &whole[..open - start];
+        (closed && whole.last() == Some(&b'}') && split_key(key).is_some_and(|(_, v)| v.is_empty()))
+            .then_some((key, children))
+    });
+    Top { whole, object }
+}
+
+/// The index of the quote that ends the string whose content begins at `from`.
+fn string_end(bytes: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let at = from + memchr::memchr2(b'"', b'\\', bytes.get(from..)?)?;
+        if bytes[at] == b'"' {
+            return Some(at);
+        }
+        from = at + 2;
+    }
 }
 
 fn nested(key: &[u8], children: Vec<&[u8]>, base: &[Member]) -> Member {
@@ -142,7 +231,8 @@ fn split_key(member: &[u8]) -> Option<(&[u8], &[u8])> {
 
 /// The members of a compact JSON object (`{"a":1,"b":{…}}` → `"a":1`, `"b":{…}`), or
 /// `None` if `json` is not one.
-pub fn split_object(json: &[u8]) -> Option<Vec<&[u8]>> {
+#[cfg(test)]
+fn split_object(json: &[u8]) -> Option<Vec<&[u8]>> {
     let inner = json.strip_prefix(b"{")?.strip_suffix(b"}")?;
     let mut parts = Vec::new();
     let (mut depth, mut in_string, mut escaped, mut start) = (0usize, false, false, 0);
@@ -193,6 +283,22 @@ mod tests {
                 br#""g":{}"#
             ]
         );
+        let tops = scan(json).expect("an object");
+        let wholes: Vec<&[u8]> = tops.iter().map(|t| t.whole).collect();
+        assert_eq!(wholes, parts, "one pass finds the members two passes find");
+        assert_eq!(tops[0].object, None, "a string value");
+        assert_eq!(
+            tops[1].object,
+            Some((
+                &br#""b":"#[..],
+                vec![&br#""c":[1,{"d":2}]"#[..], br#""e\"":{}"#]
+            ))
+        );
+        assert_eq!(tops[2].object, None, "an array value");
+        assert_eq!(tops[3].object, Some((&br#""g":"#[..], vec![])));
+        assert_eq!(scan(br#"{"a":"\\"}"#).map(|t| t.len()), Some(1), "an escaped backslash ends no string");
+        assert_eq!(scan(br#"{"a":"x}"#), None, "an unterminated string");
+        assert_eq!(scan(br#"{"a":{"b":1}}}"#), None);
         let members = split(json, &[]).expect("an object");
         assert_eq!(join(&members), json.to_vec());
         assert_eq!(split_object(b"{}"), Some(vec![]));
