@@ -15,7 +15,8 @@ const { envelopeLine } = await import("./envelope.mjs");
 
 const nodes = Number(process.argv[2] ?? 1000);
 const pods = Number(process.argv[3] ?? 30000);
-const wasm = readFileSync(here + "target/wasm32-unknown-unknown/release/kubeloop_bench_wasm.wasm");
+// BENCH_WASM: another build of the same crate (e.g. with the page's size-optimised profile).
+const wasm = readFileSync(process.env.BENCH_WASM ?? here + "target/wasm32-unknown-unknown/release/kubeloop_bench_wasm.wasm");
 
 const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true });
 try {
