@@ -46,6 +46,9 @@ test('the page stays responsive while a Deployment scales to six hundred pods', 
   await expect(page.getByTestId('pod-summary')).toHaveCount(100);
   await expect(cluster.diagram.locator('[data-testid=pod]')).toHaveCount(0);
 
+  const heap = async () => Number(await page.getByTestId('memory').getAttribute('data-mib'));
+  const heapAt200 = await heap();
+  expect(heapAt200, 'the status line shows the heap in use').toBeGreaterThan(0);
   await page.evaluate(() => ((window as any).__longTasks = []));
   await page.evaluate(() => (window as any).__watchRedraws());
   await cluster.run('kubectl scale deployment web --replicas=600');
@@ -63,6 +66,9 @@ test('the page stays responsive while a Deployment scales to six hundred pods', 
   await expect(page.getByTestId('play-pause')).toHaveAttribute('aria-pressed', 'true');
 
   await expect(cluster.diagram).toHaveAttribute('data-user-ready', '600', { timeout: 200_000 });
+  // Four hundred more pods, their revisions and Events: the heap in use grows.
+  await expect.poll(heap).toBeGreaterThan(heapAt200);
+  await expect(page.getByTestId('memory')).toHaveText(/^heap \d+ MiB$/);
   // Frames that began and ended behind (the next began behind too): there the diagram
   // redrew at most every 400 ms (frame starts, so a little slack) and never together
   // with the flow panel.
