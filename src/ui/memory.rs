@@ -75,10 +75,16 @@ mod tests {
         let before = read().expect("wasm32 counts its heap");
         let block = vec![1u8; 8 * MIB];
         let during = read().unwrap();
-        assert!(during.in_use_mib >= before.in_use_mib + 7, "{before:?} → {during:?}");
+        assert!(
+            during.in_use_mib >= before.in_use_mib + 7,
+            "{before:?} → {during:?}"
+        );
         assert!(during.memory_mib >= during.in_use_mib);
         drop(block);
         let after = read().unwrap();
-        assert!(after.in_use_mib + 7 <= during.in_use_mib, "{during:?} → {after:?}");
+        assert!(
+            after.in_use_mib + 7 <= during.in_use_mib,
+            "{during:?} → {after:?}"
+        );
     }
 }

@@ -296,7 +296,11 @@ mod tests {
         );
         assert_eq!(tops[2].object, None, "an array value");
         assert_eq!(tops[3].object, Some((&br#""g":"#[..], vec![])));
-        assert_eq!(scan(br#"{"a":"\\"}"#).map(|t| t.len()), Some(1), "an escaped backslash ends no string");
+        assert_eq!(
+            scan(br#"{"a":"\\"}"#).map(|t| t.len()),
+            Some(1),
+            "an escaped backslash ends no string"
+        );
         assert_eq!(scan(br#"{"a":"x}"#), None, "an unterminated string");
         assert_eq!(scan(br#"{"a":{"b":1}}}"#), None);
         let members = split(json, &[]).expect("an object");
