@@ -28,26 +28,7 @@ const COMPONENTS: &[&str] = &[
 const NODES: &[&str] = &["node-1", "node-2", "node-3"];
 
 fn manifest(name: &str, replicas: u64, tag: &str) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels:
-      app: {name}
-  template:
-    metadata:
-      labels:
-        app: {name}
-    spec:
-      containers:
-      - name: app
-        image: nginx:{tag}
-"
-    )
+    kubeloop_sim::bench::soak::deployment(name, replicas, &format!("nginx:{tag}"))
 }
 
 /// What the test knows about one object: acknowledged state, or unknown after a

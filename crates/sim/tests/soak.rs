@@ -167,7 +167,7 @@ fn regression_superseded_work_queue_wakeups_do_not_pile_up() {
     let mut files = BTreeMap::new();
     files.insert(
         "web.yaml".to_string(),
-        kubeloop_sim::bench::soak::deployment("web", 2),
+        kubeloop_sim::bench::soak::deployment("web", 2, "nginx:1.27"),
     );
     files.insert(
         "tick.yaml".to_string(),

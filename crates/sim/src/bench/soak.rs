@@ -121,8 +121,9 @@ spec:
           restartPolicy: OnFailure
 ";
 
-/// The soak's Deployments: `replicas` nginx pods labelled `app: NAME`.
-pub fn deployment(name: &str, replicas: u64) -> String {
+/// A Deployment of `replicas` pods labelled `app: NAME`, one container `app` running
+/// `image` (the soak runs `nginx:1.27`; the property test rolls nginx tags with it).
+pub fn deployment(name: &str, replicas: u64, image: &str) -> String {
     format!(
         "apiVersion: apps/v1
 kind: Deployment
@@ -140,7 +141,7 @@ spec:
     spec:
       containers:
       - name: app
-        image: nginx:1.27
+        image: {image}
 "
     )
 }
@@ -292,7 +293,8 @@ impl Soak {
         c.w.run_for(30 * SECOND);
         for i in 0..DEPLOYMENTS {
             let name = format!("web-{i}");
-            c.files.insert(format!("{name}.yaml"), deployment(&name, 2));
+            c.files
+                .insert(format!("{name}.yaml"), deployment(&name, 2, "nginx:1.27"));
             c.run(&format!("kubectl apply -f {name}.yaml"));
         }
         c.files.insert("cronjob.yaml".into(), CRONJOB.into());
