@@ -359,8 +359,8 @@ fn verdict(out: &mut String, band: &Rect, v: &Verdict, tier: Tier) {
     out.push_str("</g>");
 }
 
-/// One node as the diagram keys it: its box and its pods (chips, or the bar of a compact
-/// node). The view redraws a node only when this markup changed.
+/// One node as the diagram draws it: its box, then its pods (chips, or the bar of a
+/// compact node) and the followed pod's verdict.
 pub fn node_cell(
     layout: &Layout,
     i: usize,
@@ -370,13 +370,29 @@ pub fn node_cell(
     sched: Option<&Verdict>,
     lang: Lang,
 ) -> String {
-    let mut out = String::new();
-    node_box(&mut out, layout, i, n, now, lang);
-    node_pods(&mut out, layout, i, n, marks, lang);
+    node_cell_parts(layout, i, n, now, marks, sched, lang).concat()
+}
+
+/// A node's two cells as the diagram keys them: the box (name, state, taints, parts)
+/// and what sits in it (its pods and the verdict). The view redraws a cell only when its
+/// markup changed, so pods coming and going leave the box alone.
+pub fn node_cell_parts(
+    layout: &Layout,
+    i: usize,
+    n: &NodeView,
+    now: Time,
+    marks: Marks,
+    sched: Option<&Verdict>,
+    lang: Lang,
+) -> [String; 2] {
+    let mut frame = String::new();
+    node_box(&mut frame, layout, i, n, now, lang);
+    let mut inside = String::new();
+    node_pods(&mut inside, layout, i, n, marks, lang);
     if let (Some(v), Some(band)) = (sched, layout.verdict_band(i)) {
-        verdict(&mut out, &band, v, layout.tier);
+        verdict(&mut inside, &band, v, layout.tier);
     }
-    out
+    [frame, inside]
 }
 
 fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time, lang: Lang) {
@@ -1110,6 +1126,35 @@ mod tests {
         );
         assert!(marked.contains("summary-endpoints") && marked.contains("2 endpoints (1 ready)"));
         assert!(!cell.contains("summary-endpoints"));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_leave_a_nodes_box_alone_when_only_its_pods_change() {
+        let l = layout(100, 4);
+        let before = node(
+            "node-1",
+            vec![pod_view("w-0", "node-1", "ContainerCreating")],
+        );
+        let after = node(
+            "node-1",
+            vec![
+                pod_view("w-0", "node-1", "Running"),
+                pod_view("w-1", "node-1", "Pending"),
+            ],
+        );
+        let parts = |n: &NodeView| node_cell_parts(&l, 0, n, 0, Marks::default(), None, Lang::En);
+        let (b, a) = (parts(&before), parts(&after));
+        assert_eq!(
+            b[0], a[0],
+            "the box is the same markup, so it is not redrawn"
+        );
+        assert_ne!(b[1], a[1], "the pods' bar is redrawn");
+        assert!(a[0].contains(r#"data-testid="node""#) && !a[0].contains("pod-summary"));
+        assert!(a[1].contains(r#"data-pods="2""#));
+        assert_eq!(
+            a.concat(),
+            node_cell(&l, 0, &after, 0, Marks::default(), None, Lang::En)
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]

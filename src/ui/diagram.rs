@@ -143,7 +143,7 @@ pub fn Diagram() -> impl IntoView {
             })
             .flatten()
     });
-    // One keyed cell per node (its box and pods) and one for the tray: a frame replaces
+    // Two keyed cells per node (its box; its pods) and one for the tray: a frame replaces
     // only the cells whose markup changed, however many nodes there are.
     // While a Service is picked, its endpoints' pods (pod → ready).
     let endpoints = Memo::new(move |_| {
@@ -165,9 +165,9 @@ pub fn Diagram() -> impl IntoView {
                     .nodes
                     .iter()
                     .enumerate()
-                    .map(|(i, n)| {
+                    .flat_map(|(i, n)| {
                         let v = verdicts.as_ref().and_then(|v| v.get(&n.name));
-                        svg::node_cell(l, i, n, c.now, marks, v, lang)
+                        svg::node_cell_parts(l, i, n, c.now, marks, v, lang)
                     })
                     .chain(std::iter::once(svg::tray(&c.pending, marks, lang)))
                     .enumerate()
@@ -208,8 +208,13 @@ pub fn Diagram() -> impl IntoView {
             )
         })
     });
+    // The message log is under the fold: held back while off screen and behind.
+    let log_root: NodeRef<leptos::html::Div> = NodeRef::new();
+    let log_rev = super::on_screen::gated(ui, super::on_screen::on_screen(log_root), move || {
+        ui.rev.get()
+    });
     let log = Memo::new(move |_| {
-        ui.rev.track();
+        log_rev.track();
         let names: Vec<String> = cluster.with(|c| c.nodes.iter().map(|n| n.name.clone()).collect());
         ui.session
             .try_with_value(|s| {
@@ -353,7 +358,7 @@ pub fn Diagram() -> impl IntoView {
             </div>
             <super::timeline::TimelinePanel/>
             <super::proxy::ProxyPanel/>
-            <div class="msglog" data-testid="message-log" aria-live="off">
+            <div class="msglog" data-testid="message-log" aria-live="off" node_ref=log_root>
                 <div class="msglog-head">{move || ui.t(Key::Messages)}</div>
                 <For each=move || log.get() key=|m| m.0 let:m>
                     <div class="msg">

@@ -20,7 +20,8 @@ const WATCH: usize = 40;
 pub fn EtcdBrowser() -> impl IntoView {
     let ui = use_ui();
     let prefix = RwSignal::new("/registry/deployments/".to_string());
-    let tick = throttled_rev(ui, 500.0);
+    let root: NodeRef<leptos::html::Div> = NodeRef::new();
+    let tick = throttled_rev(ui, 500.0, super::on_screen::on_screen(root));
     let space = Memo::new(move |_| -> Option<Keyspace> {
         tick.track();
         let p = prefix.get();
@@ -42,7 +43,7 @@ pub fn EtcdBrowser() -> impl IntoView {
             .collect::<Vec<_>>()
     };
     view! {
-        <div class="etcd-browser" data-testid="etcd-browser">
+        <div class="etcd-browser" data-testid="etcd-browser" node_ref=root>
             <div class="obj-sub">{move || ui.t(Key::EtcdKeyspace)}</div>
             <div class="mono muted small" data-testid="etcd-revision">{move || space.get().map(|k| format!("revision {} · compacted {}", k.revision, k.compacted))}</div>
             <div class="etcd-prefixes" role="group" aria-label=move || ui.t(Key::EtcdKeyspace)>

@@ -178,7 +178,8 @@ fn copy_link(ui: Ui, copied: RwSignal<bool>) {
 #[component]
 pub fn LessonPanel() -> impl IntoView {
     let ui = use_ui();
-    let tick = throttled_rev(ui, 250.0);
+    // The lesson's checks are its point: always told.
+    let tick = throttled_rev(ui, 250.0, RwSignal::new(true));
     let copied = RwSignal::new(false);
     let help = Help {
         hints: RwSignal::new((0, 0)),

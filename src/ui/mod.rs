@@ -16,6 +16,7 @@ mod lessons_list;
 mod memory;
 mod object_inspector;
 mod objects;
+mod on_screen;
 mod proxy;
 mod real_cluster;
 mod services;

@@ -53,7 +53,8 @@ impl Tab {
 pub fn ObjectInspector() -> impl IntoView {
     let ui = use_ui();
     let tab = RwSignal::new(Tab::Yaml);
-    let tick = throttled_rev(ui, 500.0);
+    // Opened by the learner, so always in view (never held back).
+    let tick = throttled_rev(ui, 500.0, RwSignal::new(true));
     // The revision picked in the etcd tab (None: the newest), kept while the card redraws.
     let pick = RwSignal::new(None::<u64>);
     // Events' ages move with the clock: they are read apart, so the YAML and the diff

@@ -89,7 +89,8 @@ fn ObjectList() -> impl IntoView {
     let filter = RwSignal::new(String::new());
     let open: RwSignal<BTreeSet<&'static str>> =
         RwSignal::new(["Deployment", "ReplicaSet"].into_iter().collect());
-    let tick = throttled_rev(ui, 500.0);
+    let root: NodeRef<leptos::html::Div> = NodeRef::new();
+    let tick = throttled_rev(ui, 500.0, super::on_screen::on_screen(root));
     let groups = Memo::new(move |_| -> Vec<KindGroup> {
         tick.track();
         let f = filter.get();
@@ -98,7 +99,7 @@ fn ObjectList() -> impl IntoView {
             .unwrap_or_default()
     });
     view! {
-        <div class="obj-browser">
+        <div class="obj-browser" node_ref=root>
             <p class="obj-hint">{move || ui.t(Key::ObjectsHint)}</p>
             <input class="obj-filter mono" type="search" data-testid="object-filter"
                 placeholder=move || ui.t(Key::ObjectsFilter) aria-label=move || ui.t(Key::ObjectsFilter)

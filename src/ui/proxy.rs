@@ -99,8 +99,12 @@ pub fn ProxyPanel() -> impl IntoView {
     let picked = RwSignal::new(None::<(String, String)>);
     let replay = RwSignal::new(0u32);
     let cache = StoredValue::new(Shown::default());
+    let root: NodeRef<leptos::html::Section> = NodeRef::new();
+    let rev = super::on_screen::gated(ui, super::on_screen::on_screen(root), move || {
+        ui.panels_rev.get()
+    });
     let shown = Memo::new(move |_| {
-        ui.panels_rev.track();
+        rev.track();
         let picked = picked.get();
         ui.session
             .try_with_value(|s| {
@@ -231,7 +235,7 @@ pub fn ProxyPanel() -> impl IntoView {
     };
     view! {
         <section class="proxy" class:wide=move || wide.get() data-testid="proxy-view"
-            aria-labelledby="proxy-title" on:keydown=on_key>
+            aria-labelledby="proxy-title" on:keydown=on_key node_ref=root>
             <div class="proxy-head">
                 <h2 class="pane-title" id="proxy-title">{move || ui.t(Key::ProxyTitle)}</h2>
                 <label class="nodes-pick">

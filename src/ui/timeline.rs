@@ -8,7 +8,7 @@ use kubeloop_sim::time::{format_duration, Time};
 use kubeloop_sim::view::timeline::{actor_name, span_around, Entry, Filter};
 use leptos::prelude::*;
 
-use super::{browser, use_ui, Ui};
+use super::{browser, on_screen, use_ui, Ui};
 use crate::i18n::Key;
 
 /// The spans offered (virtual ms; 0 = the whole run).
@@ -94,13 +94,18 @@ struct Data {
 
 /// A signal that follows the session's revision at most every `ms` of wall time (the last
 /// change always arrives): the timeline and the trace redraw at that rate while the world
-/// runs.
-pub fn throttled_rev(ui: Ui, ms: f64) -> RwSignal<u64> {
+/// runs. A panel off screen (`shown` false) is not told while the engine is behind
+/// ([`on_screen::tells`]); it catches up when shown or when the engine has caught up.
+pub fn throttled_rev(ui: Ui, ms: f64, shown: RwSignal<bool>) -> RwSignal<u64> {
     let out = RwSignal::new(0u64);
     let last = StoredValue::new(0.0f64);
     let waiting = StoredValue::new(false);
+    let open = move || on_screen::tells(shown.get(), ui.behind.get());
     Effect::new(move |_| {
         let rev = ui.panels_rev.get();
+        if !open() || out.get_untracked() == rev {
+            return;
+        }
         let now = browser::now_ms();
         if now - last.get_value() >= ms {
             last.set_value(now);
@@ -111,6 +116,14 @@ pub fn throttled_rev(ui: Ui, ms: f64) -> RwSignal<u64> {
             leptos::task::spawn_local(async move {
                 gloo_timers::future::TimeoutFuture::new(wait).await;
                 waiting.set_value(false);
+                // Held back meanwhile: the effect forwards the revision once open.
+                let open = on_screen::tells(
+                    shown.try_get_untracked().unwrap_or(true),
+                    ui.behind.try_get_untracked().unwrap_or(false),
+                );
+                if !open {
+                    return;
+                }
                 last.set_value(browser::now_ms());
                 if let Some(rev) = ui.panels_rev.try_get_untracked() {
                     out.try_set(rev);
@@ -156,7 +169,8 @@ pub fn TimelinePanel() -> impl IntoView {
     let component = RwSignal::new(String::new());
     let heartbeats = RwSignal::new(false);
     let span = RwSignal::new(0 as Time);
-    let tick = throttled_rev(ui, 250.0);
+    let root: NodeRef<leptos::html::Section> = NodeRef::new();
+    let tick = throttled_rev(ui, 250.0, on_screen::on_screen(root));
     let data = Memo::new(move |_| {
         tick.track();
         let c = component.get();
@@ -237,7 +251,7 @@ pub fn TimelinePanel() -> impl IntoView {
         }
     };
     view! {
-        <section class="timeline" data-testid="timeline" aria-labelledby="timeline-title">
+        <section class="timeline" data-testid="timeline" aria-labelledby="timeline-title" node_ref=root>
             <div class="pane-head">
                 <span class="pane-title" id="timeline-title">{move || ui.t(Key::TimelineTitle)}</span>
                 <span class="pane-hint">{move || ui.t(Key::TimelineHint)}</span>

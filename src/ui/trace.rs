@@ -127,7 +127,8 @@ fn rollout_view(ui: Ui, r: RolloutTrace) -> impl IntoView {
 #[component]
 pub fn TracePanel() -> impl IntoView {
     let ui = use_ui();
-    let tick = throttled_rev(ui, 300.0);
+    let root: NodeRef<leptos::html::Section> = NodeRef::new();
+    let tick = throttled_rev(ui, 300.0, super::on_screen::on_screen(root));
     type Traces = (PodTrace, Option<RolloutTrace>, Option<ServiceTrace>);
     let data = Memo::new(move |_| -> Option<Traces> {
         tick.track();
@@ -150,7 +151,7 @@ pub fn TracePanel() -> impl IntoView {
             .flatten()
     });
     view! {
-        <section class="pane trace-pane" data-testid="trace" aria-labelledby="trace-title">
+        <section class="pane trace-pane" data-testid="trace" aria-labelledby="trace-title" node_ref=root>
             <div class="pane-head">
                 <span class="pane-title" id="trace-title">{move || ui.t(Key::TraceTitle)}</span>
             </div>

@@ -312,9 +312,15 @@ fn created(world: &World, ns: &str, rs: &str, at: Time) -> bool {
 }
 
 fn scaling_events(world: &World, ns: &str, name: &str) -> Vec<(Time, String)> {
-    let mut out: Vec<(Time, String)> = super::stored(world, Kind::Event)
-        .iter()
-        .filter_map(|o| match &**o {
+    // An Event is named after the object it is about (`<name>.<suffix>`, as upstream's
+    // recorder names them): only the Deployment's own are read, not every pod's.
+    let prefix = format!("/registry/{}/{ns}/{name}.", Kind::Event.info().etcd_prefix);
+    let mut out: Vec<(Time, String)> = world
+        .observe()
+        .etcd()
+        .store
+        .range_prefix(&prefix)
+        .filter_map(|kv| match &*kv.value {
             Object::Event(e) => Some(e),
             _ => None,
         })
