@@ -90,9 +90,7 @@ test('the page stays responsive while a Deployment scales to six hundred pods', 
     const hidden = (n: number) => behind(n) && !f.tlShown[n] && !f.tlShown[n - 1];
     const hiddenFrames = f.start.map((_: number, n: number) => n).filter(hidden).length;
     const timelineHidden = [...f.timeline].filter(hidden);
-    const dbg = timelineHidden.map((n: number) => [n, [n - 2, n - 1, n, n + 1, n + 2].map((k) => `${f.behind[k] ? "B" : "-"}${f.tlShown[k] ? "S" : "-"}${f.diagram.has(k) ? "D" : ""}${f.flow.has(k) ? "F" : ""}${f.timeline.has(k) ? "T" : ""}`).join(" ")]);
-    const dbgAll = [...f.timeline].slice(0, 60);
-    return { redraws: diagram.length, minGap: Math.min(...gaps), both, flowBehind, hiddenFrames, timelineHidden, timeline: f.timeline.size, dbg, dbgAll };
+    return { redraws: diagram.length, minGap: Math.min(...gaps), both, flowBehind, hiddenFrames, timelineHidden, timeline: f.timeline.size };
   });
   testInfo.annotations.push({ type: 'redraws while behind', description: JSON.stringify(cadence) });
   expect(cadence.redraws, 'the diagram redraws while behind').toBeGreaterThan(3);
@@ -102,7 +100,7 @@ test('the page stays responsive while a Deployment scales to six hundred pods', 
   // The timeline under the fold is not redrawn while the engine is behind; it catches up
   // once the engine has (it did redraw during the run).
   expect(cadence.hiddenFrames, 'frames behind with the timeline out of sight').toBeGreaterThan(0);
-  expect(cadence.timelineHidden, JSON.stringify([cadence.dbg, cadence.dbgAll])).toEqual([]);
+  expect(cadence.timelineHidden, 'timeline redraws while behind and out of sight').toEqual([]);
   expect(cadence.timeline).toBeGreaterThan(0);
   const longest = await page.evaluate(() => Math.max(0, ...(window as any).__longTasks));
   testInfo.annotations.push({ type: 'longest task (ms)', description: String(longest) });
