@@ -20,6 +20,7 @@ pub mod proxy_svg;
 pub mod session;
 pub mod startup;
 pub mod svg;
+pub mod svg_summary;
 pub mod terminal;
 pub mod traffic;
 pub mod transfer;

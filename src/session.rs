@@ -104,6 +104,9 @@ pub struct Session {
     schedule: Vec<Step>,
     next_step: usize,
     apply_errors: BTreeMap<String, Vec<Located>>,
+    /// The file last parsed for the editor's problems (name, text, errors): while the
+    /// cluster runs, the problems are re-read at every redraw, the YAML is not re-parsed.
+    parsed: std::cell::RefCell<Option<(String, String, Vec<Located>)>>,
     view: ClusterView,
     view_cache: ViewCache,
     view_delivered: u64,
@@ -184,6 +187,7 @@ impl Session {
             queue: VecDeque::new(),
             next_step: 0,
             apply_errors: BTreeMap::new(),
+            parsed: Default::default(),
             view,
             view_cache: ViewCache::new(),
             view_delivered: 0,
@@ -436,11 +440,19 @@ impl Session {
         let Some(text) = self.file(name) else {
             return Vec::new();
         };
-        let mut out: Vec<Located> = parse_manifest_stream(text, name)
-            .errors
-            .iter()
-            .map(|e| e.located())
-            .collect();
+        let mut parsed = self.parsed.borrow_mut();
+        let fresh = parsed
+            .as_ref()
+            .is_some_and(|(n, t, _)| n == name && t == text);
+        if !fresh {
+            let errors = parse_manifest_stream(text, name)
+                .errors
+                .iter()
+                .map(|e| e.located())
+                .collect();
+            *parsed = Some((name.to_string(), text.to_string(), errors));
+        }
+        let mut out: Vec<Located> = parsed.as_ref().map(|p| p.2.clone()).unwrap_or_default();
         out.extend(self.apply_errors.get(name).into_iter().flatten().cloned());
         out.sort_by_key(|e| (e.line, e.column));
         out.dedup();

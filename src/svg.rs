@@ -15,6 +15,8 @@ use crate::geometry::{
 };
 use crate::highlight::escape;
 use crate::i18n::{t, Key, Lang};
+use crate::svg_summary;
+pub use crate::svg_summary::class_counts;
 use crate::traffic::Anim;
 
 /// How many of the newest dots carry their message as a label.
@@ -35,14 +37,14 @@ impl Marks<'_> {
     }
 
     /// `Some(ready)` when the pod is an endpoint of the selected Service.
-    fn endpoint(&self, p: &PodView) -> Option<bool> {
+    pub(crate) fn endpoint(&self, p: &PodView) -> Option<bool> {
         self.endpoints?
             .get(&format!("{}/{}", p.namespace, p.name))
             .copied()
     }
 }
 
-fn rect(out: &mut String, r: &Rect, rx: f64, class: &str) {
+pub(crate) fn rect(out: &mut String, r: &Rect, rx: f64, class: &str) {
     let _ = write!(
         out,
         r#"<rect class="{class}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="{rx}"/>"#,
@@ -385,14 +387,26 @@ pub fn node_cell_parts(
     sched: Option<&Verdict>,
     lang: Lang,
 ) -> [String; 2] {
-    let mut frame = String::new();
-    node_box(&mut frame, layout, i, n, now, lang);
     let mut inside = String::new();
     node_pods(&mut inside, layout, i, n, marks, lang);
+    inside.push_str(&verdict_cell(layout, i, sched));
+    [box_cell(layout, i, n, now, lang), inside]
+}
+
+/// A node's box alone (name, state, taints, parts).
+pub fn box_cell(layout: &Layout, i: usize, n: &NodeView, now: Time, lang: Lang) -> String {
+    let mut out = String::new();
+    node_box(&mut out, layout, i, n, now, lang);
+    out
+}
+
+/// The followed pod's verdict on node `i` (empty when there is none).
+pub fn verdict_cell(layout: &Layout, i: usize, sched: Option<&Verdict>) -> String {
+    let mut out = String::new();
     if let (Some(v), Some(band)) = (sched, layout.verdict_band(i)) {
-        verdict(&mut inside, &band, v, layout.tier);
+        verdict(&mut out, &band, v, layout.tier);
     }
-    [frame, inside]
+    out
 }
 
 fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time, lang: Lang) {
@@ -603,7 +617,7 @@ pub fn short_name(name: &str) -> &str {
         .unwrap_or(name)
 }
 
-fn class_label(c: PodClass, lang: Lang) -> &'static str {
+pub(crate) fn class_label(c: PodClass, lang: Lang) -> &'static str {
     let key = match c {
         PodClass::Unscheduled => Key::ClassUnscheduled,
         PodClass::Creating => Key::ClassCreating,
@@ -708,7 +722,7 @@ fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, marks: Marks, lang
 /// A node's pods: a chip each, or on a compact node one bar split by state.
 fn node_pods(out: &mut String, layout: &Layout, i: usize, n: &NodeView, marks: Marks, lang: Lang) {
     if let Some(bar) = layout.summary(i) {
-        pod_summary(out, &bar, n, marks, lang);
+        svg_summary::write(out, &svg_summary::summary(&bar, n, marks, lang));
         return;
     }
     for (j, p) in n.pods.iter().enumerate() {
@@ -716,87 +730,6 @@ fn node_pods(out: &mut String, layout: &Layout, i: usize, n: &NodeView, marks: M
             pod(out, p, &r, layout.tier == Tier::Detail, marks, lang);
         }
     }
-}
-
-/// How many of a node's pods are in each state, in legend order (states with none left out).
-pub fn class_counts(pods: &[std::sync::Arc<PodView>]) -> Vec<(PodClass, usize)> {
-    PodClass::ALL
-        .into_iter()
-        .map(|c| (c, pods.iter().filter(|p| pod_class(p) == c).count()))
-        .filter(|(_, n)| *n > 0)
-        .collect()
-}
-
-/// The bar standing for a compact node's pods: one segment per state, as wide as its
-/// share, and the count; the tooltip says how many are in each state. While a Service is
-/// picked, the bar is ringed and counts the node's endpoints of it (ready ones apart).
-fn pod_summary(out: &mut String, bar: &Rect, n: &NodeView, marks: Marks, lang: Lang) {
-    let counts = class_counts(&n.pods);
-    let total = n.pods.len();
-    let mut title = format!("{}: {total} pods", escape(&n.name));
-    for (c, k) in &counts {
-        let _ = write!(title, " · {k} {}", class_label(*c, lang));
-    }
-    let endpoints: Vec<bool> = n.pods.iter().filter_map(|p| marks.endpoint(p)).collect();
-    let ready = endpoints.iter().filter(|r| **r).count();
-    let mut attrs = String::new();
-    if !endpoints.is_empty() {
-        let (label, ready_label) = match lang {
-            Lang::En => ("endpoints", "ready"),
-            Lang::Zh => ("个端点", "就绪"),
-        };
-        let _ = write!(
-            title,
-            " · {} {label} ({ready} {ready_label})",
-            endpoints.len()
-        );
-        let _ = write!(
-            attrs,
-            r#" data-endpoints="{}" data-endpoints-ready="{ready}""#,
-            endpoints.len()
-        );
-    }
-    let _ = write!(
-        out,
-        r#"<g class="pod-summary{}" data-testid="pod-summary" data-node="{}" data-pods="{total}"{attrs}><title>{title}</title>"#,
-        if endpoints.is_empty() {
-            ""
-        } else {
-            " has-endpoints"
-        },
-        escape(&n.name)
-    );
-    if !endpoints.is_empty() {
-        let ring = Rect {
-            x: bar.x - 2.0,
-            y: bar.y - 2.0,
-            w: bar.w + 4.0,
-            h: bar.h + 4.0,
-        };
-        rect(out, &ring, 3.0, "summary-endpoints");
-    }
-    rect(out, bar, 2.0, "summary-track");
-    let width = bar.w - 16.0;
-    let mut x = bar.x;
-    for (c, k) in &counts {
-        let w = width * *k as f64 / total as f64;
-        let _ = write!(
-            out,
-            r#"<rect class="summary-seg {c}" data-class="{c}" data-count="{k}" x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}"/>"#,
-            c = c.as_str(),
-            y = bar.y,
-            h = bar.h
-        );
-        x += w;
-    }
-    text(
-        out,
-        bar.x + bar.w - 1.0,
-        bar.y + bar.h - 1.5,
-        "summary-count",
-        &total.to_string(),
-    );
-    out.push_str("</g>");
 }
 
 /// The unscheduled pods in the tray by the scheduler, and how many there are.
@@ -893,13 +826,13 @@ pub fn flights<'a>(layout: &Layout, dots: impl Iterator<Item = (&'a Anim, f64)>)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::geometry::layout;
     use crate::traffic::FlightKind;
     use wasm_bindgen_test::wasm_bindgen_test;
 
-    fn node(name: &str, pods: Vec<PodView>) -> NodeView {
+    pub(crate) fn node(name: &str, pods: Vec<PodView>) -> NodeView {
         NodeView {
             name: name.into(),
             ip: "172.18.0.3".into(),
@@ -918,7 +851,7 @@ mod tests {
         }
     }
 
-    fn pod_view(name: &str, node: &str, status: &str) -> PodView {
+    pub(crate) fn pod_view(name: &str, node: &str, status: &str) -> PodView {
         PodView {
             owner: String::new(),
             namespace: "default".into(),

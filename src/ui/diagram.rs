@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use super::use_ui;
 use crate::geometry::{self, WIDTH};
 use crate::i18n::Key;
-use crate::svg;
+use crate::{svg, svg_summary};
 
 /// Node counts offered by the picker.
 pub const NODE_COUNTS: [u32; 8] = [1, 3, 5, 8, 20, 50, 100, 300];
@@ -143,13 +143,14 @@ pub fn Diagram() -> impl IntoView {
             })
             .flatten()
     });
-    // Two keyed cells per node (its box; its pods) and one for the tray: a frame replaces
-    // only the cells whose markup changed, however many nodes there are.
     // While a Service is picked, its endpoints' pods (pod → ready).
     let endpoints = Memo::new(move |_| {
         ui.rev.track();
         super::services::picked_endpoints(ui)
     });
+    // Two keyed cells per node (its box; its pods and verdict) and one for the tray: a
+    // frame replaces only the cells whose markup changed, however many nodes there are.
+    // A compact node's pods are its bar, kept in place in their own layer (`bars`).
     let cells = Memo::new(move |_| {
         let selected = ui.selected.get();
         let lang = ui.lang.get();
@@ -167,7 +168,14 @@ pub fn Diagram() -> impl IntoView {
                     .enumerate()
                     .flat_map(|(i, n)| {
                         let v = verdicts.as_ref().and_then(|v| v.get(&n.name));
-                        svg::node_cell_parts(l, i, n, c.now, marks, v, lang)
+                        if l.tier == geometry::Tier::Compact {
+                            [
+                                svg::box_cell(l, i, n, c.now, lang),
+                                svg::verdict_cell(l, i, v),
+                            ]
+                        } else {
+                            svg::node_cell_parts(l, i, n, c.now, marks, v, lang)
+                        }
                     })
                     .chain(std::iter::once(svg::tray(&c.pending, marks, lang)))
                     .enumerate()
@@ -178,6 +186,26 @@ pub fn Diagram() -> impl IntoView {
             })
         })
     });
+    let bars = Memo::new(move |_| {
+        let lang = ui.lang.get();
+        let endpoints = endpoints.get();
+        let marks = svg::Marks {
+            selected: None,
+            endpoints: endpoints.as_ref(),
+        };
+        cluster.with(|c| {
+            layout.with(|l| {
+                let bar = |(i, n)| Some(svg_summary::summary(&l.summary(i)?, n, marks, lang));
+                c.nodes
+                    .iter()
+                    .enumerate()
+                    .filter_map(bar)
+                    .collect::<Vec<_>>()
+            })
+        })
+    });
+    let bars_layer: NodeRef<leptos::svg::G> = NodeRef::new();
+    super::bars::keep_in_place(bars, bars_layer);
     let flights = move || {
         ui.frame.track();
         if ui.reduced_motion {
@@ -341,6 +369,7 @@ pub fn Diagram() -> impl IntoView {
                         <g class="cell" inner_html=c.1></g>
                     </For>
                 </g>
+                <g class="layer-bars" node_ref=bars_layer></g>
             </svg>
             // The dots move every frame: their own SVG (its own compositing layer), so a
             // frame repaints them, not the whole cluster.

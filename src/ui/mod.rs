@@ -1,5 +1,6 @@
 //! The views: thin components over one [`Session`] held in context, and the page layout.
 
+mod bars;
 mod browser;
 mod codemirror;
 mod console;
