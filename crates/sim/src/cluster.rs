@@ -209,7 +209,7 @@ pub fn validate_node_config(c: &NodeConfig) -> Vec<crate::apiserver::field_error
             ..NodeStatus::default()
         }),
     };
-    crate::apiserver::validation::validate_create(&crate::object::Object::Node(node))
+    crate::apiserver::validation::validate_create(&crate::object::Object::from(node))
 }
 
 /// The Node object a kubelet registers for `host`.

@@ -265,7 +265,7 @@ impl KubeScheduler {
             .informer(Kind::Node)
             .iter()
             .filter_map(|o| match &**o {
-                Object::Node(n) => Some(Arc::new(n.clone())),
+                Object::Node(n) => Some(Arc::new((**n).clone())),
                 _ => None,
             })
             .collect();
@@ -278,17 +278,17 @@ impl KubeScheduler {
         let mut snap = Snapshot::new(&nodes, &pods);
         for o in self.informer(Kind::PersistentVolumeClaim).iter() {
             if let Object::PersistentVolumeClaim(x) = &**o {
-                snap.set_pvc(Arc::new(x.clone()));
+                snap.set_pvc(Arc::new((**x).clone()));
             }
         }
         for o in self.informer(Kind::PersistentVolume).iter() {
             if let Object::PersistentVolume(x) = &**o {
-                snap.set_pv(Arc::new(x.clone()));
+                snap.set_pv(Arc::new((**x).clone()));
             }
         }
         for o in self.informer(Kind::StorageClass).iter() {
             if let Object::StorageClass(x) = &**o {
-                snap.set_storage_class(Arc::new(x.clone()));
+                snap.set_storage_class(Arc::new((**x).clone()));
             }
         }
         self.snapshot = Some(snap);
@@ -311,7 +311,7 @@ impl KubeScheduler {
             .informer(Kind::Service)
             .iter()
             .filter_map(|o| match &**o {
-                Object::Service(s) => Some(Arc::new(s.clone())),
+                Object::Service(s) => Some(Arc::new((**s).clone())),
                 _ => None,
             })
             .collect();
@@ -319,7 +319,7 @@ impl KubeScheduler {
             .informer(Kind::ReplicaSet)
             .iter()
             .filter_map(|o| match &**o {
-                Object::ReplicaSet(s) => Some(Arc::new(s.clone())),
+                Object::ReplicaSet(s) => Some(Arc::new((**s).clone())),
                 _ => None,
             })
             .collect();
@@ -327,7 +327,7 @@ impl KubeScheduler {
             .informer(Kind::StatefulSet)
             .iter()
             .filter_map(|o| match &**o {
-                Object::StatefulSet(s) => Some(Arc::new(s.clone())),
+                Object::StatefulSet(s) => Some(Arc::new((**s).clone())),
                 _ => None,
             })
             .collect();
@@ -405,14 +405,14 @@ impl KubeScheduler {
                         Change::Deleted(_) => ClusterEvent::NodeDelete,
                     };
                     let node_info = |o: &Object| match o {
-                        Object::Node(n) => Some(NodeInfo::new(Arc::new(n.clone()))),
+                        Object::Node(n) => Some(NodeInfo::new(Arc::new((**n).clone()))),
                         _ => None,
                     };
                     let (mut old, mut new) = (None, None);
                     match (&c, &*o) {
                         (Change::Deleted(_), _) => snap.remove_node(o.name()),
                         (_, Object::Node(n)) => {
-                            snap.update_node(Arc::new(n.clone()));
+                            snap.update_node(Arc::new((**n).clone()));
                             if self.queue.pending_counts().2 > 0 {
                                 new = node_info(&o);
                                 if let Change::Updated(before, _) = &c {
@@ -445,15 +445,15 @@ impl KubeScheduler {
                             ClusterEvent::PvChange
                         }
                         Object::PersistentVolumeClaim(x) => {
-                            snap.set_pvc(Arc::new(x.clone()));
+                            snap.set_pvc(Arc::new((**x).clone()));
                             ClusterEvent::PvcChange
                         }
                         Object::PersistentVolume(x) => {
-                            snap.set_pv(Arc::new(x.clone()));
+                            snap.set_pv(Arc::new((**x).clone()));
                             ClusterEvent::PvChange
                         }
                         Object::StorageClass(x) => {
-                            snap.set_storage_class(Arc::new(x.clone()));
+                            snap.set_storage_class(Arc::new((**x).clone()));
                             ClusterEvent::StorageClassChange
                         }
                         _ => continue,

@@ -321,7 +321,7 @@ fn scaling_events(world: &World, ns: &str, name: &str) -> Vec<(Time, String)> {
         .store
         .range_prefix(&prefix)
         .filter_map(|kv| match &*kv.value {
-            Object::Event(e) => Some(e),
+            Object::Event(e) => Some(&**e),
             _ => None,
         })
         .filter(|e: &&Event| {

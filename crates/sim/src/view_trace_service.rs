@@ -75,7 +75,7 @@ fn ready_endpoints(kv_value: Option<&Object>) -> BTreeSet<RuleChange> {
     let Some(Object::EndpointSlice(slice)) = kv_value else {
         return BTreeSet::new();
     };
-    endpoints_map(&[Arc::new(slice.clone())], "")
+    endpoints_map(&[Arc::new((**slice).clone())], "")
         .into_iter()
         .flat_map(|(spn, eps)| {
             let port = spn.to_string();

@@ -239,7 +239,7 @@ fn a_watch_below_the_compaction_point_relists_and_misses_nothing() {
     store.txn(
         "/registry/namespaces/written-behind",
         Expect::Absent,
-        TxnOp::Put(Arc::new(Object::Namespace(ns))),
+        TxnOp::Put(Arc::new(Object::from(ns))),
     );
     let mut cm = k8s_openapi::api::core::v1::ConfigMap::default();
     cm.metadata.name = Some("also-behind".into());
@@ -247,7 +247,7 @@ fn a_watch_below_the_compaction_point_relists_and_misses_nothing() {
     store.txn(
         "/registry/configmaps/default/also-behind",
         Expect::Absent,
-        TxnOp::Put(Arc::new(Object::ConfigMap(cm))),
+        TxnOp::Put(Arc::new(Object::from(cm))),
     );
     let rev = store.revision();
     store.compact(rev).unwrap();

@@ -327,7 +327,7 @@ fn etcd_pods(w: &World) -> Vec<k8s_openapi::api::core::v1::Pod> {
         .store
         .range_prefix("/registry/pods/")
         .filter_map(|kv| match &*kv.value {
-            Object::Pod(p) => Some(p.clone()),
+            Object::Pod(p) => Some((**p).clone()),
             _ => None,
         })
         .collect()

@@ -56,7 +56,7 @@ pub fn namespace_lifecycle(cache: &WatchCache, op: Operation, o: &Object) -> Res
     let ns_obj = cache
         .get(Kind::Namespace, "", o.namespace())
         .and_then(|n| match &**n {
-            Object::Namespace(n) => Some(n),
+            Object::Namespace(n) => Some(&**n),
             _ => None,
         });
     namespacelifecycle::admit(op, o.kind(), o.name(), o.namespace(), Some(o), ns_obj)

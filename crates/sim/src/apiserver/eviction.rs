@@ -166,11 +166,9 @@ pub(crate) fn decide(
             return Ok(Decision::Delete);
         }
     }
-    let mut charged = check_and_decrement(pdb.clone(), pod.name(), now)?;
+    let mut charged = check_and_decrement((**pdb).clone(), pod.name(), now)?;
     charged.metadata.resource_version = current.meta().resource_version.clone();
-    Ok(Decision::Charge(Arc::new(Object::PodDisruptionBudget(
-        charged,
-    ))))
+    Ok(Decision::Charge(Arc::new(Object::from(charged))))
 }
 
 /// The pod being deleted, with the `DisruptionTarget` condition upstream's

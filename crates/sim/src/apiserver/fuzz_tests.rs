@@ -304,7 +304,7 @@ fn exercise(obj: &Object, original: &Object, cluster: &[Object]) {
     let _ = validate_update(&obj, &obj);
 
     let ns = cluster.iter().find_map(|o| match o {
-        Object::Namespace(n) => Some(n.clone()),
+        Object::Namespace(n) => Some((**n).clone()),
         _ => None,
     });
     let mut ranges = Vec::new();
@@ -313,10 +313,10 @@ fn exercise(obj: &Object, original: &Object, cluster: &[Object]) {
     let mut accounts = Vec::new();
     for o in cluster {
         match o {
-            Object::LimitRange(l) => ranges.push(l.clone()),
-            Object::ResourceQuota(q) => quotas.push(q.clone()),
-            Object::PriorityClass(p) => classes.push(p.clone()),
-            Object::ServiceAccount(s) => accounts.push(s.clone()),
+            Object::LimitRange(l) => ranges.push((**l).clone()),
+            Object::ResourceQuota(q) => quotas.push((**q).clone()),
+            Object::PriorityClass(p) => classes.push((**p).clone()),
+            Object::ServiceAccount(s) => accounts.push((**s).clone()),
             _ => {}
         }
     }
@@ -334,12 +334,12 @@ fn exercise(obj: &Object, original: &Object, cluster: &[Object]) {
     }
     match &obj {
         Object::Pod(p) => {
-            let mut p = p.clone();
+            let mut p = (**p).clone();
             limitranger::mutate_pod(&mut p, &ranges);
             let _ = limitranger::validate_pod(&p, &ranges);
             let _ = serviceaccount::admit(&mut p, &accounts, "x7k2q");
             let old = match original {
-                Object::Pod(o) => Some(o),
+                Object::Pod(o) => Some(&**o),
                 _ => None,
             };
             let _ = priority::admit_pod(Operation::Create, &mut p, None, &classes);
@@ -347,7 +347,7 @@ fn exercise(obj: &Object, original: &Object, cluster: &[Object]) {
             defaulttolerationseconds::admit(&mut p);
             let _ = resourcequota::pod_requests(&p);
             let _ = resourcequota::pod_limits(&p);
-            let _ = validate_create(&Object::Pod(p));
+            let _ = validate_create(&Object::from(p));
         }
         Object::PersistentVolumeClaim(c) => {
             let _ = limitranger::validate_pvc(c, &ranges);

@@ -196,7 +196,7 @@ impl ApiServer {
         }
         let svc = crate::cluster::kubernetes_service_object();
         let mut req = ApiRequest::new(Verb::Create, Kind::Service, "default", "")
-            .with_body(crate::api::Body::Object(Object::Service(svc)));
+            .with_body(crate::api::Body::Object(Object::from(svc)));
         req.user = Some("system:apiserver".into());
         req.groups = vec!["system:masters".into(), "system:authenticated".into()];
         self.serve(ctx, Actor::ApiServer, req);

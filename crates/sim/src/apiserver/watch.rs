@@ -500,7 +500,7 @@ mod tests {
         cm.metadata.namespace = Some("default".into());
         cm.metadata.resource_version = Some(rev.to_string());
         cm.data = Some([("v".to_string(), v.to_string())].into_iter().collect());
-        let value = Arc::new(Object::ConfigMap(cm));
+        let value = Arc::new(Object::from(cm));
         let kv = KeyValue {
             key: "/registry/configmaps/default/a".into(),
             create_revision: 1,

@@ -2,7 +2,7 @@
 //! etcd transaction (create, update, patch, delete with grace and finalizers, binding,
 //! scale, eviction).
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use k8s_openapi::api::core::v1::PodCondition;
 
@@ -62,12 +62,13 @@ pub enum WriteOp {
 
 impl WriteOp {
     /// The transaction to send. The object moves into it (the op keeps an empty
-    /// stand-in), so etcd holds the only reference and stamps its revision in place:
-    /// the watch cache and the response then share etcd's copy.
+    /// stand-in, one shared by every op: nothing reads it), so etcd holds the only
+    /// reference and stamps its revision in place: the watch cache and the response
+    /// then share etcd's copy.
     pub fn txn(&mut self) -> (String, Expect, TxnOp) {
-        let take = |o: &mut Arc<Object>| {
-            std::mem::replace(o, Arc::new(Object::ConfigMap(Default::default())))
-        };
+        static TAKEN: LazyLock<Arc<Object>> =
+            LazyLock::new(|| Arc::new(Object::ConfigMap(Default::default())));
+        let take = |o: &mut Arc<Object>| std::mem::replace(o, TAKEN.clone());
         match self {
             WriteOp::Create { key, obj } => (key.clone(), Expect::Absent, TxnOp::Put(take(obj))),
             WriteOp::Update {

@@ -354,7 +354,7 @@ mod tests {
     use super::*;
 
     fn pod(name: &str, owner: &str, phase: &str) -> Arc<Object> {
-        Arc::new(Object::Pod(Pod {
+        Arc::new(Object::from(Pod {
             metadata: ObjectMeta {
                 name: Some(name.into()),
                 namespace: Some("default".into()),

@@ -139,10 +139,10 @@ fn addon(
         }),
         status: None,
     };
-    let mut obj = Object::Deployment(d.clone());
+    let mut obj = Object::from(d.clone());
     set_defaults(&mut obj);
     if let Object::Deployment(x) = obj {
-        d = x;
+        d = *x;
     }
     let template = d.spec.clone().unwrap_or_default().template;
     let hash = crate::controllers::util::compute_hash(&template, None);
@@ -154,7 +154,7 @@ fn addon(
         .labels
         .get_or_insert_with(BTreeMap::new)
         .insert("pod-template-hash".into(), hash.clone());
-    let dep_obj = Object::Deployment(d.clone());
+    let dep_obj = Object::from(d.clone());
     let mut rs_meta = meta(&rs_name, Some(a.ns), rng);
     rs_meta.labels = rs_template.metadata.as_ref().and_then(|m| m.labels.clone());
     rs_meta.annotations = Some(labels(&[
@@ -185,14 +185,14 @@ fn addon(
         }),
         status: None,
     };
-    let rs_obj = Object::ReplicaSet(rs.clone());
-    out.push(Object::Deployment(d));
+    let rs_obj = Object::from(rs.clone());
+    out.push(Object::from(d));
     out.push(rs_obj.clone());
     let sa = ServiceAccount {
         metadata: meta(a.sa, Some(a.ns), rng),
         ..ServiceAccount::default()
     };
-    out.push(Object::ServiceAccount(sa.clone()));
+    out.push(Object::from(sa.clone()));
     for i in 0..a.replicas as usize {
         let mut pod: Pod = crate::controllers::util::pod_from_template(
             &rs_template,
@@ -221,7 +221,7 @@ fn addon(
                 .to_string();
             boot.push(run_on(&mut pod, node, host, &format!("{base}.{n}")));
         }
-        out.push(Object::Pod(pod));
+        out.push(Object::from(pod));
     }
 }
 
@@ -229,7 +229,7 @@ fn addon(
 /// defaults, ServiceAccount (`sfx` names its token volume), priority,
 /// DefaultTolerationSeconds, then the create strategy.
 pub(super) fn admit(pod: Pod, sa: &ServiceAccount, sfx: &str) -> Option<Pod> {
-    let mut o = Object::Pod(pod);
+    let mut o = Object::from(pod);
     set_defaults(&mut o);
     let Object::Pod(mut pod) = o else {
         return None;
@@ -242,10 +242,10 @@ pub(super) fn admit(pod: Pod, sa: &ServiceAccount, sfx: &str) -> Option<Pod> {
         &priority::system_priority_classes(),
     );
     defaulttolerationseconds::admit(&mut pod);
-    let mut o = Object::Pod(pod);
+    let mut o = Object::from(pod);
     crate::apiserver::strategy::prepare_for_create(&mut o);
     match o {
-        Object::Pod(p) => Some(p),
+        Object::Pod(p) => Some(*p),
         _ => None,
     }
 }
@@ -347,7 +347,7 @@ pub fn objects(nodes: &[NodeHost], rng: &mut Rng) -> (Vec<Object>, Vec<BootPod>)
             .into_iter()
             .collect(),
     );
-    out.push(Object::ConfigMap(cm));
+    out.push(Object::from(cm));
     let dns_places: Vec<usize> = places.iter().copied().take(2).collect();
     addon(
         Addon {
@@ -382,7 +382,7 @@ pub fn objects(nodes: &[NodeHost], rng: &mut Rng) -> (Vec<Object>, Vec<BootPod>)
         target_port: Some(IntOrString::Int(port)),
         ..ServicePort::default()
     };
-    out.push(Object::Service(Service {
+    out.push(Object::from(Service {
         metadata: svc_meta,
         spec: Some(ServiceSpec {
             cluster_ip: Some(DNS_SERVICE_IP.into()),
@@ -407,7 +407,7 @@ pub fn objects(nodes: &[NodeHost], rng: &mut Rng) -> (Vec<Object>, Vec<BootPod>)
         "kubernetes.io/metadata.name",
         "local-path-storage",
     )]));
-    out.push(Object::Namespace(Namespace {
+    out.push(Object::from(Namespace {
         metadata: ns,
         spec: Some(NamespaceSpec {
             finalizers: Some(vec!["kubernetes".into()]),
@@ -417,7 +417,7 @@ pub fn objects(nodes: &[NodeHost], rng: &mut Rng) -> (Vec<Object>, Vec<BootPod>)
             ..NamespaceStatus::default()
         }),
     }));
-    out.push(Object::ServiceAccount(ServiceAccount {
+    out.push(Object::from(ServiceAccount {
         metadata: meta("default", Some("local-path-storage"), rng),
         ..ServiceAccount::default()
     }));
@@ -430,7 +430,7 @@ pub fn objects(nodes: &[NodeHost], rng: &mut Rng) -> (Vec<Object>, Vec<BootPod>)
         ("setup".to_string(), "#!/bin/sh\nset -eu\nmkdir -m 0777 -p \"$VOL_DIR\"\n".to_string()),
         ("teardown".to_string(), "#!/bin/sh\nset -eu\nrm -rf \"$VOL_DIR\"\n".to_string()),
     ].into_iter().collect());
-    out.push(Object::ConfigMap(lp));
+    out.push(Object::from(lp));
     let lp_places: Vec<usize> = places.iter().copied().take(1).collect();
     addon(
         Addon {
@@ -453,7 +453,7 @@ pub fn objects(nodes: &[NodeHost], rng: &mut Rng) -> (Vec<Object>, Vec<BootPod>)
         "storageclass.kubernetes.io/is-default-class",
         "true",
     )]));
-    out.push(Object::StorageClass(StorageClass {
+    out.push(Object::from(StorageClass {
         metadata: sc_meta,
         provisioner: LOCAL_PATH_PROVISIONER.into(),
         reclaim_policy: Some("Delete".into()),

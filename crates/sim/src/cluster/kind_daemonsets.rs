@@ -292,7 +292,7 @@ fn daemonset(
     template: PodTemplateSpec,
     rng: &mut Rng,
 ) -> DaemonSet {
-    let mut o = Object::DaemonSet(DaemonSet {
+    let mut o = Object::from(DaemonSet {
         metadata: ObjectMeta {
             labels: Some(labels(ds_labels)),
             ..meta(name, Some("kube-system"), rng)
@@ -310,7 +310,7 @@ fn daemonset(
     set_defaults(&mut o);
     crate::apiserver::strategy::prepare_for_create(&mut o);
     match o {
-        Object::DaemonSet(d) => d,
+        Object::DaemonSet(d) => *d,
         _ => DaemonSet::default(),
     }
 }
@@ -324,7 +324,7 @@ fn install(
     rng: &mut Rng,
 ) {
     let name = ds.metadata.name.clone().unwrap_or_default();
-    let ds_obj = Object::DaemonSet(ds.clone());
+    let ds_obj = Object::from(ds.clone());
     let template = ds.spec.clone().unwrap_or_default().template;
     let tl = template.metadata.as_ref().and_then(|m| m.labels.as_ref());
     let mut rev = new_revision(&ds_obj, tl, template_patch(&template), 1, None);
@@ -349,8 +349,8 @@ fn install(
         ..ServiceAccount::default()
     };
     out.push(ds_obj.clone());
-    out.push(Object::ControllerRevision(rev));
-    out.push(Object::ServiceAccount(sa.clone()));
+    out.push(Object::from(rev));
+    out.push(Object::from(sa.clone()));
     let mut pod_template = daemon_template(&ds);
     let pl = pod_template
         .metadata
@@ -380,7 +380,7 @@ fn install(
             continue;
         };
         boot.push(run_on(&mut pod, i, host, &host.ip));
-        out.push(Object::Pod(pod));
+        out.push(Object::from(pod));
     }
 }
 

@@ -112,7 +112,7 @@ async fn can_i(k: &Kubectl) -> i32 {
         ..Default::default()
     };
     let req = ApiRequest::new(Verb::Create, Kind::SelfSubjectAccessReview, "", "")
-        .with_body(Body::Object(Object::SelfSubjectAccessReview(review)));
+        .with_body(Body::Object(Object::from(review)));
     let allowed = match k.sys.api(req).await {
         Ok(ApiResult::Object(o)) => match &*o {
             Object::SelfSubjectAccessReview(r) => r.status.as_ref().is_some_and(|s| s.allowed),

@@ -268,7 +268,7 @@ fn pod_for(world: &World, ns: &str, target: &str) -> Option<Pod> {
     let key = |k: Kind, n: &str| format!("/registry/{}/{ns}/{n}", k.info().etcd_prefix);
     let obj = store.get(&key(kind, name))?;
     let selector = match &*obj.value {
-        Object::Pod(p) => return Some(p.clone()),
+        Object::Pod(p) => return Some((**p).clone()),
         Object::Service(s) => s.spec.as_ref()?.selector.clone()?,
         Object::Deployment(d) => d.spec.as_ref()?.selector.match_labels.clone()?,
         Object::ReplicaSet(r) => r.spec.as_ref()?.selector.match_labels.clone()?,
@@ -278,7 +278,7 @@ fn pod_for(world: &World, ns: &str, target: &str) -> Option<Pod> {
     let mut pods: Vec<Pod> = store
         .range_prefix(&prefix)
         .filter_map(|kv| match &*kv.value {
-            Object::Pod(p) => Some(p.clone()),
+            Object::Pod(p) => Some((**p).clone()),
             _ => None,
         })
         .filter(|p| {

@@ -48,7 +48,7 @@ pub(crate) async fn target_pod(k: &Kubectl, arg: &str) -> Result<Pod, i32> {
         Err(s) => return Err(k.status_error(&s)),
     };
     let selector = match &*obj {
-        Object::Pod(p) => return Ok(p.clone()),
+        Object::Pod(p) => return Ok((**p).clone()),
         Object::Deployment(d) => d.spec.as_ref().map(|s| s.selector.clone()),
         Object::ReplicaSet(r) => r.spec.as_ref().map(|s| s.selector.clone()),
         Object::Job(j) => j.spec.as_ref().and_then(|s| s.selector.clone()),
@@ -79,7 +79,7 @@ pub(crate) async fn target_pod(k: &Kubectl, arg: &str) -> Result<Pod, i32> {
         Ok(ApiResult::List { items, .. }) => items
             .iter()
             .filter_map(|o| match &**o {
-                Object::Pod(p) => Some(p.clone()),
+                Object::Pod(p) => Some((**p).clone()),
                 _ => None,
             })
             .collect(),

@@ -142,7 +142,7 @@ async fn revisions(k: &Kubectl, owner: &Object) -> Vec<ControllerRevision> {
         .into_iter()
         .filter(|r| controlled_by(r, &uid))
         .filter_map(|r| match &*r {
-            Object::ControllerRevision(c) => Some(c.clone()),
+            Object::ControllerRevision(c) => Some((**c).clone()),
             _ => None,
         })
         .collect();

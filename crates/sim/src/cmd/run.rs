@@ -313,7 +313,7 @@ async fn wait_pod(
             Ok(ApiResult::Object(o)) => {
                 if let Object::Pod(p) = &*o {
                     if done(p) {
-                        return Ok(p.clone());
+                        return Ok((**p).clone());
                     }
                 }
             }

@@ -26,7 +26,7 @@ async fn nodes(k: &Kubectl) -> Result<Vec<Node>, i32> {
         Ok(ApiResult::List { items, .. }) => Ok(items
             .iter()
             .filter_map(|o| match &**o {
-                Object::Node(n) => Some(n.clone()),
+                Object::Node(n) => Some((**n).clone()),
                 _ => None,
             })
             .collect()),

@@ -107,7 +107,7 @@ impl DaemonSetController {
                     .iter()
                     .any(|(_, x)| x.metadata.name.as_deref() == Some(name))
             {
-                all.push((Arc::new(Object::ControllerRevision(r.clone())), r.clone()));
+                all.push((Arc::new(Object::from(r.clone())), r.clone()));
             }
         }
         all.sort_by_key(|(_, r)| r.revision);
@@ -452,7 +452,7 @@ impl Controller for DaemonSetController {
             .filter_map(|o| match &***o {
                 Object::Node(n) => {
                     let (run, keep) = should_run(n, &template);
-                    Some((n, run, keep))
+                    Some((&**n, run, keep))
                 }
                 _ => None,
             })

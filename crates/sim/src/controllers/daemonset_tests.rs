@@ -57,7 +57,7 @@ fn created(
         let Body::Object(Object::Pod(p)) = &r.body else {
             panic!()
         };
-        let mut p = p.clone();
+        let mut p = (**p).clone();
         let node = target_node(&p).unwrap();
         p.metadata.name = Some(format!("fluentd-{i}{node}"));
         p.spec.as_mut().unwrap().node_name = Some(node.clone());

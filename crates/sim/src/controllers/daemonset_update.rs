@@ -259,7 +259,7 @@ impl DaemonSetController {
             Ok(ApiResult::Object(o)) => {
                 if let Object::ControllerRevision(r) = &**o {
                     self.created_revisions
-                        .insert(o.name().to_string(), r.clone());
+                        .insert(o.name().to_string(), (**r).clone());
                 }
                 env.enqueue(key);
             }

@@ -89,7 +89,7 @@ fn a_new_deployment_gets_a_replicaset_named_by_its_template_hash() {
         .iter()
         .filter(|r| r.verb == Verb::Create)
         .filter_map(|r| match &r.body {
-            Body::Object(Object::ReplicaSet(rs)) => Some(rs),
+            Body::Object(Object::ReplicaSet(rs)) => Some(&**rs),
             _ => None,
         })
         .collect();

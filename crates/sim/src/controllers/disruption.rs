@@ -161,7 +161,7 @@ impl Controller for DisruptionController {
         let pods: Vec<&Pod> = pod_objs
             .iter()
             .filter_map(|o| match &**o {
-                Object::Pod(p) => Some(p),
+                Object::Pod(p) => Some(&**p),
                 _ => None,
             })
             .collect();
@@ -176,7 +176,7 @@ impl Controller for DisruptionController {
             Err(e) => {
                 let msg = format!("Failed to calculate the number of expected pods: {e}");
                 env.event(&obj, WARNING, "CalculateExpectedPodCountFailed", &msg);
-                let mut failed = pdb.clone();
+                let mut failed = (**pdb).clone();
                 failed.status = Some(fail_safe(&status, &e, now));
                 self.send_status(env, key, failed);
                 return Err(SyncError::new(e));
@@ -202,7 +202,7 @@ impl Controller for DisruptionController {
             disrupted,
         };
         if let Some(s) = next_status(&status, generation, &computed, now) {
-            let mut updated = pdb.clone();
+            let mut updated = (**pdb).clone();
             updated.status = Some(s);
             self.send_status(env, key, updated);
         }

@@ -66,7 +66,7 @@ fn customs(inf: &Informers, k: Kind) -> Vec<CustomObject> {
         .into_iter()
         .flat_map(|i| i.iter())
         .filter_map(|o| match &**o {
-            Object::Custom(c) if c.metadata.deletion_timestamp.is_none() => Some(c.clone()),
+            Object::Custom(c) if c.metadata.deletion_timestamp.is_none() => Some((**c).clone()),
             _ => None,
         })
         .collect()
@@ -97,7 +97,7 @@ impl EnvoyGatewayController {
         env.fire(
             ApiRequest::new(Verb::Update, Kind::Custom(o.kind), ns, name)
                 .with_subresource(Subresource::Status)
-                .with_body(Body::Object(Object::Custom(updated))),
+                .with_body(Body::Object(Object::from(updated))),
         );
     }
 
@@ -400,7 +400,7 @@ impl EnvoyGatewayController {
     fn listener_tls(inf: &Informers, gw: &Gateway, grants: &[Grant]) -> Vec<Option<Problem>> {
         let secret = |ns: &str, name: &str| match inf.of(Kind::Secret).get(ns, name) {
             Some(o) => match &**o {
-                Object::Secret(s) => Some(s.clone()),
+                Object::Secret(s) => Some((**s).clone()),
                 _ => None,
             },
             None => None,

@@ -96,7 +96,7 @@ pub fn owned_revisions(
         .controlled_by(uid)
         .filter(|o| o.namespace() == ns)
         .filter_map(|o| match &**o {
-            Object::ControllerRevision(r) => Some((o.clone(), r.clone())),
+            Object::ControllerRevision(r) => Some((o.clone(), (**r).clone())),
             _ => None,
         })
         .collect();
@@ -183,7 +183,7 @@ mod tests {
                     data: None,
                     revision: i,
                 };
-                (Arc::new(Object::ControllerRevision(r.clone())), r)
+                (Arc::new(Object::from(r.clone())), r)
             })
             .collect();
         let gone: Vec<String> = revisions_to_prune(&revs, &["r5", "r1"], 2)

@@ -126,7 +126,7 @@ pub fn target_pods<'a>(scale: &Scale, inf: &'a Informers) -> Vec<&'a Pod> {
         .flat_map(|o| inf.of(Kind::Pod).controlled_by(o))
         .filter(|p| scale.selector.as_ref().is_some_and(|s| s.matches_object(p)))
         .filter_map(|p| match &**p {
-            Object::Pod(p) => Some(p),
+            Object::Pod(p) => Some(&**p),
             _ => None,
         })
         .collect();

@@ -69,7 +69,7 @@ fn classes(inf: &Informers) -> Vec<IngressClass> {
     inf.of(Kind::IngressClass)
         .iter()
         .filter_map(|o| match &**o {
-            Object::IngressClass(c) => Some(c.clone()),
+            Object::IngressClass(c) => Some((**c).clone()),
             _ => None,
         })
         .collect()
@@ -99,14 +99,14 @@ impl IngressNginxController {
             {
                 continue;
             }
-            let mut updated: Ingress = ing.clone();
+            let mut updated: Ingress = (**ing).clone();
             updated.status = Some(want.clone());
             let ns = ing.metadata.namespace.as_deref().unwrap_or("");
             let name = ing.metadata.name.as_deref().unwrap_or("");
             env.fire(
                 ApiRequest::new(Verb::Update, Kind::Ingress, ns, name)
                     .with_subresource(Subresource::Status)
-                    .with_body(Body::Object(Object::Ingress(updated))),
+                    .with_body(Body::Object(Object::from(updated))),
             );
         }
     }

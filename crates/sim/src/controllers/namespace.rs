@@ -68,7 +68,7 @@ impl NamespaceController {
             env.fire(
                 ApiRequest::new(Verb::Update, Kind::Namespace, "", &ns)
                     .with_subresource(Subresource::Finalize)
-                    .with_body(Body::Object(Object::Namespace(body))),
+                    .with_body(Body::Object(Object::from(body))),
             );
             return;
         }

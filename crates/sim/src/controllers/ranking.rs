@@ -198,7 +198,7 @@ mod tests {
                         "restartCount": self.restarts}]},
             }))
             .unwrap();
-            Arc::new(Object::Pod(pod))
+            Arc::new(Object::from(pod))
         }
     }
 

@@ -100,7 +100,7 @@ impl StatefulSetController {
                     .is_some_and(|o| o.uid == uid)
                 && !all.iter().any(|(_, x)| rev_name(x) == name)
             {
-                all.push((Arc::new(Object::ControllerRevision(r.clone())), r.clone()));
+                all.push((Arc::new(Object::from(r.clone())), r.clone()));
             }
         }
         all.sort_by_key(|(_, r)| r.revision);

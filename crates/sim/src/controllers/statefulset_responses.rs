@@ -47,7 +47,7 @@ impl StatefulSetController {
                     Ok(ApiResult::Object(o)) => {
                         if let Object::ControllerRevision(r) = &**o {
                             self.created_revisions
-                                .insert(o.name().to_string(), r.clone());
+                                .insert(o.name().to_string(), (**r).clone());
                         }
                         env.enqueue(key);
                     }

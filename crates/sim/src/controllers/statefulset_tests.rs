@@ -37,7 +37,7 @@ fn stored_pod(req: &ApiRequest, ready: bool) -> Pod {
     let Body::Object(Object::Pod(p)) = &req.body else {
         panic!("not a pod create: {req:?}")
     };
-    let mut p = p.clone();
+    let mut p = (**p).clone();
     let status = if ready {
         json!({"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]})
     } else {

@@ -66,7 +66,7 @@ fn default_class(inf: &Informers) -> Option<StorageClass> {
     inf.of(Kind::StorageClass)
         .iter()
         .filter_map(|o| match &**o {
-            Object::StorageClass(sc) => Some(sc.clone()),
+            Object::StorageClass(sc) => Some((**sc).clone()),
             _ => None,
         })
         .find(|sc| {
@@ -85,7 +85,7 @@ fn class(inf: &Informers, name: &str) -> Option<StorageClass> {
         .get("", name)
         .map(|o| (**o).clone())
     {
-        Some(Object::StorageClass(sc)) => Some(sc),
+        Some(Object::StorageClass(sc)) => Some(*sc),
         _ => None,
     }
 }

@@ -4,7 +4,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 fn obj(name: &str) -> Arc<Object> {
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some(name.to_string());
-    Arc::new(Object::ConfigMap(cm))
+    Arc::new(Object::from(cm))
 }
 
 #[test]
@@ -255,7 +255,7 @@ fn superseded_revisions_are_kept_encoded_and_read_back_as_written() {
         let mut cm = ConfigMap::default();
         cm.metadata.name = Some("a".into());
         cm.data = Some([("v".to_string(), i.to_string())].into_iter().collect());
-        let (_, ev) = s.txn(k, Expect::Any, TxnOp::Put(Arc::new(Object::ConfigMap(cm))));
+        let (_, ev) = s.txn(k, Expect::Any, TxnOp::Put(Arc::new(Object::from(cm))));
         written.push(ev.expect("an event").kv.value);
     }
     s.txn(k, Expect::Any, TxnOp::Delete);

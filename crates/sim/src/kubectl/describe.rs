@@ -324,7 +324,7 @@ pub fn event_rows(obj: &Object, events: &[Arc<Object>], now: Time) -> Vec<EventR
     let mut mine: Vec<&Event> = events
         .iter()
         .filter_map(|e| match e.as_ref() {
-            Object::Event(ev) => Some(ev),
+            Object::Event(ev) => Some(&**ev),
             _ => None,
         })
         .filter(|e| {

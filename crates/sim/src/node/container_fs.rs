@@ -194,6 +194,7 @@ pub fn write(
                 .runtime_mut()
                 .containers
                 .get_mut(id)
+                .map(std::sync::Arc::make_mut)
                 .ok_or(FsError::NotFound)?;
             let f = c.fs.entry(path.to_string()).or_default();
             if !append {
@@ -221,6 +222,7 @@ pub fn mkdir(m: &mut Machine, id: &str, path: &str) -> Result<(), FsError> {
                 .runtime_mut()
                 .containers
                 .get_mut(id)
+                .map(std::sync::Arc::make_mut)
                 .ok_or(FsError::NotFound)?;
             c.fs.insert(format!("{}/", path.trim_end_matches('/')), String::new());
             Ok(())

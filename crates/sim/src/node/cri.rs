@@ -290,9 +290,9 @@ pub enum CriResult {
     /// A pod's sandboxes and containers.
     PodStatus {
         /// Sandboxes, newest first.
-        sandboxes: Vec<Sandbox>,
+        sandboxes: Vec<std::sync::Arc<Sandbox>>,
         /// Containers of those sandboxes.
-        containers: Vec<Container>,
+        containers: Vec<std::sync::Arc<Container>>,
     },
     /// The answer to a kubelet API call ([`CriOp::Node`]).
     Node(crate::node::kubelet_api::KubeletReply),

@@ -50,7 +50,7 @@ fn customs(net: &Network, plural: &str) -> Vec<CustomObject> {
     store
         .range_prefix(&prefix)
         .filter_map(|kv| match &*kv.value {
-            Object::Custom(c) if c.metadata.deletion_timestamp.is_none() => Some(c.clone()),
+            Object::Custom(c) if c.metadata.deletion_timestamp.is_none() => Some((**c).clone()),
             _ => None,
         })
         .collect()
@@ -289,7 +289,7 @@ fn handshake(
     }
     let secret = |ns: &str, name: &str| match stored(net, &format!("/registry/secrets/{ns}/{name}"))
     {
-        Some(Object::Secret(s)) => Some(s),
+        Some(Object::Secret(s)) => Some(*s),
         _ => None,
     };
     let certs = gateway_tls::check(&cfg.gateway, l, &secret, &cfg.grants).map_err(|p| {

@@ -72,11 +72,11 @@ where
 
 fn config(net: &Network) -> ingress_route::Config {
     let classes: Vec<IngressClass> = list(net, Kind::IngressClass, |o| match o {
-        Object::IngressClass(c) => Some(c),
+        Object::IngressClass(c) => Some(&**c),
         _ => None,
     });
     let ings: Vec<Ingress> = list(net, Kind::Ingress, |o| match o {
-        Object::Ingress(i) => Some(i),
+        Object::Ingress(i) => Some(&**i),
         _ => None,
     });
     let served: Vec<&Ingress> = ings
@@ -112,7 +112,7 @@ pub(crate) fn endpoints(net: &Network, b: &Backend) -> Result<Vec<(Ipv4Addr, u16
         ));
     };
     let slices: Vec<EndpointSlice> = list(net, Kind::EndpointSlice, |o| match o {
-        Object::EndpointSlice(s) => Some(s),
+        Object::EndpointSlice(s) => Some(&**s),
         _ => None,
     });
     let mut out = Vec::new();

@@ -53,7 +53,7 @@ pub fn fake(started: Time) -> Certificate {
 fn secret(net: &Network, key: &str) -> Option<Secret> {
     let store = net.store()?;
     match &*store.get(&format!("/registry/secrets/{key}"))?.value {
-        Object::Secret(s) => Some(s.clone()),
+        Object::Secret(s) => Some((**s).clone()),
         _ => None,
     }
 }

@@ -225,7 +225,7 @@ impl KubeProxy {
             .of(Kind::Service)
             .iter()
             .filter_map(|o| match &**o {
-                Object::Service(s) => Some(Arc::new(s.clone())),
+                Object::Service(s) => Some(Arc::new((**s).clone())),
                 _ => None,
             });
         let slices = self
@@ -233,7 +233,7 @@ impl KubeProxy {
             .of(Kind::EndpointSlice)
             .iter()
             .filter_map(|o| match &**o {
-                Object::EndpointSlice(s) => Some(Arc::new(s.clone())),
+                Object::EndpointSlice(s) => Some(Arc::new((**s).clone())),
                 _ => None,
             });
         let endpoints: usize = self

@@ -327,7 +327,7 @@ mod tests {
     fn view(policy: &str, pods: &[PolicyPod]) -> PolicyView {
         let np: NetworkPolicy = serde_yaml::from_str(policy).unwrap();
         let mut v = PolicyView {
-            policies: vec![Arc::new(Object::NetworkPolicy(np))],
+            policies: vec![Arc::new(Object::from(np))],
             ..PolicyView::default()
         };
         v.namespaces.insert("default".into(), Labels::new());

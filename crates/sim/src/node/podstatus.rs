@@ -63,6 +63,7 @@ fn container_status(w: &PodWorker, name: &str, image: &str, view: &ProbeView) ->
             .iter()
             .filter(|c| c.name == name && c.attempt < l.attempt)
             .max_by_key(|c| c.attempt)
+            .map(|c| &**c)
     });
     let waiting = w.waiting.get(name).cloned();
     let mut st = ContainerStatus {

@@ -95,10 +95,10 @@ pub struct PodWorker {
     pub waiting_on: Option<u64>,
     /// When the kubelet first saw the pod (status.startTime).
     pub start_time: Option<Time>,
-    /// The runtime's view from the last inspection.
-    pub sandboxes: Vec<Sandbox>,
-    /// Containers from the last inspection.
-    pub containers: Vec<Container>,
+    /// The runtime's view from the last inspection (shared with its records).
+    pub sandboxes: Vec<Arc<Sandbox>>,
+    /// Containers from the last inspection (shared with the runtime's records).
+    pub containers: Vec<Arc<Container>>,
     /// The sandbox used by this sync.
     pub sandbox: Option<(String, String)>,
     /// Container just created, awaiting start.
@@ -176,11 +176,12 @@ impl PodWorker {
             .iter()
             .filter(|c| c.name == name)
             .max_by_key(|c| (c.attempt, c.created))
+            .map(|c| &**c)
     }
 
     /// The ready sandbox, if any.
     pub fn ready_sandbox(&self) -> Option<&Sandbox> {
-        self.sandboxes.iter().find(|s| s.ready)
+        self.sandboxes.iter().find(|s| s.ready).map(|s| &**s)
     }
 
     /// Whether the pod must be torn down (deleted, or gone from the apiserver).
@@ -267,6 +268,7 @@ impl PodWorker {
                 .containers
                 .iter()
                 .filter(|c| c.state == ContainerState::Running)
+                .map(|c| &**c)
                 .collect();
             running.sort_by_key(|c| {
                 order

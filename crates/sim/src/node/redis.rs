@@ -69,6 +69,7 @@ pub fn set(net: &mut Network, src: &Source, host: &str, key: &str, value: &str) 
         if let Some(c) = net
             .host_mut(i as u32)
             .and_then(|h| h.runtime.containers.get_mut(&id))
+            .map(std::sync::Arc::make_mut)
         {
             c.fs.insert(slot(key), value.to_string());
         }

@@ -24,7 +24,7 @@ fn find(m: &Machine, ns: &str, pod: &str, container: &str) -> Vec<Container> {
         .containers
         .values()
         .filter(|c| c.sandbox == sb.id && c.name == container)
-        .cloned()
+        .map(|c| (**c).clone())
         .collect();
     v.sort_by_key(|c| std::cmp::Reverse((c.attempt, c.created)));
     v

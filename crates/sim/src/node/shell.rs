@@ -108,7 +108,7 @@ fn oci_missing(c: &Container, bin: &str) -> KubeletReply {
 /// Runs `command` in container `c` on this machine (`kubectl exec`): the shell and its
 /// applets for images that have one, the image's own programs otherwise.
 pub fn exec(m: &mut Machine, c: &Container, command: &[String]) -> KubeletReply {
-    let Some(sb) = m.runtime().sandboxes.get(&c.sandbox).cloned() else {
+    let Some(sb) = m.runtime().sandboxes.get(&c.sandbox).map(|s| (**s).clone()) else {
         return KubeletReply::ExecFailed("container not found".into());
     };
     let Some(bin) = command.first().cloned() else {
@@ -265,8 +265,8 @@ pub(crate) struct ContainerHost<'m, 'a> {
 impl<'m, 'a> ContainerHost<'m, 'a> {
     /// Container `id` of machine `m`, if it exists.
     pub(crate) fn new(m: &'m mut Machine<'a>, id: &str) -> Option<ContainerHost<'m, 'a>> {
-        let c = m.runtime().containers.get(id)?.clone();
-        let sb = m.runtime().sandboxes.get(&c.sandbox)?.clone();
+        let c = (**m.runtime().containers.get(id)?).clone();
+        let sb = (**m.runtime().sandboxes.get(&c.sandbox)?).clone();
         Some(ContainerHost { m, c, sb })
     }
 

@@ -28,14 +28,16 @@ pub struct VolumeState {
     pub objects: BTreeMap<String, Result<Arc<Object>, String>>,
     /// Keys still being fetched.
     pub fetching: Vec<String>,
-    /// Volumes set up, by name.
-    pub mounted: BTreeMap<String, MountedVolume>,
+    /// Volumes set up, by name. Boxed: a map's node has room for eleven values, and a
+    /// pod mostly has one or two volumes.
+    pub mounted: BTreeMap<String, Box<MountedVolume>>,
     /// Per-volume retry back-off: name → (delay, not before).
     pub retry: BTreeMap<String, (Time, Time)>,
     /// Since when the pod waits for its volumes (`WaitForAttachAndMount`).
     pub waiting_since: Option<Time>,
-    /// The files each volume holds as last written: name → (relative path → contents).
-    pub written: BTreeMap<String, BTreeMap<String, String>>,
+    /// The files each volume holds as last written: name → (relative path → a hash of
+    /// the contents, which the machine's filesystem holds).
+    pub written: BTreeMap<String, BTreeMap<String, u64>>,
     /// The periodic sync asked for a remount of the volumes whose contents follow an
     /// object (ConfigMap, Secret, projected, downwardAPI).
     pub remount: bool,
@@ -59,12 +61,25 @@ pub fn follows_object(m: &MountedVolume) -> bool {
     )
 }
 
+/// What [`VolumeState::written`] keeps of a file's contents.
+pub fn content_hash(content: &str) -> u64 {
+    crate::rng::fnv1a(content.as_bytes())
+}
+
+/// The hashes [`VolumeState::written`] keeps of a volume's files.
+pub fn hashes(files: &BTreeMap<String, String>) -> BTreeMap<String, u64> {
+    files
+        .iter()
+        .map(|(k, v)| (k.clone(), content_hash(v)))
+        .collect()
+}
+
 /// The change from the files a volume holds to the files it should hold now.
-pub fn refresh(old: &BTreeMap<String, String>, new: &BTreeMap<String, String>) -> Refresh {
+pub fn refresh(old: &BTreeMap<String, u64>, new: &BTreeMap<String, String>) -> Refresh {
     Refresh {
         write: new
             .iter()
-            .filter(|(k, v)| old.get(*k) != Some(*v))
+            .filter(|(k, v)| old.get(*k) != Some(&content_hash(v)))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
         remove: old
@@ -428,7 +443,7 @@ fn hex(b: &[u8]) -> String {
 /// Where each of a container's volume mounts comes from on the host.
 pub fn container_mounts(
     c: &Container,
-    mounted: &BTreeMap<String, MountedVolume>,
+    mounted: &BTreeMap<String, Box<MountedVolume>>,
 ) -> Vec<(String, String)> {
     c.volume_mounts
         .iter()
@@ -503,7 +518,7 @@ mod tests {
         };
         objects.insert(
             "configmaps/app-config".to_string(),
-            Ok(Arc::new(Object::ConfigMap(cm))),
+            Ok(Arc::new(Object::from(cm))),
         );
         assert_eq!(
             env(&pod, &c, &objects, "", "").unwrap_err(),

@@ -24,7 +24,7 @@ impl SharedPod {
 
 impl From<Pod> for SharedPod {
     fn from(p: Pod) -> SharedPod {
-        SharedPod(Arc::new(Object::Pod(p)))
+        SharedPod(Arc::new(Object::from(p)))
     }
 }
 

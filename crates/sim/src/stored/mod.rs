@@ -173,12 +173,12 @@ mod tests {
                 .collect(),
         );
         pod.spec = Some(Default::default());
-        let first = Arc::new(Object::Pod(pod.clone()));
+        let first = Arc::new(Object::from(pod.clone()));
         pod.status = Some(k8s_openapi::api::core::v1::PodStatus {
             phase: Some("Running".into()),
             ..Default::default()
         });
-        let second = Arc::new(Object::Pod(pod));
+        let second = Arc::new(Object::from(pod));
         let old = Stored::encode(&first);
         let new = Stored::encode_like(&second, Some(&old));
         let (Stored::Encoded { members: a, .. }, Stored::Encoded { members: b, .. }) = (&old, &new)

@@ -234,7 +234,7 @@ pub fn validate_pod(pod: &Pod, ranges: &[LimitRange]) -> Result<(), AdmissionErr
             }
         }
         if !errs.is_empty() {
-            return Err(forbidden(&Object::Pod(pod.clone()), &aggregate(&errs)));
+            return Err(forbidden(&Object::from(pod.clone()), &aggregate(&errs)));
         }
     }
     Ok(())
@@ -280,10 +280,7 @@ pub fn validate_pvc(
             }
         }
         if !errs.is_empty() {
-            return Err(forbidden(
-                &Object::PersistentVolumeClaim(pvc.clone()),
-                &aggregate(&errs),
-            ));
+            return Err(forbidden(&Object::from(pvc.clone()), &aggregate(&errs)));
         }
     }
     Ok(())

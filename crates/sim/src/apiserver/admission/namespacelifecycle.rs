@@ -65,7 +65,7 @@ mod tests {
         let mut c = ConfigMap::default();
         c.metadata.name = Some("cfg".into());
         c.metadata.namespace = Some("dev".into());
-        Object::ConfigMap(c)
+        Object::from(c)
     }
 
     #[test]

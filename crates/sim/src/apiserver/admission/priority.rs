@@ -72,7 +72,7 @@ pub fn admit_pod(
                     Some(c) => (c.value, c.preemption_policy.clone()),
                     None => {
                         return Err(forbidden(
-                            &Object::Pod(pod.clone()),
+                            &Object::from(pod.clone()),
                             &format!("no PriorityClass with name {name} was found"),
                         ))
                     }
@@ -80,14 +80,14 @@ pub fn admit_pod(
             };
             if let Some(p) = spec.priority.filter(|p| *p != priority) {
                 return Err(forbidden(
-                    &Object::Pod(pod.clone()),
+                    &Object::from(pod.clone()),
                     &format!("the integer value of priority ({p}) must not be provided in pod spec; priority admission controller computed {priority} from the given PriorityClass name"),
                 ));
             }
             if let Some(policy) = policy {
                 if let Some(given) = spec.preemption_policy.filter(|g| *g != policy) {
                     return Err(forbidden(
-                        &Object::Pod(pod.clone()),
+                        &Object::from(pod.clone()),
                         &format!("the string value of PreemptionPolicy ({given}) must not be provided in pod spec; priority admission controller computed {policy} from the given PriorityClass name"),
                     ));
                 }
@@ -115,7 +115,7 @@ pub fn admit_priority_class(
         if op == Operation::Create || (op == Operation::Update && other) {
             let name = d.metadata.name.clone().unwrap_or_default();
             return Err(forbidden(
-                &Object::PriorityClass(pc.clone()),
+                &Object::from(pc.clone()),
                 &format!(
                     "PriorityClass {name} is already marked as default. Only one default can exist"
                 ),

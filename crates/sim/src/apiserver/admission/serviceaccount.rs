@@ -101,7 +101,7 @@ pub fn admit(
             "error looking up service account {ns}/{sa_name}: serviceaccount {} not found",
             go_quote(&sa_name)
         );
-        return Err(forbidden(&Object::Pod(pod.clone()), &reason));
+        return Err(forbidden(&Object::from(pod.clone()), &reason));
     };
     let automount = spec
         .automount_service_account_token

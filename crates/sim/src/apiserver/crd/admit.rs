@@ -63,7 +63,7 @@ pub fn admit(
     };
     let (crd, version) = served(cache, Kind::Custom(o.kind)).ok_or_else(not_served)?;
     let old = match old {
-        Some(Object::Custom(c)) => Some(c),
+        Some(Object::Custom(c)) => Some(&**c),
         _ => None,
     };
     let info = o.kind.info();

@@ -36,7 +36,7 @@ pub fn find(cache: &WatchCache, kind: Kind) -> Option<CustomResourceDefinition> 
         .get(Kind::CustomResourceDefinition, "", &crd_name(kind))
         .map(|o| &**o)
     {
-        Some(Object::CustomResourceDefinition(c)) => Some(c.clone()),
+        Some(Object::CustomResourceDefinition(c)) => Some((**c).clone()),
         _ => None,
     }
 }
@@ -329,7 +329,7 @@ pub fn on_write(
     match obj {
         Object::CustomResourceDefinition(c) => {
             let prev = match old {
-                Some(Object::CustomResourceDefinition(p)) => Some(p),
+                Some(Object::CustomResourceDefinition(p)) => Some(&**p),
                 _ => None,
             };
             if write == admit::Write::Create {

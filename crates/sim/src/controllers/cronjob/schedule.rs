@@ -104,7 +104,7 @@ impl CronJobController {
             }
             Some("Replace") => {
                 for r in &active {
-                    let stub = Object::Job(Job {
+                    let stub = Object::from(Job {
                         metadata: ObjectMeta {
                             name: r.name.clone(),
                             namespace: r.namespace.clone(),

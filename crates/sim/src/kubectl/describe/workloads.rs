@@ -181,7 +181,7 @@ pub(super) fn describe_deployment(w: &mut Writer, d: &Deployment, ctx: &Describe
         .replica_sets
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::ReplicaSet(rs) => Some(rs),
+            Object::ReplicaSet(rs) => Some(&**rs),
             _ => None,
         })
         .filter(|rs| {
@@ -419,7 +419,7 @@ pub(super) fn format_endpoint_slices(
         .endpoints
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::EndpointSlice(e) => Some(e),
+            Object::EndpointSlice(e) => Some(&**e),
             _ => None,
         })
         .filter(|e| {
@@ -595,7 +595,7 @@ pub(super) fn describe_node(w: &mut Writer, n: &Node, ctx: &DescribeContext, now
         .pods
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::Pod(p) => Some(p),
+            Object::Pod(p) => Some(&**p),
             _ => None,
         })
         .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(name.as_str()))

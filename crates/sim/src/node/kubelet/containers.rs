@@ -104,7 +104,7 @@ impl Kubelet {
             .of(Kind::Service)
             .iter()
             .filter_map(|o| match &**o {
-                Object::Service(s) => Some(s),
+                Object::Service(s) => Some(&**s),
                 _ => None,
             })
             .collect();

@@ -210,10 +210,12 @@ impl Kubelet {
                         path: format!("{}/{rel}", m.host_path),
                         content: content.clone(),
                     }));
-                    w.volumes.written.insert(v.name.clone(), files);
+                    w.volumes
+                        .written
+                        .insert(v.name.clone(), volumes::hashes(&files));
                     ops.extend(m.mounts.iter().cloned().map(OsOp::Mount));
                     w.volumes.retry.remove(&v.name);
-                    w.volumes.mounted.insert(v.name.clone(), m);
+                    w.volumes.mounted.insert(v.name.clone(), Box::new(m));
                 }
                 Setup::Failed(e) => {
                     let delay = w
@@ -342,7 +344,7 @@ fn remount_ops(
         volumes::files(pod, v, &state.objects).into_iter().collect();
     let old = state.written.entry(v.name.clone()).or_default();
     let change = volumes::refresh(old, &new);
-    *old = new;
+    *old = volumes::hashes(&new);
     let writes = change
         .write
         .into_iter()

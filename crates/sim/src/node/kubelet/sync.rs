@@ -1,6 +1,8 @@
 //! A pod worker's sync: run its actions one by one against containerd and react to each
 //! result (events, waiting reasons, back-offs), as `SyncPod` does.
 
+use std::sync::Arc;
+
 use crate::client::recorder::{NORMAL, WARNING};
 use crate::message::Ctx;
 use crate::node::journal::{q, Level};
@@ -308,7 +310,7 @@ impl Kubelet {
                 w.sandbox = Some((id.clone(), ip.clone()));
                 w.sandboxes.insert(
                     0,
-                    Sandbox {
+                    Arc::new(Sandbox {
                         id,
                         pod_uid: uid.to_string(),
                         name: String::new(),
@@ -319,7 +321,7 @@ impl Kubelet {
                         pid: 0,
                         dns: Default::default(),
                         port_mappings: Vec::new(),
-                    },
+                    }),
                 );
                 w.containers.clear();
             }

@@ -25,7 +25,7 @@ impl Runtime {
         self.next_pid += 13;
         self.sandboxes.insert(
             id.clone(),
-            Sandbox {
+            std::sync::Arc::new(Sandbox {
                 id: id.clone(),
                 pod_uid: uid.to_string(),
                 name: name.to_string(),
@@ -36,13 +36,13 @@ impl Runtime {
                 pid: self.next_pid,
                 dns: crate::node::dns::DnsConfig::host(),
                 port_mappings: Vec::new(),
-            },
+            }),
         );
         for cfg in containers {
             let size = images::resolve(&images::parse(&cfg.image)).unwrap_or(0);
             self.store(&images::parse(&cfg.image), size);
             if let Ok(CriResult::Container(cid)) = self.create(at, id.clone(), cfg) {
-                if let Some(c) = self.containers.get_mut(&cid) {
+                if let Some(c) = self.containers.get_mut(&cid).map(std::sync::Arc::make_mut) {
                     c.state = ContainerState::Running;
                     c.started = Some(at);
                     // It has been up since before the cluster finished booting.

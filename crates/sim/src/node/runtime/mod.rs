@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::Ipv4Addr;
+use std::sync::Arc;
 
 use crate::cluster::NodeConfig;
 use crate::message::{Actor, Ctx, Payload};
@@ -61,9 +62,10 @@ pub struct Runtime {
     /// Images on disk.
     pub images: BTreeMap<String, StoredImage>,
     /// Sandboxes.
-    pub sandboxes: BTreeMap<String, Sandbox>,
-    /// Containers.
-    pub containers: BTreeMap<String, Container>,
+    pub sandboxes: BTreeMap<String, Arc<Sandbox>>,
+    /// Containers, each shared with the kubelet's view of its pod from the last
+    /// inspection (`PodStatus`) until either changes it.
+    pub containers: BTreeMap<String, Arc<Container>>,
     /// Container logs (`/var/log/pods/…`), by container id.
     pub logs: BTreeMap<String, VecDeque<LogEntry>>,
     /// Host paths a database has initialized (they survive container restarts).
@@ -327,7 +329,7 @@ impl Runtime {
                 self.next_pid += 13;
                 self.sandboxes.insert(
                     id.clone(),
-                    Sandbox {
+                    Arc::new(Sandbox {
                         id: id.clone(),
                         pod_uid: uid,
                         name,
@@ -338,7 +340,7 @@ impl Runtime {
                         pid: self.next_pid,
                         dns,
                         port_mappings,
-                    },
+                    }),
                 );
                 self.log(
                     now,
@@ -357,10 +359,15 @@ impl Runtime {
                 for c in ids {
                     self.exit(&c, 137, "Error", now);
                 }
-                let ip = self.sandboxes.get_mut(&id).filter(|s| s.ready).map(|s| {
-                    s.ready = false;
-                    s.ip.clone()
-                });
+                let ip = self
+                    .sandboxes
+                    .get_mut(&id)
+                    .map(Arc::make_mut)
+                    .filter(|s| s.ready)
+                    .map(|s| {
+                        s.ready = false;
+                        s.ip.clone()
+                    });
                 if let Some(ip) = ip {
                     self.release_ip(&ip);
                     self.log(
@@ -442,7 +449,7 @@ impl Runtime {
                     .and_then(|c| self.sandboxes.get(&c.sandbox))
                     .map(|s| s.ip.clone())
                     .unwrap_or_default();
-                let exits = match self.containers.get_mut(&id) {
+                let exits = match self.containers.get_mut(&id).map(Arc::make_mut) {
                     Some(c) if c.state == ContainerState::Created => {
                         c.state = ContainerState::Running;
                         c.started = Some(now);
@@ -534,7 +541,7 @@ impl Runtime {
             // Answered by `node::containerd` with the machine in hand.
             CriOp::Node(_) => Err("rpc error: code = Unimplemented".to_string()),
             CriOp::PodStatus { uid } => {
-                let mut sandboxes: Vec<Sandbox> = self
+                let mut sandboxes: Vec<Arc<Sandbox>> = self
                     .sandboxes
                     .values()
                     .filter(|s| s.pod_uid == uid)
@@ -542,12 +549,16 @@ impl Runtime {
                     .collect();
                 sandboxes.sort_by(|a, b| b.created.cmp(&a.created).then(b.id.cmp(&a.id)));
                 let ids: BTreeSet<&String> = sandboxes.iter().map(|s| &s.id).collect();
-                let containers = self
+                let mut containers: Vec<Arc<Container>> = self
                     .containers
                     .values()
                     .filter(|c| ids.contains(&c.sandbox))
                     .cloned()
                     .collect();
+                // The kubelet keeps these until the pod's next inspection: a filtered
+                // collect reserves room for four, three of them empty.
+                sandboxes.shrink_to_fit();
+                containers.shrink_to_fit();
                 Ok(CriResult::PodStatus {
                     sandboxes,
                     containers,
@@ -615,7 +626,7 @@ impl Runtime {
         self.next_pid += 7 + b.processes.len() as u32;
         self.containers.insert(
             id.clone(),
-            Container {
+            Arc::new(Container {
                 id: id.clone(),
                 sandbox: sandbox.clone(),
                 name: cfg.name,
@@ -635,7 +646,7 @@ impl Runtime {
                 declared_ports: cfg.ports,
                 mounts: cfg.mounts,
                 fs: BTreeMap::new(),
-            },
+            }),
         );
         self.log(
             now,
@@ -698,7 +709,7 @@ impl Runtime {
     }
 
     fn exit(&mut self, id: &str, code: i32, reason: &str, at: Time) {
-        let Some(c) = self.containers.get_mut(id) else {
+        let Some(c) = self.containers.get_mut(id).map(Arc::make_mut) else {
             return;
         };
         if c.state == ContainerState::Exited {
@@ -773,11 +784,15 @@ impl Runtime {
             .values()
             .filter(|s| s.pod_uid == uid)
             .max_by_key(|s| (s.ready, s.created))
+            .map(|s| &**s)
     }
 
     /// The ready sandbox holding `ip`.
     pub fn sandbox_by_ip(&self, ip: &str) -> Option<&Sandbox> {
-        self.sandboxes.values().find(|s| s.ready && s.ip == ip)
+        self.sandboxes
+            .values()
+            .find(|s| s.ready && s.ip == ip)
+            .map(|s| &**s)
     }
 
     /// Running containers of a sandbox.
@@ -786,6 +801,7 @@ impl Runtime {
         self.containers
             .values()
             .filter(move |c| c.sandbox == sandbox && c.state == ContainerState::Running)
+            .map(|c| &**c)
     }
 
     /// Whether a pull is in progress.

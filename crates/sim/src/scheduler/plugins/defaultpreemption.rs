@@ -245,7 +245,7 @@ pub fn pdb_list<'a>(
 ) -> Vec<Arc<PodDisruptionBudget>> {
     objects
         .filter_map(|o| match &**o {
-            Object::PodDisruptionBudget(p) => Some(Arc::new(p.clone())),
+            Object::PodDisruptionBudget(p) => Some(Arc::new((**p).clone())),
             _ => None,
         })
         .collect()
