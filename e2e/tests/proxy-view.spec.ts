@@ -84,6 +84,11 @@ test('kube-proxy rules and a curl path are drawn live', async ({ page }, testInf
   await expect(lit.filter({ hasText: '-j DNAT --to-destination' })).toHaveCount(1);
   const chosen = await graph.locator('[data-kind=sep][data-mark=taken]').getAttribute('data-chain');
   await expect(lit.filter({ hasText: `-A ${chosen} ` }).first()).toBeVisible();
+  // The message log under the panel lists the latest messages once scrolled to.
+  const log = page.getByTestId('message-log');
+  await log.scrollIntoViewIfNeeded();
+  await expect(log.locator('.msg').first()).toBeVisible({ timeout: CLUSTER_TIMEOUT });
+  await proxy.scrollIntoViewIfNeeded();
   // The text box scrolled itself to the first matched rule.
   await expect.poll(() => proxy.getByTestId('iptables-save').evaluate((e) => e.scrollTop)).toBeGreaterThan(0);
 

@@ -238,11 +238,14 @@ pub fn Diagram() -> impl IntoView {
     });
     // The message log is under the fold: held back while off screen and behind.
     let log_root: NodeRef<leptos::html::Div> = NodeRef::new();
-    let log_rev = super::on_screen::gated(ui, super::on_screen::on_screen(log_root), move || {
-        ui.rev.get()
-    });
+    let log_rev = super::on_screen::gated(
+        super::on_screen::on_screen(log_root),
+        ui.behind,
+        move || ui.rev.get(),
+    );
     let log = Memo::new(move |_| {
-        log_rev.track();
+        // Read, not only tracked: the gate is a memo (see `on_screen::gated`).
+        log_rev.get();
         let names: Vec<String> = cluster.with(|c| c.nodes.iter().map(|n| n.name.clone()).collect());
         ui.session
             .try_with_value(|s| {

@@ -96,6 +96,18 @@ pub fn what_to_tell(publish: bool, busy: bool, panels_due: bool) -> Tell {
     }
 }
 
+/// Whether the engine is behind the clock, as the header says and the panels out of
+/// sight go by: what the last frame that ran the engine left owing. A frame that rested
+/// for a redraw carries its virtual time to the next by design; that is not falling
+/// behind (an idle cluster whose redraws are slow would otherwise flicker "behind").
+pub fn behind_after(was: bool, engine_rested: bool, debt: Time) -> bool {
+    if engine_rested {
+        was
+    } else {
+        debt > 0
+    }
+}
+
 /// Whether the views are slow to redraw, judged when the frame after a redraw begins:
 /// `dt` since the redrawing frame began tells whether that frame fit its budget. Frames
 /// that did not redraw leave the judgement as it was.
@@ -308,8 +320,9 @@ fn tick(state: &Loop, dt: f64) -> bool {
             ui.trusted.set(true);
         }
     }
-    if ui.behind.get_untracked() != (debt > 0) {
-        ui.behind.set(debt > 0);
+    let behind = behind_after(ui.behind.get_untracked(), engine_rests, debt);
+    if ui.behind.get_untracked() != behind {
+        ui.behind.set(behind);
     }
     match tell {
         Tell::All => ui.sync(),
@@ -373,6 +386,20 @@ mod tests {
         assert!(!publish_now(true, 1100.0, 1000.0));
         assert!(!publish_now(true, 1250.0, 1000.0));
         assert!(publish_now(true, 1400.0, 1000.0));
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_call_the_engine_behind_only_after_a_frame_that_ran_it() {
+        assert!(behind_after(false, false, 5), "ran and still owes");
+        assert!(!behind_after(true, false, 0), "ran and caught up");
+        assert!(
+            !behind_after(false, true, 130),
+            "a redraw's rest carries time by design"
+        );
+        assert!(
+            behind_after(true, true, 0),
+            "a rest keeps what the last run said"
+        );
     }
 
     #[wasm_bindgen_test(unsupported = test)]

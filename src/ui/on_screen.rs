@@ -11,8 +11,6 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::Ui;
-
 /// Whether a panel is told of a new revision: when it can be seen, or when the engine
 /// has time to spare (it is not behind the clock).
 pub fn tells(shown: bool, behind: bool) -> bool {
@@ -21,15 +19,18 @@ pub fn tells(shown: bool, behind: bool) -> bool {
 
 /// The revision a panel draws: `source`, held back while [`tells`] says no (the last
 /// revision it was told is kept). Memoized, so holding back notifies no one.
+///
+/// Read it (`get`) where it is used: a memo computes, and so subscribes to `source`,
+/// only when read; one that is only `track`ed never runs and never changes.
 pub fn gated(
-    ui: Ui,
     shown: RwSignal<bool>,
+    behind: RwSignal<bool>,
     source: impl Fn() -> u64 + Send + Sync + 'static,
 ) -> Memo<u64> {
     Memo::new(move |prev: Option<&u64>| {
         let rev = source();
         match prev {
-            Some(p) if !tells(shown.get(), ui.behind.get()) => *p,
+            Some(p) if !tells(shown.get(), behind.get()) => *p,
             _ => rev,
         }
     })
@@ -113,5 +114,28 @@ mod tests {
             !tells(false, true),
             "an off-screen panel waits while behind"
         );
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_hold_a_hidden_panel_back_and_catch_it_up() {
+        let owner = Owner::new();
+        owner.set();
+        let source = RwSignal::new(1u64);
+        let (shown, behind) = (RwSignal::new(false), RwSignal::new(true));
+        let rev = gated(shown, behind, move || source.get());
+        // A panel that reads the revision, as the proxy panel and the message log do.
+        let drawn = Memo::new(move |_| rev.get() * 10);
+        assert_eq!(drawn.get(), 10, "the first revision is drawn");
+        source.set(2);
+        assert_eq!(drawn.get(), 10, "hidden while behind: held back");
+        behind.set(false);
+        assert_eq!(drawn.get(), 20, "caught up once the engine has");
+        behind.set(true);
+        source.set(3);
+        assert_eq!(drawn.get(), 20);
+        shown.set(true);
+        assert_eq!(drawn.get(), 30, "caught up once scrolled into view");
+        source.set(4);
+        assert_eq!(drawn.get(), 40, "in view it follows every revision");
     }
 }

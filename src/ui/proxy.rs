@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use kubeloop_sim::view::proxy::{self as pv, PathOutcome, ProxyView, SaveRow};
+use kubeloop_sim::view::proxy::{self as pv, Mark, PathOutcome, ProxyView, SaveRow};
 use leptos::html;
 use leptos::prelude::*;
 
@@ -43,21 +43,39 @@ fn outcome_key(o: PathOutcome) -> Key {
 /// The `iptables-save` rows as markup: one span per line, marked as the packet used it.
 fn save_markup(rows: &[SaveRow], lang: Lang) -> String {
     let mut out = String::new();
+    // Lines the packet did not touch share one block per run: a few hundred rules
+    // are then a handful of elements, not one each.
+    let mut idle: Vec<&str> = Vec::new();
+    let flush = |idle: &mut Vec<&str>, out: &mut String| {
+        if !idle.is_empty() {
+            out.push_str(&format!(
+                r#"<span class="save-line idle" data-testid="save-line" data-mark="idle">{}</span>"#,
+                escape(&idle.join("\n"))
+            ));
+            idle.clear();
+        }
+    };
     for r in rows {
         match r {
+            SaveRow::Line { text, mark } if *mark == Mark::Idle => idle.push(text),
             SaveRow::Line { text, mark } => {
+                flush(&mut idle, &mut out);
                 let m = mark.as_str();
                 out.push_str(&format!(
                     r#"<span class="save-line {m}" data-testid="save-line" data-mark="{m}">{}</span>"#,
                     escape(text)
                 ));
             }
-            SaveRow::Elided(n) => out.push_str(&format!(
-                r#"<span class="save-line elided">{}</span>"#,
-                escape(&t(lang, Key::ProxyMoreLines).replace("{n}", &n.to_string()))
-            )),
+            SaveRow::Elided(n) => {
+                flush(&mut idle, &mut out);
+                out.push_str(&format!(
+                    r#"<span class="save-line elided">{}</span>"#,
+                    escape(&t(lang, Key::ProxyMoreLines).replace("{n}", &n.to_string()))
+                ));
+            }
         }
     }
+    flush(&mut idle, &mut out);
     out
 }
 
@@ -100,11 +118,12 @@ pub fn ProxyPanel() -> impl IntoView {
     let replay = RwSignal::new(0u32);
     let cache = StoredValue::new(Shown::default());
     let root: NodeRef<leptos::html::Section> = NodeRef::new();
-    let rev = super::on_screen::gated(ui, super::on_screen::on_screen(root), move || {
+    let rev = super::on_screen::gated(super::on_screen::on_screen(root), ui.behind, move || {
         ui.panels_rev.get()
     });
     let shown = Memo::new(move |_| {
-        rev.track();
+        // Read, not only tracked: the gate is a memo (see `on_screen::gated`).
+        rev.get();
         let picked = picked.get();
         ui.session
             .try_with_value(|s| {
@@ -308,5 +327,46 @@ pub fn ProxyPanel() -> impl IntoView {
                 }.into_any(),
             }}
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    fn line(text: &str, mark: Mark) -> SaveRow {
+        SaveRow::Line {
+            text: text.to_string(),
+            mark,
+        }
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_mark_the_packets_rules_and_keep_the_rest_as_text_runs() {
+        let rows = vec![
+            line("*nat", Mark::Idle),
+            line(":KUBE-SERVICES - [0:0]", Mark::Idle),
+            line(
+                "-A KUBE-SERVICES -d 10.96.0.10/32 -j KUBE-SVC-X",
+                Mark::Taken,
+            ),
+            line(
+                "-A KUBE-SVC-X -m statistic --probability 0.5 -j A",
+                Mark::Tested,
+            ),
+            line("-A A -j DNAT --to-destination 10.244.1.2:80", Mark::Idle),
+            line("COMMIT <end>", Mark::Idle),
+        ];
+        let html = save_markup(&rows, Lang::En);
+        assert_eq!(html.matches("<span").count(), 4, "{html}");
+        assert_eq!(html.matches(r#"data-mark="idle""#).count(), 2);
+        assert!(html.contains(
+            r#"data-mark="idle">*nat
+:KUBE-SERVICES - [0:0]</span>"#
+        ));
+        assert!(html.contains(r#"class="save-line taken""#));
+        assert!(html.contains(r#"class="save-line tested""#));
+        assert!(html.contains("COMMIT &lt;end&gt;"), "text is escaped");
     }
 }
