@@ -361,20 +361,6 @@ fn verdict(out: &mut String, band: &Rect, v: &Verdict, tier: Tier) {
     out.push_str("</g>");
 }
 
-/// One node as the diagram draws it: its box, then its pods (chips, or the bar of a
-/// compact node) and the followed pod's verdict.
-pub fn node_cell(
-    layout: &Layout,
-    i: usize,
-    n: &NodeView,
-    now: Time,
-    marks: Marks,
-    sched: Option<&Verdict>,
-    lang: Lang,
-) -> String {
-    node_cell_parts(layout, i, n, now, marks, sched, lang).concat()
-}
-
 /// A node's two cells as the diagram keys them: the box (name, state, taints, parts)
 /// and what sits in it (its pods and the verdict). The view redraws a cell only when its
 /// markup changed, so pods coming and going leave the box alone.
@@ -831,6 +817,19 @@ pub(crate) mod tests {
     use crate::geometry::layout;
     use crate::traffic::FlightKind;
     use wasm_bindgen_test::wasm_bindgen_test;
+
+    /// One node as the diagram draws it: both its cells, the box then what sits in it.
+    fn node_cell(
+        layout: &Layout,
+        i: usize,
+        n: &NodeView,
+        now: Time,
+        marks: Marks,
+        sched: Option<&Verdict>,
+        lang: Lang,
+    ) -> String {
+        node_cell_parts(layout, i, n, now, marks, sched, lang).concat()
+    }
 
     pub(crate) fn node(name: &str, pods: Vec<PodView>) -> NodeView {
         NodeView {
