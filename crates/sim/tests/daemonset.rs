@@ -228,3 +228,29 @@ fn describe_daemonset_counts_nodes_and_the_template_generation_moves_with_the_te
     let gens = t.ok("kubectl get pods -n kube-system -l name=fluentd-elasticsearch,pod-template-generation=2 -o name");
     assert_eq!(gens.lines().count(), 3, "{gens}");
 }
+
+/// A cluster of 300 nodes starts with kind's kube-proxy and kindnet pods on every node.
+/// A DaemonSet sync there takes virtual time (it walks every node), and the pods' changes
+/// that arrive during one fold into the next sync: none is lost, every node gets its
+/// pods and both sets' status ends at the true counts.
+#[test]
+fn a_large_clusters_daemonsets_converge_with_their_syncs_folded() {
+    use kubeloop_sim::cluster::{ClusterConfig, NodeConfig};
+    let mut t = Term::new();
+    t.w = kubeloop_sim::World::new(ClusterConfig {
+        nodes: (1..=300)
+            .map(|i| NodeConfig::standard(&format!("node-{i}")))
+            .collect(),
+        ..ClusterConfig::default()
+    });
+    t.settle(30);
+    let out = t.ok("kubectl get ds -n kube-system --no-headers");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    for row in rows {
+        assert_eq!(row[1..6], ["300"; 5], "{out}");
+    }
+}

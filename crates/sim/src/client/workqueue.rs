@@ -1,5 +1,10 @@
 //! A rate-limited work queue: each key at most once, per-item exponential backoff on
 //! failure (client-go's ItemExponentialFailureRateLimiter: 5ms doubling to 1000s).
+//!
+//! A key being processed is not handed out again until its processing is done: adds in
+//! the meantime fold into one more pass after it (client-go's `processing` and `dirty`
+//! sets). A sync takes no virtual time unless its controller says it does
+//! ([`WorkQueue::hold`]); then the adds during it wait for its end.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -16,6 +21,10 @@ pub struct WorkQueue<K: Ord + Clone> {
     failures: BTreeMap<K, u32>,
     waiting: BTreeMap<(Time, u64), K>,
     seq: u64,
+    /// Keys still being processed, and until when.
+    busy: BTreeMap<K, Time>,
+    /// Busy keys added again, parked in `waiting` until their processing ends.
+    parked: BTreeSet<K>,
 }
 
 impl<K: Ord + Clone> Default for WorkQueue<K> {
@@ -26,6 +35,8 @@ impl<K: Ord + Clone> Default for WorkQueue<K> {
             failures: BTreeMap::new(),
             waiting: BTreeMap::new(),
             seq: 0,
+            busy: BTreeMap::new(),
+            parked: BTreeSet::new(),
         }
     }
 }
@@ -77,6 +88,34 @@ impl<K: Ord + Clone> WorkQueue<K> {
         Some(k)
     }
 
+    /// Takes the next key that is not being processed at `now`. A busy key added again
+    /// waits until its processing ends (once, however often it was added).
+    pub fn pop_ready(&mut self, now: Time) -> Option<K> {
+        while let Some(k) = self.pop() {
+            match self.busy.get(&k) {
+                Some(&until) if until > now => {
+                    if self.parked.insert(k.clone()) {
+                        self.add_after(k, until);
+                    }
+                }
+                busy => {
+                    if busy.is_some() {
+                        self.busy.remove(&k);
+                    }
+                    self.parked.remove(&k);
+                    return Some(k);
+                }
+            }
+        }
+        None
+    }
+
+    /// Marks `k`, just taken, as being processed until `until` (a sync that takes
+    /// virtual time).
+    pub fn hold(&mut self, k: K, until: Time) {
+        self.busy.insert(k, until);
+    }
+
     /// Clears a key's failure count (after a successful sync).
     pub fn forget(&mut self, k: &K) {
         self.failures.remove(k);
@@ -114,5 +153,37 @@ mod tests {
         assert_eq!(q.pop(), Some("b"));
         assert_eq!(q.pop(), Some("a"));
         assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    fn folds_the_adds_during_a_long_sync_into_one_pass_after_it() {
+        let mut q = WorkQueue::default();
+        q.add("ds");
+        assert_eq!(q.pop_ready(0), Some("ds"));
+        q.hold("ds", 10);
+        // Three changes while the sync runs: one more pass, when it is done.
+        for now in [2, 5, 9] {
+            q.add("ds");
+            assert_eq!(q.pop_ready(now), None);
+        }
+        assert_eq!(q.next_due(), Some(10));
+        q.promote(10);
+        assert_eq!(q.pop_ready(10), Some("ds"));
+        assert_eq!(q.pop_ready(10), None);
+        // Done: an add is taken at once again.
+        q.add("ds");
+        assert_eq!(q.pop_ready(11), Some("ds"));
+    }
+
+    #[test]
+    fn hands_out_other_keys_while_one_is_busy() {
+        let mut q = WorkQueue::default();
+        q.add("a");
+        assert_eq!(q.pop_ready(0), Some("a"));
+        q.hold("a", 50);
+        q.add("a");
+        q.add("b");
+        assert_eq!(q.pop_ready(1), Some("b"));
+        assert_eq!(q.pop_ready(1), None);
     }
 }

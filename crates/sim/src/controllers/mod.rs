@@ -317,9 +317,13 @@ impl ControllerManager {
         let mut next_due: Option<Time> = None;
         for ci in 0..self.slots.len() {
             self.slots[ci].queue.promote(now);
-            while let Some(key) = self.slots[ci].queue.pop() {
+            while let Some(key) = self.slots[ci].queue.pop_ready(now) {
                 let result = self.with_env(ctx, ci, |c, env, inf| c.sync(&key, env, inf));
+                let cost = self.slots[ci].ctrl.sync_cost(&self.informers);
                 let queue = &mut self.slots[ci].queue;
+                if cost > 0 {
+                    queue.hold(key.clone(), now.saturating_add(cost));
+                }
                 match result {
                     Ok(Action::AwaitChange) => queue.forget(&key),
                     Ok(Action::Requeue(delay)) => {

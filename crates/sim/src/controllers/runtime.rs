@@ -148,6 +148,12 @@ pub trait Controller {
     );
     /// Reconciles one key.
     fn sync(&mut self, key: &str, env: &mut Env, inf: &Informers) -> SyncResult;
+    /// How long a sync takes, in virtual ms: the changes that arrive meanwhile fold into
+    /// one more sync after it, as client-go's queue folds them while a worker is busy.
+    /// Zero (the default) for the controllers whose sync is cheap at any size.
+    fn sync_cost(&self, _inf: &Informers) -> Time {
+        0
+    }
     /// The response to a request the controller sent with `Env::send`.
     fn on_response(&mut self, _id: ReqId, _resp: &ApiResponse, _env: &mut Env, _inf: &Informers) {}
     /// An answer from a node's kubelet API (the metrics scrapes the HPA controller sends).
