@@ -10,11 +10,9 @@
 // from the navigation's start, so the result covers fetching the HTML, JS and wasm,
 // compiling and instantiating the wasm, mounting the app and that first frame.
 // One warm-up run (not counted) comes first.
-import { median, round, withPage } from './lib.mjs';
+import { median, numberArg, round, withPage } from './lib.mjs';
 
-const args = process.argv.slice(2);
-const runsArg = args.indexOf('--runs');
-const runs = runsArg >= 0 ? Number(args[runsArg + 1]) : 21;
+const runs = numberArg('--runs', 21);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs needs a positive integer`);
 
 function watchFirstDiagram() {

@@ -60,3 +60,10 @@ export const percentile = (xs, p) => {
 };
 
 export const round = (x) => Math.round(x * 10) / 10;
+
+/** The number after `--name` on the command line, else `dflt`. */
+export function numberArg(name, dflt) {
+  const args = process.argv.slice(2);
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+}

@@ -10,15 +10,10 @@
 // tasks, the frames' p95 and how many were late, the virtual time reached, the page's
 // element count and the heap in use.
 import { deflateRawSync } from 'node:zlib';
-import { percentile, round, withPage } from './lib.mjs';
+import { numberArg, percentile, round, withPage } from './lib.mjs';
 
-const args = process.argv.slice(2);
-const arg = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const nodes = arg('--nodes', 1000);
-const seconds = arg('--seconds', 30);
+const nodes = numberArg('--nodes', 1000);
+const seconds = numberArg('--seconds', 30);
 
 const scenario = `apiVersion: kubeloop.dev/v1alpha1
 kind: Scenario

@@ -8,15 +8,10 @@
 // records every long task (the browser's PerformanceObserver: any task over 50 ms) and
 // every animation frame's interval; it reports the longest task, how many there were,
 // the frames' p50/p95/max, the wall time to all Ready and the page's element count then.
-import { percentile, round, withPage } from './lib.mjs';
+import { numberArg, percentile, round, withPage } from './lib.mjs';
 
-const args = process.argv.slice(2);
-const arg = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const replicas = arg('--replicas', 1500);
-const speed = arg('--speed', 8);
+const replicas = numberArg('--replicas', 1500);
+const speed = numberArg('--speed', 8);
 
 function watchTasksAndFrames() {
   window.__bench = { tasks: [], frames: [], on: false };
