@@ -92,20 +92,17 @@ impl<K: Ord + Clone> WorkQueue<K> {
     /// waits until its processing ends (once, however often it was added).
     pub fn pop_ready(&mut self, now: Time) -> Option<K> {
         while let Some(k) = self.pop() {
-            match self.busy.get(&k) {
-                Some(&until) if until > now => {
+            if let Some(&until) = self.busy.get(&k) {
+                if until > now {
                     if self.parked.insert(k.clone()) {
                         self.add_after(k, until);
                     }
+                    continue;
                 }
-                busy => {
-                    if busy.is_some() {
-                        self.busy.remove(&k);
-                    }
-                    self.parked.remove(&k);
-                    return Some(k);
-                }
+                self.busy.remove(&k);
             }
+            self.parked.remove(&k);
+            return Some(k);
         }
         None
     }
