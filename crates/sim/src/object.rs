@@ -354,55 +354,69 @@ impl Object {
 }
 
 /// Deserializes `value` into `T`, recording every field `T` ignored as a dotted path
-/// (`spec.replica`, `spec.template.spec.containers[0].imagee`).
+/// (`spec.replica`, `spec.template.spec.containers[0].imagee`), as upstream's strict
+/// decoder prints them.
 ///
-/// Every typed decode of the engine goes through here, from a `&serde_json::Value` and with
-/// one callback type (`&mut dyn FnMut`), so each k8s-openapi type's `Deserialize` is
-/// compiled once, for the one deserializer `serde_ignored::Deserializer<&Value, Unknown>`,
-/// and serde_ignored itself once per type (a closure type here would be a new callback
-/// type per `T`, and a new copy of every nested type's impl: PodSpec was six).
-pub fn decode_tracking_unknown<T: serde::de::DeserializeOwned>(
+/// The fields `T` ignored are found by serializing the decoded `T` back and walking the
+/// input beside it: a key of the input that the round trip lost is one `T` has no field
+/// for. (A wrapping deserializer that records ignored fields, as serde_ignored is, compiles
+/// every nested type's `Deserialize` again for each wrapper type: it was 0.86 MB of the
+/// page's code, and PodSpec's decoder eight times over.) A key whose value is `null` is
+/// not judged: `null` decodes to an unset field, which serializes as no key at all.
+pub fn decode_tracking_unknown<T: serde::de::DeserializeOwned + serde::Serialize>(
     value: &serde_json::Value,
     unknown: &mut Vec<String>,
 ) -> Result<T, String> {
-    let mut found = Vec::new();
-    let mut record = |path: serde_ignored::Path<'_>| found.push(path_to_field(&path));
-    let result = serde_ignored::deserialize::<_, Unknown<'_>, T>(value, &mut record);
-    unknown.extend(found);
-    result.map_err(|e| e.to_string())
-}
-
-/// The one callback type serde_ignored is instantiated with.
-type Unknown<'a> = &'a mut dyn FnMut(serde_ignored::Path<'_>);
-
-/// Deserializes `value` into `T`, ignoring unknown fields, through the same deserializer
-/// as [`decode_tracking_unknown`] (use this rather than `serde_json::from_value`, which
-/// would compile `T`'s `Deserialize` again for `serde_json::Value`).
-pub fn decode<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Result<T, String> {
-    decode_tracking_unknown(value, &mut Vec::new())
-}
-
-/// Turns a serde_ignored path (`spec.template.spec.containers.0.imagee`) into the form
-/// upstream's strict decoder prints (`spec.template.spec.containers[0].imagee`).
-fn path_to_field(path: &serde_ignored::Path<'_>) -> String {
-    let raw = path.to_string();
-    let mut out = String::new();
-    for part in raw.split('.') {
-        if part.is_empty() || part == "?" {
-            continue;
-        }
-        if part.chars().all(|c| c.is_ascii_digit()) {
-            out.push('[');
-            out.push_str(part);
-            out.push(']');
-        } else {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            out.push_str(part);
-        }
+    let decoded = decode::<T>(value)?;
+    if let Ok(back) = serde_json::to_value(&decoded) {
+        lost_keys(value, &back, &mut String::new(), unknown);
     }
-    out
+    Ok(decoded)
+}
+
+/// Deserializes `value` into `T`, ignoring unknown fields. Every typed decode of the
+/// engine goes through here, from a `&serde_json::Value`, so each k8s-openapi type's
+/// `Deserialize` is compiled once (use this rather than `serde_json::from_value`, which
+/// would compile `T`'s `Deserialize` again for an owned `Value`).
+pub fn decode<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Result<T, String> {
+    T::deserialize(value).map_err(|e| e.to_string())
+}
+
+/// Pushes the path of every non-null key of `input` that `back` (the decoded object
+/// serialized again) does not have, in the input's order: `spec.replica`,
+/// `spec.containers[0].imagee`.
+fn lost_keys(
+    input: &serde_json::Value,
+    back: &serde_json::Value,
+    path: &mut String,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    let at = path.len();
+    match (input, back) {
+        (Value::Object(fields), Value::Object(kept)) => {
+            for (key, v) in fields {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                match kept.get(key) {
+                    Some(b) => lost_keys(v, b, path, out),
+                    None if !v.is_null() => out.push(path.clone()),
+                    None => {}
+                }
+                path.truncate(at);
+            }
+        }
+        (Value::Array(items), Value::Array(kept)) => {
+            for (i, (v, b)) in items.iter().zip(kept).enumerate() {
+                path.push_str(&format!("[{i}]"));
+                lost_keys(v, b, path, out);
+                path.truncate(at);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -471,6 +485,57 @@ mod tests {
         assert_eq!(
             unknown,
             vec!["spec.replica", "spec.template.spec.containers[0].imagee"]
+        );
+    }
+
+    /// What a manifest written by kubectl or by hand carries besides unknown fields: known
+    /// fields set to `null` (`creationTimestamp: null`), empty lists and maps, values in
+    /// another spelling (`cpu: 0.5`, a port by name), free-form JSON (a CRD's schema
+    /// default), and the second of two list items: only the two unknown keys are reported.
+    #[test]
+    fn known_fields_in_every_shape_are_not_reported() {
+        let v = serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "x", "creationTimestamp": null, "labels": {}, "annotations": {"a": "b"}},
+            "spec": {
+                "containers": [
+                    {"name": "a", "image": "nginx", "ports": [], "resources": {"requests": {"cpu": 0.5}}},
+                    {"name": "b", "image": "nginx", "readinessProbe": {"httpGet": {"port": "http"}}, "colour": "red"}
+                ],
+                "nodeSelector": null,
+                "volumes": [{"name": "v", "emptyDir": {}}],
+                "hostnme": "h"
+            }
+        });
+        let mut unknown = Vec::new();
+        Object::from_value(Kind::Pod, &v, &mut unknown).unwrap();
+        assert_eq!(unknown, vec!["spec.containers[1].colour", "spec.hostnme"]);
+    }
+
+    #[test]
+    fn free_form_json_keeps_every_key() {
+        let v = serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "crontabs.stable.example.com"},
+            "spec": {"group": "stable.example.com", "scope": "Namespaced",
+                "names": {"plural": "crontabs", "kind": "CronTab"},
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                    "type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                    "properties": {"spec": {"type": "object", "default": {"any": {"deep": [1]}}}}
+                }}}]}
+        });
+        let mut unknown = Vec::new();
+        Object::from_value(Kind::CustomResourceDefinition, &v, &mut unknown).unwrap();
+        assert!(unknown.is_empty(), "{unknown:?}");
+    }
+
+    #[test]
+    fn a_type_error_is_the_decoders_message() {
+        let v = serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": 5}});
+        let e = Object::from_value(Kind::Pod, &v, &mut Vec::new()).unwrap_err();
+        assert!(
+            e.contains("invalid type: integer `5`, expected a string"),
+            "{e}"
         );
     }
 }

@@ -1,7 +1,7 @@
 //! KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1): parsing from JSON, upstream
 //! defaulting (default plugins merged into each profile, default plugin args) and validation.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use k8s_openapi::api::core::v1::{NodeAffinity, TopologySpreadConstraint};
@@ -15,7 +15,7 @@ pub const API_VERSION: &str = "kubescheduler.config.k8s.io/v1";
 pub const DEFAULT_SCHEDULER_NAME: &str = "default-scheduler";
 
 /// A plugin reference in a PluginSet (`name`, optional `weight`).
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct PluginRef {
     /// Plugin name.
@@ -35,7 +35,7 @@ impl PluginRef {
 }
 
 /// Enabled and disabled plugins of one extension point.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct PluginSet {
     /// Enabled plugins, in order.
@@ -47,7 +47,7 @@ pub struct PluginSet {
 }
 
 /// Plugins per extension point (`multiPoint` expands to every point a plugin implements).
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 #[allow(missing_docs)]
 pub struct Plugins {
@@ -150,7 +150,7 @@ pub fn default_plugins() -> Plugins {
 }
 
 /// A resource and its weight in a scoring strategy.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceSpec {
     /// Resource name (`cpu`, `memory`, `example.com/gpu`).
@@ -161,7 +161,7 @@ pub struct ResourceSpec {
 }
 
 /// A point of a RequestedToCapacityRatio shape.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct UtilizationShapePoint {
     /// Utilization 0–100.
@@ -173,7 +173,7 @@ pub struct UtilizationShapePoint {
 }
 
 /// RequestedToCapacityRatio parameters.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct RequestedToCapacityRatioParam {
     /// The piecewise-linear shape.
@@ -182,7 +182,7 @@ pub struct RequestedToCapacityRatioParam {
 }
 
 /// NodeResourcesFit's scoring strategy.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoringStrategy {
     /// `LeastAllocated`, `MostAllocated` or `RequestedToCapacityRatio`.
@@ -197,7 +197,7 @@ pub struct ScoringStrategy {
 }
 
 /// NodeResourcesFitArgs.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeResourcesFitArgs {
     /// Extended resources the Fit filter ignores.
@@ -321,7 +321,7 @@ fn unreachable_default() -> KubeSchedulerConfiguration {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct RawConfig {
     parallelism: Option<i32>,
@@ -351,7 +351,7 @@ struct RawConfig {
     delay_cache_until_active: Option<Value>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct RawProfile {
     scheduler_name: Option<String>,
@@ -361,7 +361,7 @@ struct RawProfile {
     plugin_config: Vec<RawPluginConfig>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 struct RawPluginConfig {
     name: String,
     #[serde(default)]

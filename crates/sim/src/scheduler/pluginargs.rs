@@ -1,7 +1,7 @@
 //! Decoding and defaulting of plugin args (`SetDefaults_<Plugin>Args`) and the strict
 //! JSON decoding shared by the configuration parser.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use k8s_openapi::api::core::v1::{NodeAffinity, TopologySpreadConstraint};
@@ -11,7 +11,7 @@ use super::config::{
 };
 use crate::object::decode_tracking_unknown;
 
-pub(crate) fn decode<T: serde::de::DeserializeOwned>(
+pub(crate) fn decode<T: serde::de::DeserializeOwned + serde::Serialize>(
     v: &Value,
     path: &str,
     errs: &mut Vec<String>,
@@ -60,31 +60,31 @@ fn join_path(a: &str, b: &str) -> String {
 
 /// Decodes and defaults one plugin's args (`SetDefaults_<Plugin>Args`).
 pub(crate) fn plugin_args(name: &str, v: &Value, path: &str, errs: &mut Vec<String>) -> PluginArgs {
-    #[derive(Deserialize, Default)]
+    #[derive(Deserialize, Serialize, Default)]
     #[serde(rename_all = "camelCase")]
     struct Dp {
         min_candidate_nodes_percentage: Option<i32>,
         min_candidate_nodes_absolute: Option<i32>,
     }
-    #[derive(Deserialize, Default)]
+    #[derive(Deserialize, Serialize, Default)]
     #[serde(rename_all = "camelCase")]
     struct Ipa {
         hard_pod_affinity_weight: Option<i32>,
         #[serde(default)]
         ignore_preferred_terms_of_existing_pods: bool,
     }
-    #[derive(Deserialize, Default)]
+    #[derive(Deserialize, Serialize, Default)]
     #[serde(rename_all = "camelCase")]
     struct Na {
         added_affinity: Option<NodeAffinity>,
     }
-    #[derive(Deserialize, Default)]
+    #[derive(Deserialize, Serialize, Default)]
     #[serde(rename_all = "camelCase")]
     struct Ba {
         #[serde(default)]
         resources: Vec<ResourceSpec>,
     }
-    #[derive(Deserialize, Default)]
+    #[derive(Deserialize, Serialize, Default)]
     #[serde(rename_all = "camelCase")]
     struct Pts {
         #[serde(default)]
@@ -92,7 +92,7 @@ pub(crate) fn plugin_args(name: &str, v: &Value, path: &str, errs: &mut Vec<Stri
         #[serde(default)]
         defaulting_type: String,
     }
-    #[derive(Deserialize, Default)]
+    #[derive(Deserialize, Serialize, Default)]
     #[serde(rename_all = "camelCase")]
     struct Vb {
         bind_timeout_seconds: Option<i64>,
