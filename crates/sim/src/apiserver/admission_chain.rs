@@ -262,9 +262,19 @@ fn quota(
         .map_err(admission_status)
 }
 
-/// Validation and validating admission for an update.
-pub fn validate_update(s: &ApiServer, new: &Object, old: &Object) -> Result<(), Status> {
-    let errs = validation::validate_update(new, old);
+/// Validation and validating admission for an update (of the `status` subresource when
+/// `status`).
+pub fn validate_update(
+    s: &ApiServer,
+    new: &Object,
+    old: &Object,
+    status: bool,
+) -> Result<(), Status> {
+    let errs = if status {
+        validation::validate_status_update(new, old)
+    } else {
+        validation::validate_update(new, old)
+    };
     if errs.is_empty() {
         envelope(s, new, Operation::Update)
     } else {

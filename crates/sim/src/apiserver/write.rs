@@ -364,7 +364,8 @@ fn update(
         // The custom resource storage writes nothing for a no-op update.
         return Ok(WriteOp::Respond(ApiResult::Object(current.clone())));
     }
-    admission_chain::validate_update(s, &new, current)?;
+    let status = matches!(sub, Some(Subresource::Status));
+    admission_chain::validate_update(s, &new, current, status)?;
     let key = current.key().etcd_key();
     let expect = current.resource_version();
     // An object being deleted whose last finalizer is gone disappears now.

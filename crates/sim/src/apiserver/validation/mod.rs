@@ -20,6 +20,7 @@ pub mod names;
 pub mod networking;
 pub mod other;
 pub mod pod;
+pub mod pod_status;
 pub mod policy;
 pub mod probes;
 pub mod quota;
@@ -101,6 +102,15 @@ fn generic_update(new: &Object, old: &Object) -> Vec<FieldError> {
             .filter(|e| !e.field.starts_with("metadata.")),
     );
     errs
+}
+
+/// Validates a write to the `status` subresource of `old` (the status strategy's
+/// `ValidateUpdate`): a Pod's by `ValidatePodStatusUpdate`, other kinds as an update.
+pub fn validate_status_update(new: &Object, old: &Object) -> Vec<FieldError> {
+    match (new, old) {
+        (Object::Pod(n), Object::Pod(o)) => pod_status::validate_pod_status_update(n, o),
+        _ => validate_update(new, old),
+    }
 }
 
 /// Validates an update of `old` to `new` (immutable fields, allowed transitions).

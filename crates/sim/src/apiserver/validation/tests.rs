@@ -326,6 +326,67 @@ fn pod_updates_are_restricted() {
     );
 }
 
+/// The Invalid message for a write of `new`'s status over `old` (the status strategy has
+/// put `old`'s spec back, as the apiserver does before validating).
+fn status_update_message(old: Value, new_status: Value) -> String {
+    let mut new = old.clone();
+    new["metadata"]["resourceVersion"] = json!("7");
+    new["status"] = new_status;
+    let (o, n) = (decode(Kind::Pod, &old), decode(Kind::Pod, &new));
+    message(Kind::Pod, &n, &validate_status_update(&n, &o))
+}
+
+fn terminated(name: &str, code: i32) -> Value {
+    json!({"name": name, "image": "busybox", "imageID": "", "ready": false, "restartCount": 0,
+        "state": {"terminated": {"exitCode": code}}})
+}
+
+fn running(name: &str) -> Value {
+    json!({"name": name, "image": "busybox", "imageID": "", "ready": true, "restartCount": 1,
+        "state": {"running": {}}})
+}
+
+#[test]
+fn a_terminated_container_of_a_pod_that_never_restarts_stays_terminated() {
+    let mut old = web_pod();
+    old["spec"]["restartPolicy"] = json!("Never");
+    old["status"] = json!({"qosClass": "BestEffort", "containerStatuses": [terminated("web", 0)]});
+    assert_eq!(
+        status_update_message(old.clone(), json!({"qosClass": "BestEffort", "containerStatuses": [running("web")]})),
+        "Pod \"p\" is invalid: status.containerStatuses[0].state: Forbidden: may not be transitioned to non-terminated state"
+    );
+    // OnFailure restarts a container that failed, not one that succeeded.
+    old["spec"]["restartPolicy"] = json!("OnFailure");
+    old["status"]["containerStatuses"] = json!([terminated("web", 1)]);
+    let back = json!({"qosClass": "BestEffort", "containerStatuses": [running("web")]});
+    assert_eq!(
+        status_update_message(old.clone(), back.clone()),
+        "Pod \"p\" is invalid"
+    );
+    // Always restarts anything.
+    old["spec"]["restartPolicy"] = json!("Always");
+    old["status"]["containerStatuses"] = json!([terminated("web", 0)]);
+    assert_eq!(status_update_message(old, back), "Pod \"p\" is invalid");
+}
+
+#[test]
+fn a_pods_qos_class_and_node_cannot_change_through_status() {
+    let mut old = web_pod();
+    old["status"] = json!({"qosClass": "BestEffort"});
+    assert_eq!(
+        status_update_message(old.clone(), json!({"qosClass": "Guaranteed", "nominatedNodeName": "Node_1"})),
+        "Pod \"p\" is invalid: [status.nominatedNodeName: Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), status.qosClass: Invalid value: \"Guaranteed\": field is immutable]"
+    );
+    let mut new = old.clone();
+    new["metadata"]["resourceVersion"] = json!("7");
+    new["spec"]["nodeName"] = json!("node-1");
+    let (o, n) = (decode(Kind::Pod, &old), decode(Kind::Pod, &new));
+    assert_eq!(
+        message(Kind::Pod, &n, &validate_status_update(&n, &o)),
+        "Pod \"p\" is invalid: status.nodeName: Forbidden: may not be changed directly"
+    );
+}
+
 #[test]
 fn pod_active_deadline_may_only_shrink() {
     let mut old = web_pod();
