@@ -88,6 +88,7 @@ fn band_h(tier: Tier) -> f64 {
         Tier::Detail => 18.0,
         Tier::Medium => 12.0,
         Tier::Compact => 4.0,
+        Tier::Dense => 3.0,
     }
 }
 
@@ -101,7 +102,26 @@ pub enum Tier {
     /// Many: tiny boxes; pods too small to read are drawn as one bar per node, split by
     /// state ([`Layout::summary`]).
     Compact,
+    /// Hundreds to thousands: a cell per node, coloured by its condition, with its pods as
+    /// a strip inside it ([`Layout::pod_strip`]); the name and counts are in its tooltip.
+    /// A few elements per node, so 5,000 nodes stay a page the browser can redraw.
+    Dense,
 }
+
+impl Tier {
+    /// Whether pods are drawn in aggregate (a bar or a strip per node), not one by one.
+    pub fn aggregated(self) -> bool {
+        matches!(self, Tier::Compact | Tier::Dense)
+    }
+}
+
+/// Height of a dense node's cell.
+const DENSE_H: f64 = 12.0;
+/// Pods that fill a dense node's strip: 30, the envelope's density (150,000 pods on
+/// 5,000 nodes), so a node with a few pods shows a strip one can see; a fuller node's
+/// strip is scaled to fit. (The kubelet's `maxPods`, 110, would leave 4 pods at 4 % of a
+/// cell 14 units wide.)
+pub const DENSE_STRIP_PODS: usize = 30;
 
 /// Size of a pod chip and the space between chips.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -154,7 +174,9 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
         5..=8 => (Tier::Detail, 4),
         9..=24 => (Tier::Medium, 6),
         25..=60 => (Tier::Compact, 10),
-        _ => (Tier::Compact, 12),
+        61..=300 => (Tier::Compact, 12),
+        301..=1200 => (Tier::Dense, 30),
+        _ => (Tier::Dense, 50),
     };
     let (gap, header, parts, pad, chip) = match tier {
         Tier::Detail => (
@@ -190,11 +212,24 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
                 gap: 2.0,
             },
         ),
+        Tier::Dense => (
+            2.0,
+            0.0,
+            0.0,
+            1.5,
+            Chip {
+                w: 0.0,
+                h: 0.0,
+                gap: 0.0,
+            },
+        ),
     };
     let node_w = ((WIDTH - 2.0 * MARGIN - (cols as f64 - 1.0) * gap) / cols as f64).min(360.0);
     let per_row = (((node_w - 2.0 * pad + chip.gap) / (chip.w + chip.gap)).floor() as usize).max(1);
     let node_h = band_h(tier)
-        + if tier == Tier::Compact {
+        + if tier == Tier::Dense {
+            DENSE_H - band_h(tier)
+        } else if tier == Tier::Compact {
             header + pad / 2.0 + SUMMARY_H + pad
         } else {
             let rows = max_pods.div_ceil(per_row).max(1);
@@ -237,7 +272,7 @@ impl Layout {
     /// The chip of the `i`-th pod on node `node`; none on compact nodes, which draw a
     /// [`Layout::summary`] instead.
     pub fn chip(&self, node: usize, i: usize) -> Option<Rect> {
-        if self.tier == Tier::Compact {
+        if self.tier.aggregated() {
             return None;
         }
         let n = self.node(node)?;
@@ -254,16 +289,31 @@ impl Layout {
     pub fn verdict_band(&self, node: usize) -> Option<Rect> {
         let n = self.node(node)?;
         let h = band_h(self.tier);
+        let inner = if self.tier == Tier::Dense {
+            h - 1.0
+        } else {
+            h - 2.0
+        };
         Some(Rect::new(
             n.x + self.pad,
             n.bottom() - h - self.pad / 2.0,
             n.w - 2.0 * self.pad,
-            h - 2.0,
+            inner,
         ))
     }
 
-    /// The bar that stands for a compact node's pods, split by state.
+    /// The bar that stands for a compact node's pods, split by state; on a dense node the
+    /// strip inside its cell, above the verdict band.
     pub fn summary(&self, node: usize) -> Option<Rect> {
+        if self.tier == Tier::Dense {
+            let n = self.node(node)?;
+            return Some(Rect::new(
+                n.x + self.pad,
+                n.y + self.pad,
+                n.w - 2.0 * self.pad,
+                n.h - band_h(self.tier) - 2.0 * self.pad,
+            ));
+        }
         if self.tier != Tier::Compact {
             return None;
         }
@@ -440,6 +490,9 @@ mod tests {
             (20, 30),
             (50, 12),
             (300, 110),
+            (301, 30),
+            (1200, 30),
+            (5000, 30),
         ] {
             let l = layout(n, pods);
             assert_eq!(l.nodes.len(), n);
@@ -450,6 +503,15 @@ mod tests {
                     "{n} nodes: node {i} {node:?} in the view box"
                 );
                 assert!(node.y > BUS_Y, "nodes hang below the bus");
+                if l.tier == Tier::Dense {
+                    let strip = l.summary(i).expect("strip");
+                    let band = l.verdict_band(i).expect("band");
+                    assert!(node.contains(&strip) && node.contains(&band));
+                    assert!(strip.bottom() <= band.y, "the strip above the verdict band");
+                    assert!(strip.h >= 5.0 && band.h >= 2.0, "both can be seen");
+                    assert!(l.chip(i, 0).is_none());
+                    continue;
+                }
                 if let Some(bar) = l.summary(i) {
                     assert!(
                         node.contains(&bar),
@@ -480,6 +542,18 @@ mod tests {
         assert_eq!(layout(3, 3).cols, 3);
         assert_eq!(layout(20, 3).tier, Tier::Medium);
         assert_eq!(layout(300, 3).tier, Tier::Compact);
+        assert_eq!(layout(301, 3).tier, Tier::Dense);
+        assert_eq!(layout(5000, 3).tier, Tier::Dense);
+        // 5,000 nodes in a hundred rows of fifty, the page a few screens tall.
+        assert_eq!(layout(5000, 3).cols, 50);
+        assert!(
+            layout(5000, 3).height < 1700.0,
+            "{}",
+            layout(5000, 3).height
+        );
+        // The layout does not depend on how many pods a dense node holds: a scale-up
+        // leaves every cell where it was.
+        assert_eq!(layout(1000, 3), layout(1000, 90));
         assert!(layout(3, 3).part(0, NodePart::Proxy).is_some());
         assert!(layout(300, 3).part(0, NodePart::Proxy).is_none());
         assert!(

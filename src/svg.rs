@@ -104,7 +104,7 @@ pub fn wires(layout: &Layout) -> String {
             ],
             "wire bus",
         );
-        if layout.tier != Tier::Compact {
+        if !layout.tier.aggregated() {
             for (i, n) in layout.nodes.iter().enumerate() {
                 let path = layout.path_to_hub(Actor::Kubelet(i as u32));
                 let start = path.iter().position(|p| p.y == n.y).unwrap_or(0);
@@ -342,7 +342,7 @@ fn verdict(out: &mut String, band: &Rect, v: &Verdict, tier: Tier) {
         };
         rect(out, &bar, 3.0, "verdict-bar");
     }
-    if tier != Tier::Compact {
+    if !tier.aggregated() {
         let label = if v.passed {
             format!("{}Σ {}", if v.winner { "★ " } else { "" }, v.total)
         } else {
@@ -402,9 +402,14 @@ fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time
     let tags = taint_tags(n);
     let _ = write!(
         out,
-        r#"<g class="node {state}{}" data-testid="node" data-name="{}" data-state="{state}" data-sim="{}" data-taints="{}">"#,
+        r#"<g class="node {state}{}{}" data-testid="node" data-name="{}" data-state="{state}" data-sim="{}" data-taints="{}">"#,
         if tags.iter().any(|t| t.ends_with(":NoExecute")) {
             " tainted"
+        } else {
+            ""
+        },
+        if layout.tier == Tier::Dense {
+            " dense"
         } else {
             ""
         },
@@ -438,16 +443,12 @@ fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time
         );
     }
     let _ = write!(out, "<title>{}</title>", escape(&title));
-    rect(
-        out,
-        &r,
-        if layout.tier == Tier::Compact {
-            4.0
-        } else {
-            10.0
-        },
-        "box",
-    );
+    let radius = match layout.tier {
+        Tier::Dense => 1.5,
+        Tier::Compact => 4.0,
+        _ => 10.0,
+    };
+    rect(out, &r, radius, "box");
     match layout.tier {
         Tier::Detail => {
             text(out, r.x + 12.0, r.y + 20.0, "node-name", &n.name);
@@ -539,6 +540,8 @@ fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time
             let short = n.name.rsplit('-').next().unwrap_or(&n.name);
             text(out, r.x + 4.0, r.y + 10.0, "node-name tiny", short);
         }
+        // The cell's fill says its condition; its pods are a strip in the bars layer.
+        Tier::Dense => {}
     }
     // The simulator's layer: a dashed outline and a tag saying what only it knows.
     if let Some(f) = sim {
@@ -550,7 +553,7 @@ fn node_box(out: &mut String, layout: &Layout, i: usize, n: &NodeView, now: Time
             r.w + 4.0,
             r.h + 4.0
         );
-        if layout.tier != Tier::Compact {
+        if !layout.tier.aggregated() {
             let label = format!("sim · {}", sim_label(f, lang));
             // CJK glyphs are about twice as wide as the monospace Latin ones.
             let units: f64 = label
@@ -1000,6 +1003,66 @@ pub(crate) mod tests {
             .collect();
         let tray = pods(&l, &[], &many, Marks::default(), Lang::En);
         assert!(tray.contains(">+"), "the tray says how many more wait");
+    }
+
+    /// At thousands of nodes a node is a few elements: its cell (coloured by its
+    /// condition, its name and condition in the tooltip), a strip of its pods by state in
+    /// the bars layer (its tooltip counting them), and a followed pod's verdict band.
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_draw_a_dense_node_as_a_cell_with_a_pod_strip() {
+        let mut ps: Vec<PodView> = (0..50)
+            .map(|j| pod_view(&format!("w-{j}"), "node-7", "Running"))
+            .collect();
+        ps.extend((0..5).map(|j| pod_view(&format!("p-{j}"), "node-7", "Pending")));
+        let mut n = node("node-7", ps);
+        n.status = "NotReady".into();
+        let l = layout(5000, 55);
+        let cell = box_cell(&l, 6, &n, 0, Lang::En);
+        assert!(cell.contains(r#"class="node notready dense""#), "{cell}");
+        assert!(cell.contains("<title>node-7 · NotReady"), "{cell}");
+        assert_eq!(cell.matches('<').count() - cell.matches("</").count(), 3);
+        assert!(!cell.contains("<text"), "no text at this size");
+        let strip = l.summary(6).expect("a strip");
+        let s = crate::svg_summary::dense(&strip, &n, Marks::default(), Lang::En);
+        let mut bar = String::new();
+        crate::svg_summary::write(&mut bar, &s);
+        assert!(
+            bar.contains("node-7: 55 pods · 5 Creating · 50 Ready"),
+            "{bar}"
+        );
+        assert_eq!(
+            bar.matches("<rect").count(),
+            2,
+            "two segments, no track: {bar}"
+        );
+        assert!(!bar.contains("<text"), "no count: {bar}");
+        // 55 pods are more than fill a strip (30): it is scaled to fit, by state.
+        let ready = format!(
+            r#"data-count="50" x="{:.1}" y="{:.1}" width="{:.1}""#,
+            strip.x + strip.w * 5.0 / 55.0,
+            strip.y,
+            strip.w * 50.0 / 55.0
+        );
+        assert!(bar.contains(&ready), "{bar}");
+        // Fewer than 30 pods: each is 1/30 of the strip.
+        let few: Vec<PodView> = (0..3)
+            .map(|j| pod_view(&format!("f-{j}"), "node-8", "Running"))
+            .collect();
+        let s = crate::svg_summary::dense(&strip, &node("node-8", few), Marks::default(), Lang::En);
+        assert_eq!(
+            s.segs.iter().map(|g| g.w).sum::<f64>(),
+            strip.w * 3.0 / 30.0
+        );
+        // The verdict of a followed pod is a band under the strip, with no label.
+        let v = Verdict {
+            passed: true,
+            reason: String::new(),
+            total: 80,
+            best: 100,
+            winner: true,
+        };
+        let band = verdict_cell(&l, 6, Some(&v));
+        assert!(band.contains(r#"data-verdict="winner""#) && !band.contains("<text"));
     }
 
     #[wasm_bindgen_test(unsupported = test)]

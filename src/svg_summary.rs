@@ -1,5 +1,6 @@
-//! The bar that stands for a compact node's pods (from 25 nodes): one segment per state,
-//! as wide as its share, and the count; its tooltip says how many are in each state.
+//! The bar that stands for a compact node's pods (25 to 300 nodes) and the strip that
+//! stands for a dense node's (from 301): one segment per state, as wide as its share, and
+//! on the bar the count; its tooltip says how many are in each state.
 //! While a Service is picked, the bar is ringed and counts the node's endpoints of it
 //! (ready ones apart).
 //!
@@ -12,7 +13,7 @@ use std::fmt::Write as _;
 
 use kubeloop_sim::view::{pod_class, NodeView, PodClass, PodView};
 
-use crate::geometry::Rect;
+use crate::geometry::{Rect, DENSE_STRIP_PODS};
 use crate::highlight::escape;
 use crate::i18n::Lang;
 use crate::svg::{class_label, rect, Marks};
@@ -38,6 +39,8 @@ pub struct Summary {
     pub segs: Vec<Seg>,
     /// The picked Service's endpoints on this node and how many are ready.
     pub endpoints: Option<(usize, usize)>,
+    /// A dense node's strip ([`dense`]): segments only, no track, ring or count.
+    pub dense: bool,
 }
 
 impl Summary {
@@ -77,7 +80,10 @@ pub fn class_counts(pods: &[std::sync::Arc<PodView>]) -> Vec<(PodClass, usize)> 
 pub fn summary(bar: &Rect, n: &NodeView, marks: Marks, lang: Lang) -> Summary {
     let counts = class_counts(&n.pods);
     let total = n.pods.len();
-    let mut title = format!("{}: {total} pods", n.name);
+    let mut title = match lang {
+        Lang::En => format!("{}: {total} pods", n.name),
+        Lang::Zh => format!("{}：{total} 个 Pod", n.name),
+    };
     for (c, k) in &counts {
         let _ = write!(title, " · {k} {}", class_label(*c, lang));
     }
@@ -120,7 +126,25 @@ pub fn summary(bar: &Rect, n: &NodeView, marks: Marks, lang: Lang) -> Summary {
         title,
         segs,
         endpoints: (!endpoints.is_empty()).then_some((endpoints.len(), ready)),
+        dense: false,
     }
+}
+
+/// A dense node's pods as a strip across `strip`: one segment per state, each pod
+/// [`DENSE_STRIP_PODS`]th of the strip (a fuller node's strip is scaled down to fit), so
+/// a glance across thousands of cells shows where the pods are and which are not Ready.
+/// The count is in the tooltip only.
+pub fn dense(strip: &Rect, n: &NodeView, marks: Marks, lang: Lang) -> Summary {
+    let mut s = summary(strip, n, marks, lang);
+    let unit = strip.w / s.total.max(DENSE_STRIP_PODS) as f64;
+    let mut x = strip.x;
+    for seg in &mut s.segs {
+        seg.x = x;
+        seg.w = unit * seg.count as f64;
+        x += seg.w;
+    }
+    s.dense = true;
+    s
 }
 
 /// The bar as markup (segments of states with no pod left out).
@@ -144,10 +168,12 @@ pub fn write(out: &mut String, s: &Summary) {
         s.total,
         escape(&s.title),
     );
-    if s.endpoints.is_some() {
+    if s.endpoints.is_some() && !s.dense {
         rect(out, &s.ring(), 3.0, "summary-endpoints");
     }
-    rect(out, &s.bar, 2.0, "summary-track");
+    if !s.dense {
+        rect(out, &s.bar, 2.0, "summary-track");
+    }
     for seg in s.segs.iter().filter(|g| g.count > 0) {
         let _ = write!(
             out,
@@ -159,6 +185,10 @@ pub fn write(out: &mut String, s: &Summary) {
             y = s.bar.y,
             h = s.bar.h
         );
+    }
+    if s.dense {
+        out.push_str("</g>");
+        return;
     }
     let (x, y) = s.count_at();
     let _ = write!(
@@ -194,7 +224,7 @@ pub enum Set {
 }
 
 /// The states written as segments, in order.
-fn shape(s: &Summary) -> (Vec<PodClass>, bool, String) {
+fn shape(s: &Summary) -> (Vec<PodClass>, bool, String, bool) {
     let classes = s
         .segs
         .iter()
@@ -205,7 +235,7 @@ fn shape(s: &Summary) -> (Vec<PodClass>, bool, String) {
         "{:.1} {:.1} {:.1} {:.1}",
         s.bar.x, s.bar.y, s.bar.w, s.bar.h
     );
-    (classes, s.endpoints.is_some(), bar)
+    (classes, s.endpoints.is_some(), bar, s.dense)
 }
 
 /// What to set on the bar drawn from `old` so it shows `new`.
@@ -219,7 +249,9 @@ pub fn changes(old: &Summary, new: &Summary) -> Change {
     let mut out = Vec::new();
     if old.total != new.total {
         out.push(Set::Bar("data-pods", new.total.to_string()));
-        out.push(Set::Count(new.total.to_string()));
+        if !new.dense {
+            out.push(Set::Count(new.total.to_string()));
+        }
     }
     if let (Some(a), Some(b)) = (old.endpoints, new.endpoints) {
         if a.0 != b.0 {
@@ -350,5 +382,32 @@ mod tests {
         write(&mut from, &a);
         write(&mut to, &b);
         assert_eq!(from.matches("<rect").count(), to.matches("<rect").count());
+    }
+
+    /// A dense strip has no count element: an update never sets one (the layer would set
+    /// the last segment's text instead), and a strip never becomes a bar in place.
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_update_a_dense_strip_without_a_count() {
+        let n = |statuses: &[&str]| {
+            let pods = statuses
+                .iter()
+                .enumerate()
+                .map(|(j, s)| pod_view(&format!("w-{j}"), "node-1", s))
+                .collect();
+            node("node-1", pods)
+        };
+        let none = Marks::default();
+        let a = dense(&BAR, &n(&["Running"]), none, Lang::En);
+        let b = dense(&BAR, &n(&["Running", "Running"]), none, Lang::En);
+        let Change::Update(sets) = changes(&a, &b) else {
+            panic!("the same elements are updated in place");
+        };
+        assert!(!sets.iter().any(|s| matches!(s, Set::Count(_))), "{sets:?}");
+        assert!(
+            sets.contains(&Set::Seg(0, "width", "6.4".into())),
+            "2 × 96/30"
+        );
+        let bar = bar_of(&["Running", "Running"], none);
+        assert_eq!(changes(&b, &bar), Change::Rebuild);
     }
 }

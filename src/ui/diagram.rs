@@ -168,7 +168,7 @@ pub fn Diagram() -> impl IntoView {
                     .enumerate()
                     .flat_map(|(i, n)| {
                         let v = verdicts.as_ref().and_then(|v| v.get(&n.name));
-                        if l.tier == geometry::Tier::Compact {
+                        if l.tier.aggregated() {
                             [
                                 svg::box_cell(l, i, n, c.now, lang),
                                 svg::verdict_cell(l, i, v),
@@ -179,6 +179,9 @@ pub fn Diagram() -> impl IntoView {
                     })
                     .chain(std::iter::once(svg::tray(&c.pending, marks, lang)))
                     .enumerate()
+                    // An empty cell (a verdict band with no pod followed) is no element;
+                    // its place still counts in the keys, so one appearing moves nothing.
+                    .filter(|(_, m)| !m.is_empty())
                     .map(|(i, m)| (cell_key(i, &m), m))
                     .collect();
                 out.shrink_to_fit();
@@ -195,7 +198,15 @@ pub fn Diagram() -> impl IntoView {
         };
         cluster.with(|c| {
             layout.with(|l| {
-                let bar = |(i, n)| Some(svg_summary::summary(&l.summary(i)?, n, marks, lang));
+                let dense = l.tier == geometry::Tier::Dense;
+                let bar = |(i, n)| {
+                    let r = l.summary(i)?;
+                    Some(if dense {
+                        svg_summary::dense(&r, n, marks, lang)
+                    } else {
+                        svg_summary::summary(&r, n, marks, lang)
+                    })
+                };
                 c.nodes
                     .iter()
                     .enumerate()

@@ -22,6 +22,30 @@ pub fn node_command(node: &str, power: bool, on: bool) -> String {
     format!("sim {verb} {node}")
 }
 
+/// A node's switch row: name, network up, powered, the cluster's status.
+pub type NodeRow = (String, bool, bool, String);
+
+/// At most this many node rows: beyond it the list is filtered by name (a cluster of
+/// 5,000 nodes would otherwise be 35,000 elements in a pane nobody scrolls through).
+pub const NODE_ROWS: usize = 100;
+
+/// The rows shown for `filter`: the nodes whose name contains it, those the learner cut
+/// off or powered down first (so they can be brought back), the rest in order; at most
+/// [`NODE_ROWS`], and how many matching nodes that leaves out.
+pub fn node_rows(nodes: &[NodeRow], filter: &str) -> (Vec<NodeRow>, usize) {
+    let filter = filter.trim();
+    let matching = || nodes.iter().filter(|n| n.0.contains(filter));
+    let down = |n: &&NodeRow| !n.1 || !n.2;
+    let rows: Vec<NodeRow> = matching()
+        .filter(down)
+        .chain(matching().filter(|n| !down(n)))
+        .take(NODE_ROWS)
+        .cloned()
+        .collect();
+    let left = matching().count() - rows.len();
+    (rows, left)
+}
+
 fn consequence(name: &str) -> Key {
     match name {
         "etcd" => Key::DownEtcd,
@@ -66,7 +90,7 @@ pub fn Switches() -> impl IntoView {
                 let v = s.view();
                 let comps: Vec<(&'static str, bool)> =
                     v.components.iter().map(|c| (c.name, c.running)).collect();
-                let nodes: Vec<(String, bool, bool, String)> = v
+                let nodes: Vec<NodeRow> = v
                     .nodes
                     .iter()
                     .map(|n| (n.name.clone(), !n.partitioned, n.powered, n.status.clone()))
@@ -75,6 +99,9 @@ pub fn Switches() -> impl IntoView {
             })
             .unwrap_or_default()
     });
+    let filter = RwSignal::new(String::new());
+    let rows = Memo::new(move |_| state.with(|(_, n)| filter.with(|f| node_rows(n, f))));
+    let many = move || state.with(|(_, n)| n.len() > NODE_ROWS);
     let component = move |name: &'static str| {
         Signal::derive(move || {
             state.with(|(c, _)| c.iter().find(|x| x.0 == name).is_some_and(|x| x.1))
@@ -110,7 +137,13 @@ pub fn Switches() -> impl IntoView {
                     <span>{move || ui.t(Key::Network)}</span>
                     <span>{move || ui.t(Key::Power)}</span>
                 </div>
-                <For each=move || state.get().1 key=|n| n.clone() let:n>
+                <Show when=many>
+                    <input type="search" class="node-filter" data-testid="node-filter"
+                        placeholder=move || ui.t(Key::NodeFilter) aria-label=move || ui.t(Key::NodeFilter)
+                        prop:value=move || filter.get()
+                        on:input=move |ev| filter.set(event_target_value(&ev))/>
+                </Show>
+                <For each=move || rows.get().0 key=|n| n.clone() let:n>
                     {
                         let (name, net, power, status) = n;
                         let (a, b) = (name.clone(), name.clone());
@@ -125,6 +158,11 @@ pub fn Switches() -> impl IntoView {
                         }
                     }
                 </For>
+                <Show when=move || rows.with(|r| r.1 > 0)>
+                    <p class="muted small" data-testid="nodes-more">
+                        {move || ui.t(Key::NodesMore).replace("{n}", &rows.with(|r| r.1).to_string())}
+                    </p>
+                </Show>
                 <p class="muted small">{move || ui.t(Key::DownNode)}</p>
             </div>
         </section>
@@ -147,5 +185,23 @@ mod tests {
         assert_eq!(node_command("node-2", false, false), "sim heal node-2");
         assert_eq!(node_command("node-3", true, true), "sim poweroff node-3");
         assert_eq!(node_command("node-3", true, false), "sim poweron node-3");
+    }
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn should_list_down_nodes_first_and_at_most_a_hundred() {
+        let nodes: Vec<NodeRow> = (1..=1000)
+            .map(|i| (format!("node-{i}"), i != 700, i != 900, "Ready".to_string()))
+            .collect();
+        let (rows, left) = node_rows(&nodes, "");
+        assert_eq!(rows.len(), NODE_ROWS);
+        assert_eq!(left, 900);
+        assert_eq!(rows[0].0, "node-700", "cut off: listed first to be healed");
+        assert_eq!(rows[1].0, "node-900", "powered off");
+        assert_eq!(rows[2].0, "node-1");
+        let (rows, left) = node_rows(&nodes, " node-99");
+        let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(names[..3], ["node-99", "node-990", "node-991"]);
+        assert_eq!((rows.len(), left), (11, 0));
+        assert_eq!(node_rows(&nodes[..5], "").0.len(), 5);
     }
 }
