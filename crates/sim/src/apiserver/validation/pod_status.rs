@@ -4,7 +4,7 @@
 //! nothing of the spec is validated again: a kubelet's status write costs what its status
 //! holds, not a copy and a comparison of the whole spec.
 
-use k8s_openapi::api::core::v1::{ContainerStatus, Pod, PodSpec};
+use k8s_openapi::api::core::v1::{ContainerStatus, Pod, PodSpec, PodStatus};
 
 use super::meta::{validate_object_meta_update, FIELD_IMMUTABLE_MSG};
 use super::names::name_is_dns_subdomain;
@@ -25,7 +25,12 @@ pub fn validate_pod_status_update(new: &Pod, old: &Pod) -> Vec<FieldError> {
             "may not be changed directly",
         ));
     }
-    let (ns, os) = (new.status.clone().unwrap_or_default(), old.status.as_ref());
+    // Borrowed, not cloned: this runs on every kubelet status write.
+    let (no_status, no_spec) = (PodStatus::default(), PodSpec::default());
+    let (ns, os) = (
+        new.status.as_ref().unwrap_or(&no_status),
+        old.status.as_ref(),
+    );
     let nominated = ns.nominated_node_name.as_deref().unwrap_or("");
     let old_nominated = os.and_then(|s| s.nominated_node_name.as_deref());
     if !nominated.is_empty() && Some(nominated) != old_nominated {
@@ -45,16 +50,15 @@ pub fn validate_pod_status_update(new: &Pod, old: &Pod) -> Vec<FieldError> {
             FIELD_IMMUTABLE_MSG,
         ));
     }
-    let spec = old.spec.clone().unwrap_or_default();
+    let spec = old.spec.as_ref().unwrap_or(&no_spec);
     let none = Vec::new();
-    let old_statuses =
-        |f: fn(&k8s_openapi::api::core::v1::PodStatus) -> &Option<Vec<ContainerStatus>>| {
-            os.and_then(|s| f(s).as_ref()).unwrap_or(&none)
-        };
+    let old_statuses = |f: fn(&PodStatus) -> &Option<Vec<ContainerStatus>>| {
+        os.and_then(|s| f(s).as_ref()).unwrap_or(&none)
+    };
     errs.extend(terminated_stay_terminated(
         ns.container_statuses.as_deref().unwrap_or(&[]),
         old_statuses(|s| &s.container_statuses),
-        &spec,
+        spec,
         |_| false,
         &path.child("containerStatuses"),
     ));
@@ -68,7 +72,7 @@ pub fn validate_pod_status_update(new: &Pod, old: &Pod) -> Vec<FieldError> {
     errs.extend(terminated_stay_terminated(
         ns.init_container_statuses.as_deref().unwrap_or(&[]),
         old_statuses(|s| &s.init_container_statuses),
-        &spec,
+        spec,
         sidecar,
         &path.child("initContainerStatuses"),
     ));
