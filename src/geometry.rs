@@ -226,15 +226,14 @@ pub fn layout(node_count: usize, max_pods: usize) -> Layout {
     };
     let node_w = ((WIDTH - 2.0 * MARGIN - (cols as f64 - 1.0) * gap) / cols as f64).min(360.0);
     let per_row = (((node_w - 2.0 * pad + chip.gap) / (chip.w + chip.gap)).floor() as usize).max(1);
-    let node_h = band_h(tier)
-        + if tier == Tier::Dense {
-            DENSE_H - band_h(tier)
-        } else if tier == Tier::Compact {
-            header + pad / 2.0 + SUMMARY_H + pad
-        } else {
+    let node_h = match tier {
+        Tier::Dense => DENSE_H,
+        Tier::Compact => band_h(tier) + header + pad / 2.0 + SUMMARY_H + pad,
+        Tier::Detail | Tier::Medium => {
             let rows = max_pods.div_ceil(per_row).max(1);
-            header + parts + pad + rows as f64 * (chip.h + chip.gap) - chip.gap + pad
-        };
+            band_h(tier) + header + parts + pad + rows as f64 * (chip.h + chip.gap) - chip.gap + pad
+        }
+    };
     let grid_w = cols as f64 * node_w + (cols as f64 - 1.0) * gap;
     let x0 = (WIDTH - grid_w) / 2.0;
     let nodes: Vec<Rect> = (0..node_count)
