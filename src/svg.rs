@@ -4,6 +4,7 @@
 //! layer as the inner HTML of its `<g>`.
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use kubeloop_sim::time::Time;
 use kubeloop_sim::view::{pod_class, ComponentView, NodeView, PodClass, PodView};
@@ -293,7 +294,7 @@ pub fn countdown(at: Time, now: Time) -> String {
 }
 
 /// The worker node boxes: name, address, status, and (in detail) their components.
-pub fn nodes(layout: &Layout, nodes: &[NodeView], now: Time, lang: Lang) -> String {
+pub fn nodes(layout: &Layout, nodes: &[Arc<NodeView>], now: Time, lang: Lang) -> String {
     let mut out = String::new();
     for (i, n) in nodes.iter().enumerate() {
         node_box(&mut out, layout, i, n, now, lang);
@@ -754,7 +755,7 @@ pub fn tray(pending: &[std::sync::Arc<PodView>], marks: Marks, lang: Lang) -> St
 /// the scheduler.
 pub fn pods(
     layout: &Layout,
-    nodes: &[NodeView],
+    nodes: &[Arc<NodeView>],
     pending: &[std::sync::Arc<PodView>],
     marks: Marks,
     lang: Lang,
@@ -874,7 +875,7 @@ pub(crate) mod tests {
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_draw_each_node_and_pod_once() {
-        let ns: Vec<NodeView> = (1..=3)
+        let ns: Vec<Arc<NodeView>> = (1..=3)
             .map(|i| {
                 node(
                     &format!("node-{i}"),
@@ -885,6 +886,7 @@ pub(crate) mod tests {
                     )],
                 )
             })
+            .map(Arc::new)
             .collect();
         let l = layout(3, 1);
         let svg = nodes(&l, &ns, 0, Lang::En);
@@ -955,7 +957,7 @@ pub(crate) mod tests {
         off.powered = false;
         let mut cut = node("node-2", vec![]);
         cut.partitioned = true;
-        let svg = nodes(&layout(2, 0), &[off, cut], 0, Lang::En);
+        let svg = nodes(&layout(2, 0), &[Arc::new(off), Arc::new(cut)], 0, Lang::En);
         assert!(
             !svg.contains(r#"data-state="off""#),
             "the cluster still thinks both are Ready"
@@ -968,7 +970,7 @@ pub(crate) mod tests {
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_scale_to_hundreds_of_nodes() {
-        let ns: Vec<NodeView> = (1..=300)
+        let ns: Vec<Arc<NodeView>> = (1..=300)
             .map(|i| {
                 node(
                     &format!("node-{i}"),
@@ -977,6 +979,7 @@ pub(crate) mod tests {
                         .collect(),
                 )
             })
+            .map(Arc::new)
             .collect();
         let l = layout(300, 3);
         assert_eq!(
@@ -1171,6 +1174,7 @@ pub(crate) mod tests {
             },
         ];
         n.eviction_at = Some(360_000);
+        let n = Arc::new(n);
         let svg = nodes(&layout(3, 1), std::slice::from_ref(&n), 105_500, Lang::En);
         assert!(svg.contains(r#"data-state="unknown""#) && svg.contains(r#"data-sim="off""#));
         assert!(
@@ -1227,7 +1231,10 @@ pub(crate) mod tests {
 
     #[wasm_bindgen_test(unsupported = test)]
     fn should_escape_names_and_labels() {
-        let evil = node("<script>", vec![pod_view("a\"b", "<script>", "Running")]);
+        let evil = Arc::new(node(
+            "<script>",
+            vec![pod_view("a\"b", "<script>", "Running")],
+        ));
         let l = layout(1, 1);
         assert!(!nodes(&l, std::slice::from_ref(&evil), 0, Lang::En).contains("<script>"));
         assert!(!pods(&l, &[evil], &[], Marks::default(), Lang::En).contains("a\"b"));

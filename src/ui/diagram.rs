@@ -20,7 +20,7 @@ struct Cluster {
     /// Virtual time, whole seconds (eviction countdowns).
     now: Time,
     components: Vec<ComponentView>,
-    nodes: Vec<NodeView>,
+    nodes: Vec<std::sync::Arc<NodeView>>,
     pending: Vec<std::sync::Arc<PodView>>,
 }
 
@@ -199,7 +199,7 @@ pub fn Diagram() -> impl IntoView {
         cluster.with(|c| {
             layout.with(|l| {
                 let dense = l.tier == geometry::Tier::Dense;
-                let bar = |(i, n)| {
+                let bar = |(i, n): (usize, &std::sync::Arc<NodeView>)| {
                     let r = l.summary(i)?;
                     Some(if dense {
                         svg_summary::dense(&r, n, marks, lang)

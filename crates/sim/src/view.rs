@@ -155,15 +155,16 @@ pub struct ClusterView {
     pub now: Time,
     /// Control-plane components.
     pub components: Vec<ComponentView>,
-    /// Worker nodes.
-    pub nodes: Vec<NodeView>,
+    /// Worker nodes (shared: a node whose view did not change since the last frame is
+    /// the same `Arc`, so comparing two frames' nodes costs a pointer each).
+    pub nodes: Vec<Arc<NodeView>>,
     /// Pods not bound to any node.
     pub pending: Vec<Arc<PodView>>,
     /// The seven stages.
     pub stages: Vec<Stage>,
 }
 
-fn pod_view(p: &Pod) -> PodView {
+pub(crate) fn pod_view(p: &Pod) -> PodView {
     let status = p.status.clone().unwrap_or_default();
     let containers = status
         .container_statuses
@@ -228,130 +229,9 @@ pub fn stored(world: &World, kind: Kind) -> Vec<Arc<Object>> {
         .collect()
 }
 
-/// What [`cluster_view_cached`] keeps between frames: each pod's view with the etcd
-/// revision it was built from, so a frame rebuilds only the pods that changed.
-#[derive(Debug, Default)]
-pub struct ViewCache {
-    /// Per etcd key: the pass that last saw it, its mod revision and its view.
-    pods: std::collections::BTreeMap<String, (u64, u64, Arc<PodView>)>,
-    /// How many passes [`ViewCache::pods`] made.
-    pass: u64,
-}
-
-impl ViewCache {
-    /// An empty cache.
-    pub fn new() -> ViewCache {
-        ViewCache::default()
-    }
-
-    /// The pods as etcd holds them, reusing the views of unchanged ones (shared, not
-    /// copied: an unchanged pod costs a lookup).
-    fn pods(&mut self, world: &World) -> Vec<Arc<PodView>> {
-        let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
-        self.pass += 1;
-        let pass = self.pass;
-        let mut out = Vec::new();
-        for kv in world.observe().etcd().store.range_prefix(&prefix) {
-            let Object::Pod(p) = &*kv.value else { continue };
-            match self.pods.get_mut(&kv.key) {
-                Some(entry) => {
-                    if entry.1 != kv.mod_revision {
-                        *entry = (pass, kv.mod_revision, Arc::new(pod_view(p)));
-                    }
-                    entry.0 = pass;
-                    out.push(entry.2.clone());
-                }
-                None => {
-                    let view = Arc::new(pod_view(p));
-                    out.push(view.clone());
-                    self.pods
-                        .insert(kv.key.clone(), (pass, kv.mod_revision, view));
-                }
-            }
-        }
-        self.pods.retain(|_, e| e.0 == pass);
-        out
-    }
-}
-
 /// Builds the frame's view.
 pub fn cluster_view(world: &World) -> ClusterView {
     cluster_view_cached(world, &mut ViewCache::new())
-}
-
-/// Builds the frame's view, rebuilding only the pods whose etcd revision moved since
-/// `cache` last saw them (a frame at 1,500 pods then costs a walk, not 1,500 rebuilds).
-pub fn cluster_view_cached(world: &World, cache: &mut ViewCache) -> ClusterView {
-    let now = world.now();
-    let components = [
-        Actor::Etcd,
-        Actor::ApiServer,
-        Actor::ControllerManager,
-        Actor::Scheduler,
-    ]
-    .into_iter()
-    .map(|a| ComponentView {
-        name: a.component_name(),
-        running: world.is_running(a),
-    })
-    .collect();
-    let pods = cache.pods(world);
-    let mut by_node: std::collections::BTreeMap<String, Vec<Arc<PodView>>> =
-        std::collections::BTreeMap::new();
-    let mut pending = Vec::new();
-    for p in pods {
-        if p.node.is_empty() {
-            pending.push(p);
-        } else {
-            by_node.entry(p.node.clone()).or_default().push(p);
-        }
-    }
-    let node_objs: std::collections::BTreeMap<String, Arc<Object>> = stored(world, Kind::Node)
-        .into_iter()
-        .map(|o| (o.name().to_string(), o))
-        .collect();
-    let facts: std::collections::BTreeMap<&str, NodeFacts> = node_objs
-        .iter()
-        .filter_map(|(name, o)| match &**o {
-            Object::Node(n) => Some((name.as_str(), node_facts(world, n))),
-            _ => None,
-        })
-        .collect();
-    let nodes = world
-        .observe()
-        .nodes()
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let f = facts
-                .get(h.config.name.as_str())
-                .cloned()
-                .unwrap_or_default();
-            NodeView {
-                name: h.config.name.clone(),
-                ip: h.ip.clone(),
-                pod_cidr: h.pod_cidr.clone(),
-                status: f.status,
-                reason: f.reason,
-                taints: f.taints,
-                unschedulable: f.unschedulable,
-                eviction_at: f.eviction_at,
-                powered: h.powered,
-                partitioned: h.partitioned,
-                kubelet: world.is_running(Actor::Kubelet(i as u32)),
-                runtime: world.is_running(Actor::Runtime(i as u32)),
-                proxy: world.is_running(Actor::KubeProxy(i as u32)),
-                pods: by_node.remove(&h.config.name).unwrap_or_default(),
-            }
-        })
-        .collect();
-    ClusterView {
-        now,
-        components,
-        nodes,
-        pending,
-        stages: stages(world),
-    }
 }
 
 fn flight_view(now: Time, e: &crate::world::Envelope) -> FlightView {
@@ -378,83 +258,6 @@ pub fn flights_since(world: &World, seq: &mut u64) -> Vec<FlightView> {
         .collect();
     *seq = world.next_seq();
     out
-}
-
-/// What the Node object says, as kubectl would show it.
-#[derive(Clone, Debug)]
-struct NodeFacts {
-    status: String,
-    reason: String,
-    taints: Vec<TaintView>,
-    unschedulable: bool,
-    eviction_at: Option<Time>,
-}
-
-impl Default for NodeFacts {
-    fn default() -> NodeFacts {
-        NodeFacts {
-            status: "Unknown".into(),
-            reason: String::new(),
-            taints: Vec::new(),
-            unschedulable: false,
-            eviction_at: None,
-        }
-    }
-}
-
-fn node_facts(world: &World, n: &k8s_openapi::api::core::v1::Node) -> NodeFacts {
-    let ready = n
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"));
-    let status = match ready.map(|c| c.status.as_str()) {
-        Some("True") => "Ready",
-        Some("False") => "NotReady",
-        _ => "Unknown",
-    };
-    let spec = n.spec.as_ref();
-    let taints_raw = spec.and_then(|s| s.taints.clone()).unwrap_or_default();
-    let no_execute: Vec<_> = taints_raw
-        .iter()
-        .filter(|t| t.effect == "NoExecute")
-        .cloned()
-        .collect();
-    let eviction_at = if no_execute.is_empty() {
-        None
-    } else {
-        let name = n.metadata.name.as_deref().unwrap_or("");
-        let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
-        world
-            .observe()
-            .etcd()
-            .store
-            .range_prefix(&prefix)
-            .filter_map(|kv| match &*kv.value {
-                Object::Pod(p)
-                    if p.metadata.deletion_timestamp.is_none()
-                        && p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(name) =>
-                {
-                    crate::controllers::nodelifecycle::eviction_deadline(p, &no_execute)
-                }
-                _ => None,
-            })
-            .min()
-    };
-    NodeFacts {
-        status: status.to_string(),
-        reason: ready.and_then(|c| c.reason.clone()).unwrap_or_default(),
-        taints: taints_raw
-            .iter()
-            .map(|t| TaintView {
-                key: t.key.clone(),
-                effect: t.effect.clone(),
-                added: t.time_added.as_ref().map(crate::time::from_k8s_time),
-            })
-            .collect(),
-        unschedulable: spec.and_then(|s| s.unschedulable).unwrap_or(false),
-        eviction_at,
-    }
 }
 
 /// The messages on their way between two different actors, in arrival order.
@@ -568,6 +371,10 @@ pub fn pod_class(p: &PodView) -> PodClass {
         _ => PodClass::Creating,
     }
 }
+
+#[path = "view_cache.rs"]
+mod cache;
+pub use cache::{cluster_view_cached, ViewCache};
 
 #[path = "view_stages.rs"]
 mod stages;

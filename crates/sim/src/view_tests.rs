@@ -434,3 +434,39 @@ fn the_followed_pods_flow_lights_each_stage_when_it_happened_for_that_pod() {
         "the Service's endpoints reached kube-proxy: {f:?}"
     );
 }
+
+#[test]
+fn a_node_keeps_its_view_until_its_object_machine_or_pods_change() {
+    let mut w = World::new(ClusterConfig::default());
+    let mut cache = ViewCache::new();
+    w.run_for(60 * SECOND);
+    let before = cluster_view_cached(&w, &mut cache);
+    w.run_for(100);
+    let quiet = cluster_view_cached(&w, &mut cache);
+    let shared = |a: &ClusterView, b: &ClusterView, i: usize| Arc::ptr_eq(&a.nodes[i], &b.nodes[i]);
+    assert!(
+        (0..3).all(|i| shared(&before, &quiet, i)),
+        "nothing changed"
+    );
+    w.poweroff(1);
+    let off = cluster_view_cached(&w, &mut cache);
+    assert!(!off.nodes[1].powered && !shared(&quiet, &off, 1));
+    assert!(shared(&quiet, &off, 0) && shared(&quiet, &off, 2));
+    // Through NotReady, the taints and the eviction countdown, the cached view is the
+    // one built from scratch.
+    for _ in 0..120 {
+        w.run_for(SECOND);
+        assert_eq!(
+            cluster_view_cached(&w, &mut cache),
+            cluster_view(&w),
+            "t={}",
+            w.now()
+        );
+    }
+    let seen = cluster_view(&w);
+    assert_eq!(seen.nodes[1].status, "Unknown");
+    assert!(seen.nodes[1]
+        .taints
+        .iter()
+        .any(|t| t.key == "node.kubernetes.io/unreachable" && t.effect == "NoExecute"));
+}

@@ -219,3 +219,16 @@ fn the_density_strip_counts_every_shown_entry_once_and_spans_stay_inside() {
         "a span longer than the run is all of it"
     );
 }
+
+#[test]
+fn requests_still_waiting_are_forgotten_with_their_dropped_entries() {
+    // A small timeline over a cluster whose components hold many watches open: the
+    // requests it waits on stay within twice its capacity (pruned in passes, not on
+    // every entry), and the kept requests that were answered still show their answer.
+    let (_, tl) = applied(40, 20 * SECOND);
+    assert_eq!(tl.len(), 40);
+    assert!(tl.open.len() <= 80, "{} open requests kept", tl.open.len());
+    assert!(tl
+        .entries()
+        .any(|e| e.kind == EntryKind::Request && e.answer.is_some()));
+}
