@@ -283,11 +283,8 @@ pub fn newest_user_pod(world: &World) -> Option<String> {
     let mut newest: Option<(u64, &Object)> = None;
     let mut newest_selected: Option<(u64, &Object)> = None;
     let beats = |n: &Option<(u64, &Object)>, rev: u64| n.is_none_or(|n| rev > n.0);
-    for kv in world.observe().etcd().store.range_prefix(&prefix) {
+    for kv in user_pods(&world.observe().etcd().store, &prefix) {
         let ns = kv.value.namespace();
-        if ns.starts_with("kube-") || ns == "local-path-storage" {
-            continue;
-        }
         let rev = kv.create_revision;
         if beats(&newest_selected, rev) {
             let labels = kv.value.meta().labels.as_ref();
@@ -308,6 +305,28 @@ pub fn newest_user_pod(world: &World) -> Option<String> {
     newest_selected
         .or(newest)
         .map(|(_, o)| format!("{}/{}", o.namespace(), o.name()))
+}
+
+/// The pods outside the system namespaces (`kube-*`, `local-path-storage`), in key order:
+/// a system namespace is skipped with one seek past its keys, so a frame does not walk a
+/// DaemonSet's pod on every node.
+fn user_pods<'a>(
+    store: &'a crate::etcd::Store,
+    prefix: &'a str,
+) -> impl Iterator<Item = &'a crate::etcd::KeyValue> + 'a {
+    let under = move |kv: &&crate::etcd::KeyValue| kv.key.starts_with(prefix);
+    let mut keys: Box<dyn Iterator<Item = &'a crate::etcd::KeyValue> + 'a> =
+        Box::new(store.range_prefix(prefix));
+    std::iter::from_fn(move || loop {
+        let kv = keys.next()?;
+        let ns = kv.key[prefix.len()..].split('/').next().unwrap_or("");
+        if !(ns.starts_with("kube-") || ns == "local-path-storage") {
+            return Some(kv);
+        }
+        // Past every key of the namespace: `/` is followed by `0` in byte order.
+        let past = format!("{prefix}{ns}0");
+        keys = Box::new(store.range_from(&past).take_while(under));
+    })
 }
 
 /// The Deployment a `kubectl expose` hint should name: the followed pod's, else the first

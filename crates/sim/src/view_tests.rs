@@ -470,3 +470,31 @@ fn a_node_keeps_its_view_until_its_object_machine_or_pods_change() {
         .iter()
         .any(|t| t.key == "node.kubernetes.io/unreachable" && t.effect == "NoExecute"));
 }
+
+#[test]
+fn the_pod_followed_by_default_is_the_newest_outside_the_system_namespaces() {
+    // Namespaces sorting before, between and after the system ones (`kube-node-lease`,
+    // `kube-public`, `kube-system`, `local-path-storage`), which are skipped.
+    let mut w = World::new(ClusterConfig::default());
+    let files = std::collections::BTreeMap::new();
+    w.run_for(3 * SECOND);
+    for ns in ["a", "kube-q", "m", "zz"] {
+        crate::cmd::run(
+            &mut w,
+            &format!("kubectl create namespace {ns}"),
+            &files,
+            SECOND,
+        );
+    }
+    let newest = |w: &mut World, ns: &str| {
+        let line = format!("kubectl run p-{ns} --image=nginx:1.27 -n {ns}");
+        crate::cmd::run(w, &line, &files, SECOND);
+        w.run_for(SECOND);
+        newest_user_pod(w)
+    };
+    assert_eq!(newest(&mut w, "m").as_deref(), Some("m/p-m"));
+    assert_eq!(newest(&mut w, "a").as_deref(), Some("a/p-a"));
+    assert_eq!(newest(&mut w, "zz").as_deref(), Some("zz/p-zz"));
+    // A user's namespace named like a system one is skipped as the page always did.
+    assert_eq!(newest(&mut w, "kube-q").as_deref(), Some("zz/p-zz"));
+}

@@ -263,6 +263,13 @@ impl Store {
         self.kv.get(key)
     }
 
+    /// Keys from `start` on, in key order (a reader that skips a range seeks past it).
+    pub fn range_from(&self, start: &str) -> impl Iterator<Item = &KeyValue> {
+        self.kv
+            .range::<str, _>((std::ops::Bound::Included(start), std::ops::Bound::Unbounded))
+            .map(|(_, v)| v)
+    }
+
     /// Keys under a prefix, in key order.
     pub fn range_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a KeyValue> + 'a {
         self.kv
