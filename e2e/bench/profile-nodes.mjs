@@ -1,6 +1,7 @@
 // Diagnostic (not a benchmark): a CPU profile of the page while a cluster of N nodes
 // starts (from all nodes drawn until the virtual clock passes --until ms), printing the
-// functions with the most self and inclusive time.
+// functions with the most self and inclusive time, and inclusive inside busy spans of 50 ms
+// or more (the long tasks).
 import { deflateRawSync } from 'node:zlib';
 import { numberArg, withPage } from './lib.mjs';
 
@@ -60,6 +61,35 @@ await withPage(async (browser, url) => {
       inclusive.set(f, (inclusive.get(f) ?? 0) + dt);
     }
   }
+  // Busy spans (samples with no idle between them) of 50 ms or more stand for the long
+  // tasks: what they spent their time in, inclusive.
+  const inLong = new Map();
+  let span = [];
+  let spanMs = 0;
+  const flush = () => {
+    if (spanMs >= 50) {
+      for (const [id, dt] of span) {
+        const seen = new Set();
+        for (let p = id; p !== undefined; p = parent.get(p)) {
+          const f = byId.get(p).callFrame.functionName || '(anon)';
+          if (seen.has(f)) continue;
+          seen.add(f);
+          inLong.set(f, (inLong.get(f) ?? 0) + dt);
+        }
+      }
+    }
+    span = [];
+    spanMs = 0;
+  };
+  for (let i = 0; i < profile.samples.length; i++) {
+    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+    if (byId.get(profile.samples[i]).callFrame.functionName === '(idle)') flush();
+    else {
+      span.push([profile.samples[i], dt]);
+      spanMs += dt;
+    }
+  }
+  flush();
   console.log('wall', wall, 's; long tasks', lt.length, 'sum', Math.round(lt.reduce((a, [, d]) => a + d, 0)), 'ms');
   console.log('--- self');
   for (const [name, ms] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 45)) {
@@ -67,6 +97,10 @@ await withPage(async (browser, url) => {
   }
   console.log('--- inclusive');
   for (const [name, ms] of [...inclusive.entries()].sort((a, b) => b[1] - a[1]).slice(0, 70)) {
+    console.log(ms.toFixed(0).padStart(8), name);
+  }
+  console.log('--- inclusive, inside busy spans of 50 ms or more');
+  for (const [name, ms] of [...inLong.entries()].sort((a, b) => b[1] - a[1]).slice(0, 60)) {
     console.log(ms.toFixed(0).padStart(8), name);
   }
 });
