@@ -42,7 +42,30 @@ struct CachedPod {
 struct CachedNode {
     /// The Node object's mod revision (0 while it has none).
     mod_revision: u64,
+    machine: Machine,
     view: Arc<NodeView>,
+}
+
+/// The simulator's own facts about a machine that its node's view shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Machine {
+    powered: bool,
+    partitioned: bool,
+    kubelet: bool,
+    runtime: bool,
+    proxy: bool,
+}
+
+impl Machine {
+    fn of(world: &World, i: usize, h: &NodeHost) -> Machine {
+        Machine {
+            powered: h.powered,
+            partitioned: h.partitioned,
+            kubelet: world.is_running(Actor::Kubelet(i as u32)),
+            runtime: world.is_running(Actor::Runtime(i as u32)),
+            proxy: world.is_running(Actor::KubeProxy(i as u32)),
+        }
+    }
 }
 
 impl ViewCache {
@@ -96,19 +119,7 @@ pub fn cluster_view_cached(world: &World, cache: &mut ViewCache) -> ClusterView 
     })
     .collect();
     let hosts = world.observe().nodes();
-    let same_hosts = cache.nodes.len() == hosts.len()
-        && cache
-            .nodes
-            .iter()
-            .zip(hosts)
-            .all(|(c, h)| c.view.name == h.config.name);
-    if !same_hosts {
-        cache.hosts = hosts
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.config.name.clone(), i))
-            .collect();
-    }
+    cache.index_hosts(hosts);
     let mut on_node: Vec<Vec<Arc<PodView>>> = vec![Vec::new(); hosts.len()];
     let mut pending = Vec::new();
     for p in cache.pods(world) {
@@ -118,85 +129,118 @@ pub fn cluster_view_cached(world: &World, cache: &mut ViewCache) -> ClusterView 
             on_node[i].push(p);
         }
     }
-    // The Node objects by machine (a lookup per object: the map is only read, so its
-    // order never shows).
-    let mut objects: Vec<Option<(u64, &Node)>> = vec![None; hosts.len()];
-    let prefix = format!("/registry/{}/", Kind::Node.info().etcd_prefix);
-    for kv in world.observe().etcd().store.range_prefix(&prefix) {
-        if let Object::Node(n) = &*kv.value {
-            let name = n.metadata.name.as_deref().unwrap_or("");
-            if let Some(&i) = cache.hosts.get(name) {
-                objects[i] = Some((kv.mod_revision, &**n));
-            }
-        }
-    }
-    let mut old = std::mem::take(&mut cache.nodes).into_iter();
-    for (i, (h, pods)) in hosts.iter().zip(on_node).enumerate() {
-        let object = objects[i];
-        let mod_revision = object.map_or(0, |(r, _)| r);
-        let fresh = NodeView {
-            name: String::new(),
-            ip: String::new(),
-            pod_cidr: String::new(),
-            status: String::new(),
-            reason: String::new(),
-            taints: Vec::new(),
-            unschedulable: false,
-            eviction_at: None,
-            powered: h.powered,
-            partitioned: h.partitioned,
-            kubelet: world.is_running(Actor::Kubelet(i as u32)),
-            runtime: world.is_running(Actor::Runtime(i as u32)),
-            proxy: world.is_running(Actor::KubeProxy(i as u32)),
-            pods,
-        };
-        let view = match old.next() {
-            Some(c) if c.mod_revision == mod_revision && unchanged(&c.view, &fresh, h) => c.view,
-            _ => {
-                let f = object
-                    .map(|(_, n)| node_facts(world, n))
-                    .unwrap_or_default();
-                Arc::new(NodeView {
-                    name: h.config.name.clone(),
-                    ip: h.ip.clone(),
-                    pod_cidr: h.pod_cidr.clone(),
-                    status: f.status,
-                    reason: f.reason,
-                    taints: f.taints,
-                    unschedulable: f.unschedulable,
-                    eviction_at: f.eviction_at,
-                    ..fresh
-                })
-            }
-        };
-        cache.nodes.push(CachedNode { mod_revision, view });
-    }
     ClusterView {
         now: world.now(),
         components,
-        nodes: cache.nodes.iter().map(|c| c.view.clone()).collect(),
+        nodes: cache.nodes(world, hosts, on_node),
         pending,
         stages: stages(world),
     }
 }
 
-/// Whether the cached view of a node still holds: the same machine with the same facts
-/// and the same pods (by pointer), and no NoExecute taint (the eviction countdown then
-/// depends on the pods' own revisions, so such a node is rebuilt every frame).
-fn unchanged(cached: &NodeView, fresh: &NodeView, h: &NodeHost) -> bool {
+impl ViewCache {
+    /// Maps the machines' names to their places, unless they are the ones the cached
+    /// node views were built for.
+    fn index_hosts(&mut self, hosts: &[NodeHost]) {
+        let same = self.nodes.len() == hosts.len()
+            && self
+                .nodes
+                .iter()
+                .zip(hosts)
+                .all(|(c, h)| c.view.name == h.config.name);
+        if !same {
+            self.hosts = hosts
+                .iter()
+                .enumerate()
+                .map(|(i, h)| (h.config.name.clone(), i))
+                .collect();
+        }
+    }
+
+    /// The nodes' views, reusing each one whose Node object, machine and pods (by
+    /// pointer) are those it was built from.
+    fn nodes(
+        &mut self,
+        world: &World,
+        hosts: &[NodeHost],
+        on_node: Vec<Vec<Arc<PodView>>>,
+    ) -> Vec<Arc<NodeView>> {
+        // The Node objects by machine (a lookup per object in a map that is only read,
+        // so its order never shows).
+        let mut objects: Vec<Option<(u64, &Node)>> = vec![None; hosts.len()];
+        let prefix = format!("/registry/{}/", Kind::Node.info().etcd_prefix);
+        for kv in world.observe().etcd().store.range_prefix(&prefix) {
+            if let Object::Node(n) = &*kv.value {
+                let name = n.metadata.name.as_deref().unwrap_or("");
+                if let Some(&i) = self.hosts.get(name) {
+                    objects[i] = Some((kv.mod_revision, &**n));
+                }
+            }
+        }
+        let mut old = std::mem::take(&mut self.nodes).into_iter();
+        for (i, (h, pods)) in hosts.iter().zip(on_node).enumerate() {
+            let mod_revision = objects[i].map_or(0, |(r, _)| r);
+            let machine = Machine::of(world, i, h);
+            let view = match old.next() {
+                Some(c)
+                    if c.mod_revision == mod_revision
+                        && c.machine == machine
+                        && holds(&c.view, h, &pods) =>
+                {
+                    c.view
+                }
+                _ => {
+                    let object = objects[i].map(|(_, n)| n);
+                    Arc::new(node_view(world, h, machine, object, pods))
+                }
+            };
+            self.nodes.push(CachedNode {
+                mod_revision,
+                machine,
+                view,
+            });
+        }
+        self.nodes.iter().map(|c| c.view.clone()).collect()
+    }
+}
+
+/// Whether a cached node view still holds for the machine `h` with these pods: the same
+/// machine and the same pods (by pointer), and no NoExecute taint (the eviction countdown
+/// then depends on the pods' own revisions, so such a node is rebuilt every frame).
+fn holds(cached: &NodeView, h: &NodeHost, pods: &[Arc<PodView>]) -> bool {
     cached.name == h.config.name
         && cached.ip == h.ip
         && cached.pod_cidr == h.pod_cidr
-        && (cached.powered, cached.partitioned, cached.kubelet)
-            == (fresh.powered, fresh.partitioned, fresh.kubelet)
-        && (cached.runtime, cached.proxy) == (fresh.runtime, fresh.proxy)
-        && cached.pods.len() == fresh.pods.len()
-        && cached
-            .pods
-            .iter()
-            .zip(&fresh.pods)
-            .all(|(a, b)| Arc::ptr_eq(a, b))
+        && cached.pods.len() == pods.len()
+        && cached.pods.iter().zip(pods).all(|(a, b)| Arc::ptr_eq(a, b))
         && !cached.taints.iter().any(|t| t.effect == "NoExecute")
+}
+
+/// A node's view from its machine, its Node object (if it has registered) and its pods.
+fn node_view(
+    world: &World,
+    h: &NodeHost,
+    m: Machine,
+    object: Option<&Node>,
+    pods: Vec<Arc<PodView>>,
+) -> NodeView {
+    let f = object.map(|n| node_facts(world, n)).unwrap_or_default();
+    NodeView {
+        name: h.config.name.clone(),
+        ip: h.ip.clone(),
+        pod_cidr: h.pod_cidr.clone(),
+        status: f.status,
+        reason: f.reason,
+        taints: f.taints,
+        unschedulable: f.unschedulable,
+        eviction_at: f.eviction_at,
+        powered: m.powered,
+        partitioned: m.partitioned,
+        kubelet: m.kubelet,
+        runtime: m.runtime,
+        proxy: m.proxy,
+        pods,
+    }
 }
 
 /// What the Node object says, as kubectl would show it.
