@@ -1,5 +1,6 @@
 // Shared by the page benchmarks: a free port, serve-dist.mjs over ../dist, Debian Chromium.
 import { spawn } from 'node:child_process';
+import { deflateRawSync } from 'node:zlib';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
@@ -66,4 +67,19 @@ export function numberArg(name, dflt) {
   const args = process.argv.slice(2);
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : dflt;
+}
+
+/** The share-link fragment (`#s=…`) of a scenario of N worker nodes and no workload. */
+export function nodesLink(nodes) {
+  const scenario = `apiVersion: kubeloop.dev/v1alpha1
+kind: Scenario
+metadata:
+  name: nodes-${nodes}
+spec:
+  seed: 1
+  nodes:
+  - namePrefix: node-
+    count: ${nodes}
+`;
+  return `#s=${deflateRawSync(Buffer.from(scenario)).toString('base64url')}`;
 }

@@ -9,22 +9,11 @@
 // and CNI DaemonSets' pods on every node), then over S seconds of wall time at 8×: long
 // tasks, the frames' p95 and how many were late, the virtual time reached, the page's
 // element count and the heap in use.
-import { deflateRawSync } from 'node:zlib';
-import { numberArg, percentile, round, withPage } from './lib.mjs';
+import { nodesLink, numberArg, percentile, round, withPage } from './lib.mjs';
 
 const nodes = numberArg('--nodes', 1000);
 const seconds = numberArg('--seconds', 30);
 
-const scenario = `apiVersion: kubeloop.dev/v1alpha1
-kind: Scenario
-metadata:
-  name: nodes-${nodes}
-spec:
-  seed: 1
-  nodes:
-  - namePrefix: node-
-    count: ${nodes}
-`;
 
 function watchTasksAndFrames() {
   window.__bench = { tasks: [], frames: [] };
@@ -48,7 +37,7 @@ await withPage(async (browser, url) => {
   const page = await context.newPage();
   await page.addInitScript(watchTasksAndFrames);
   const start = Date.now();
-  await page.goto(`${url}#s=${deflateRawSync(Buffer.from(scenario)).toString('base64url')}`);
+  await page.goto(`${url}${nodesLink(nodes)}`);
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid=node]').length === n, nodes, {
     timeout: 300_000,
   });

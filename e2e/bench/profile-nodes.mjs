@@ -2,26 +2,15 @@
 // starts (from all nodes drawn until the virtual clock passes --until ms), printing the
 // functions with the most self and inclusive time, and inclusive inside busy spans of 50 ms
 // or more (the long tasks).
-import { deflateRawSync } from 'node:zlib';
-import { numberArg, withPage } from './lib.mjs';
+import { nodesLink, numberArg, withPage } from './lib.mjs';
 
 const nodes = numberArg('--nodes', 5000);
 const until = numberArg('--until', 1000);
-const scenario = `apiVersion: kubeloop.dev/v1alpha1
-kind: Scenario
-metadata:
-  name: nodes-${nodes}
-spec:
-  seed: 1
-  nodes:
-  - namePrefix: node-
-    count: ${nodes}
-`;
 const clockMs = (text) => text.split(':').reduce((acc, part) => acc * 60 + Number(part), 0) * 1000;
 
 await withPage(async (browser, url) => {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  await page.goto(`${url}#s=${deflateRawSync(Buffer.from(scenario)).toString('base64url')}`);
+  await page.goto(`${url}${nodesLink(nodes)}`);
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid=node]').length === n, nodes, {
     timeout: 300_000,
   });
@@ -45,6 +34,16 @@ await withPage(async (browser, url) => {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  // Adds `dt` to every function on the sample's stack, once each.
+  const addInclusive = (into, id, dt) => {
+    const seen = new Set();
+    for (let p = id; p !== undefined; p = parent.get(p)) {
+      const f = byId.get(p).callFrame.functionName || '(anon)';
+      if (seen.has(f)) continue;
+      seen.add(f);
+      into.set(f, (into.get(f) ?? 0) + dt);
+    }
+  };
   const self = new Map();
   const inclusive = new Map();
   for (let i = 0; i < profile.samples.length; i++) {
@@ -53,13 +52,7 @@ await withPage(async (browser, url) => {
     const n = byId.get(id);
     const name = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}`;
     self.set(name, (self.get(name) ?? 0) + dt);
-    const seen = new Set();
-    for (let p = id; p !== undefined; p = parent.get(p)) {
-      const f = byId.get(p).callFrame.functionName || '(anon)';
-      if (seen.has(f)) continue;
-      seen.add(f);
-      inclusive.set(f, (inclusive.get(f) ?? 0) + dt);
-    }
+    addInclusive(inclusive, id, dt);
   }
   // Busy spans (samples with no idle between them) of 50 ms or more stand for the long
   // tasks: what they spent their time in, inclusive.
@@ -68,15 +61,7 @@ await withPage(async (browser, url) => {
   let spanMs = 0;
   const flush = () => {
     if (spanMs >= 50) {
-      for (const [id, dt] of span) {
-        const seen = new Set();
-        for (let p = id; p !== undefined; p = parent.get(p)) {
-          const f = byId.get(p).callFrame.functionName || '(anon)';
-          if (seen.has(f)) continue;
-          seen.add(f);
-          inLong.set(f, (inLong.get(f) ?? 0) + dt);
-        }
-      }
+      for (const [id, dt] of span) addInclusive(inLong, id, dt);
     }
     span = [];
     spanMs = 0;
