@@ -11,9 +11,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::api::core::v1::{Node, Taint};
 
 use super::{pod_view, stages, ClusterView, ComponentView, NodeView, PodView, TaintView};
+use crate::controllers::nodelifecycle::eviction_deadline;
 use crate::message::Actor;
 use crate::node::host::NodeHost;
 use crate::object::{Kind, Object};
@@ -177,6 +178,7 @@ impl ViewCache {
                 }
             }
         }
+        let deadlines = eviction_deadlines(world, &objects);
         let mut old = std::mem::take(&mut self.nodes).into_iter();
         for (i, (h, pods)) in hosts.iter().zip(on_node).enumerate() {
             let mod_revision = objects[i].map_or(0, |(r, _)| r);
@@ -190,8 +192,8 @@ impl ViewCache {
                     c.view
                 }
                 _ => {
-                    let object = objects[i].map(|(_, n)| n);
-                    Arc::new(node_view(world, h, machine, object, pods))
+                    let facts = objects[i].map(|(_, n)| node_facts(n, deadlines[i]));
+                    Arc::new(node_view(h, machine, facts.unwrap_or_default(), pods))
                 }
             };
             self.nodes.push(CachedNode {
@@ -216,15 +218,50 @@ fn holds(cached: &NodeView, h: &NodeHost, pods: &[Arc<PodView>]) -> bool {
         && !cached.taints.iter().any(|t| t.effect == "NoExecute")
 }
 
-/// A node's view from its machine, its Node object (if it has registered) and its pods.
-fn node_view(
-    world: &World,
-    h: &NodeHost,
-    m: Machine,
-    object: Option<&Node>,
-    pods: Vec<Arc<PodView>>,
-) -> NodeView {
-    let f = object.map(|n| node_facts(world, n)).unwrap_or_default();
+/// When the node lifecycle controller is due to evict the first pod of each node with a
+/// NoExecute taint (by the machines' order), from one walk over the pods, and only when
+/// some node has such a taint.
+fn eviction_deadlines(world: &World, objects: &[Option<(u64, &Node)>]) -> Vec<Option<Time>> {
+    let no_execute: Vec<Vec<Taint>> = objects
+        .iter()
+        .map(|o| {
+            let taints = o.and_then(|(_, n)| n.spec.as_ref()?.taints.as_ref());
+            taints
+                .into_iter()
+                .flatten()
+                .filter(|t| t.effect == "NoExecute")
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let mut out = vec![None; objects.len()];
+    if no_execute.iter().all(Vec::is_empty) {
+        return out;
+    }
+    let tainted: HashMap<&str, usize> = objects
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !no_execute[*i].is_empty())
+        .filter_map(|(i, o)| Some((o.as_ref()?.1.metadata.name.as_deref()?, i)))
+        .collect();
+    let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
+    for kv in world.observe().etcd().store.range_prefix(&prefix) {
+        let Object::Pod(p) = &*kv.value else { continue };
+        let node = p.spec.as_ref().and_then(|s| s.node_name.as_deref());
+        let Some(&i) = node.and_then(|n| tainted.get(n)) else {
+            continue;
+        };
+        if p.metadata.deletion_timestamp.is_none() {
+            if let Some(d) = eviction_deadline(p, &no_execute[i]) {
+                out[i] = Some(out[i].map_or(d, |x: Time| x.min(d)));
+            }
+        }
+    }
+    out
+}
+
+/// A node's view from its machine, what its Node object says and its pods.
+fn node_view(h: &NodeHost, m: Machine, f: NodeFacts, pods: Vec<Arc<PodView>>) -> NodeView {
     NodeView {
         name: h.config.name.clone(),
         ip: h.ip.clone(),
@@ -265,7 +302,8 @@ impl Default for NodeFacts {
     }
 }
 
-fn node_facts(world: &World, n: &Node) -> NodeFacts {
+/// What the Node object says; `eviction_at` from [`eviction_deadlines`].
+fn node_facts(n: &Node, eviction_at: Option<Time>) -> NodeFacts {
     let ready = n
         .status
         .as_ref()
@@ -277,33 +315,7 @@ fn node_facts(world: &World, n: &Node) -> NodeFacts {
         _ => "Unknown",
     };
     let spec = n.spec.as_ref();
-    let taints_raw = spec.and_then(|s| s.taints.clone()).unwrap_or_default();
-    let no_execute: Vec<_> = taints_raw
-        .iter()
-        .filter(|t| t.effect == "NoExecute")
-        .cloned()
-        .collect();
-    let eviction_at = if no_execute.is_empty() {
-        None
-    } else {
-        let name = n.metadata.name.as_deref().unwrap_or("");
-        let prefix = format!("/registry/{}/", Kind::Pod.info().etcd_prefix);
-        world
-            .observe()
-            .etcd()
-            .store
-            .range_prefix(&prefix)
-            .filter_map(|kv| match &*kv.value {
-                Object::Pod(p)
-                    if p.metadata.deletion_timestamp.is_none()
-                        && p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(name) =>
-                {
-                    crate::controllers::nodelifecycle::eviction_deadline(p, &no_execute)
-                }
-                _ => None,
-            })
-            .min()
-    };
+    let taints_raw = spec.and_then(|s| s.taints.as_deref()).unwrap_or_default();
     NodeFacts {
         status: status.to_string(),
         reason: ready.and_then(|c| c.reason.clone()).unwrap_or_default(),
