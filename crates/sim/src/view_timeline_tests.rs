@@ -232,3 +232,63 @@ fn requests_still_waiting_are_forgotten_with_their_dropped_entries() {
         .entries()
         .any(|e| e.kind == EntryKind::Request && e.answer.is_some()));
 }
+
+/// The requests node-1's kubelet sent about its Lease, as the timeline labels them, with
+/// their answers.
+fn lease_requests(tl: &Timeline) -> Vec<(String, String)> {
+    tl.entries()
+        .filter(|e| e.from == Actor::Kubelet(0) && e.object == "Lease kube-node-lease/node-1")
+        .map(|e| {
+            let verb = e.label.split(' ').next().unwrap_or_default().to_string();
+            (verb, e.answer.clone().unwrap_or_default())
+        })
+        .collect()
+}
+
+#[test]
+fn the_kubelet_renews_its_lease_by_updating_what_the_last_renewal_returned() {
+    let (_, tl) = applied(TIMELINE_CAPACITY, 35 * SECOND);
+    let got = lease_requests(&tl);
+    // The lease controller reads the Lease once, then updates the copy each renewal
+    // returned (no read, no patch), every 10 s.
+    assert_eq!(
+        got.first(),
+        Some(&("GET".into(), "200 OK".into())),
+        "{got:?}"
+    );
+    assert!(got.len() >= 4, "{got:?}");
+    for r in &got[1..] {
+        assert_eq!(r, &("PUT".to_string(), "200 OK".to_string()), "{got:?}");
+    }
+}
+
+#[test]
+fn a_lease_changed_by_someone_else_is_read_again_after_the_conflict() {
+    let (mut w, mut tl) = applied(TIMELINE_CAPACITY, 12 * SECOND);
+    let files = BTreeMap::new();
+    let line = "kubectl annotate lease -n kube-node-lease node-1 touched=yes";
+    match cmd::start(&mut w, line, &files) {
+        Started::Running(_) | Started::Done(_) => {}
+    }
+    while w.next_event_time().is_some_and(|t| t <= 45 * SECOND) {
+        w.step();
+        tl.record(&w);
+    }
+    let got = lease_requests(&tl);
+    let conflict = got
+        .iter()
+        .position(|r| r == &("PUT".to_string(), "409 Conflict".to_string()))
+        .unwrap_or_else(|| panic!("the stale update conflicts: {got:?}"));
+    assert_eq!(
+        got[conflict + 1..conflict + 3],
+        [
+            ("GET".to_string(), "200 OK".to_string()),
+            ("PUT".to_string(), "200 OK".to_string())
+        ],
+        "{got:?}"
+    );
+    assert!(
+        got[conflict + 3..].iter().all(|r| r.0 == "PUT"),
+        "then it renews from the fresh copy: {got:?}"
+    );
+}

@@ -63,7 +63,10 @@ enum ApiPurpose {
     FinalDelete(String),
     NodeStatus,
     NodeGet,
+    /// A Lease renewal (an update).
     Lease,
+    /// Reading the Lease before renewing it.
+    LeaseGet,
     Register,
     LeaseCreate,
     Fetch(String, String),
@@ -115,6 +118,8 @@ pub struct Kubelet {
     rng: Rng,
     images: serde_json::Value,
     images_dirty: bool,
+    /// The Lease as the last renewal (or its creation) returned it.
+    latest_lease: Option<k8s_openapi::api::coordination::v1::Lease>,
     /// Lines for the kubelet's journal, taken by the world after each message.
     pub journal: Vec<LogLine>,
     /// Mount-table changes, applied by the world.
@@ -161,6 +166,7 @@ impl Kubelet {
             started_at: 0,
             images: serde_json::Value::Null,
             images_dirty: false,
+            latest_lease: None,
             rng: Rng::stream(cluster.seed ^ u64::from(n), "kubelet-prober"),
             journal: Vec::new(),
             os_ops: Vec::new(),
@@ -539,6 +545,8 @@ impl Kubelet {
                 p @ (ApiPurpose::NodeStatus
                 | ApiPurpose::NodeGet
                 | ApiPurpose::Lease
+                | ApiPurpose::LeaseGet
+                | ApiPurpose::LeaseCreate
                 | ApiPurpose::Register),
                 r,
             ) => {

@@ -4,8 +4,9 @@
 use crate::api::{ApiRequest, ApiResult, Body, PatchType, Status, Subresource, Verb};
 use crate::message::Ctx;
 use crate::node::runtime::CriOp;
-use crate::object::Kind;
+use crate::object::{Kind, Object};
 use crate::time::{k8s_micro_time, Time, MINUTE, SECOND};
+use k8s_openapi::api::coordination::v1::Lease;
 
 use super::{ApiPurpose, Inflight, Kubelet, Timer};
 
@@ -17,12 +18,76 @@ const STATUS_REPORT: Time = 5 * MINUTE;
 impl Kubelet {
     /// Every 10 s: renew the Lease, check containerd, post node status when it changed.
     pub(super) fn heartbeat(&mut self, ctx: &mut Ctx) {
-        let patch = serde_json::json!({"spec": {"renewTime": k8s_micro_time(ctx.now), "holderIdentity": self.name}});
-        let req = ApiRequest::new(Verb::Patch, Kind::Lease, "kube-node-lease", &self.name)
-            .with_body(Body::Patch(PatchType::Merge, patch));
-        self.api(ctx, req, ApiPurpose::Lease);
+        self.renew_lease(ctx);
         self.cri(ctx, CriOp::ListImages, Inflight::Health);
         self.timers.set(ctx, HEARTBEAT, Timer::Heartbeat);
+    }
+
+    /// The node lease controller's `sync` (component-helpers' lease controller): update
+    /// the Lease the last renewal returned, without reading it first; with none (the
+    /// first renewal, or the last one failed), read it — creating it when it is missing —
+    /// and update what was read.
+    fn renew_lease(&mut self, ctx: &mut Ctx) {
+        if self.api_inflight.values().any(|p| {
+            matches!(
+                p,
+                ApiPurpose::Lease | ApiPurpose::LeaseGet | ApiPurpose::LeaseCreate
+            )
+        }) {
+            return;
+        }
+        match self.latest_lease.take() {
+            Some(base) => self.update_lease(ctx, base),
+            None => {
+                let req = ApiRequest::new(Verb::Get, Kind::Lease, "kube-node-lease", &self.name);
+                self.api(ctx, req, ApiPurpose::LeaseGet);
+            }
+        }
+    }
+
+    /// `newLease(base)` and `leaseClient.Update`: the base's copy with this node as the
+    /// holder and the renew time now.
+    fn update_lease(&mut self, ctx: &mut Ctx, mut lease: Lease) {
+        let spec = lease.spec.get_or_insert_with(Default::default);
+        spec.holder_identity = Some(self.name.clone());
+        spec.lease_duration_seconds = Some(40);
+        spec.renew_time = Some(k8s_micro_time(ctx.now));
+        let req = ApiRequest::new(Verb::Update, Kind::Lease, "kube-node-lease", &self.name)
+            .with_body(Body::Object(lease.into()));
+        self.api(ctx, req, ApiPurpose::Lease);
+    }
+
+    fn on_lease_response(&mut self, ctx: &mut Ctx, p: &ApiPurpose, r: &Result<ApiResult, Status>) {
+        let lease = match r {
+            Ok(ApiResult::Object(o)) => match &**o {
+                Object::Lease(l) => Some((**l).clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (p, r) {
+            // Updated or created: the next renewal starts from it.
+            (ApiPurpose::Lease | ApiPurpose::LeaseCreate, Ok(_)) => self.latest_lease = lease,
+            // A conflict: `retryUpdateLease` reads the Lease again and updates that. Other
+            // failures leave it to the next renewal, which reads it first.
+            (ApiPurpose::Lease, Err(s)) if s.is_conflict() => {
+                let req = ApiRequest::new(Verb::Get, Kind::Lease, "kube-node-lease", &self.name);
+                self.api(ctx, req, ApiPurpose::LeaseGet);
+            }
+            (ApiPurpose::LeaseGet, Ok(_)) => {
+                if let Some(l) = lease {
+                    self.update_lease(ctx, l);
+                }
+            }
+            (ApiPurpose::LeaseGet, Err(s)) if s.is_not_found() => {
+                let mut rng = crate::rng::Rng::stream(u64::from(self.node), "kubelet-lease");
+                let lease = crate::cluster::node_lease(&self.name, ctx.now, &mut rng);
+                let req = ApiRequest::new(Verb::Create, Kind::Lease, "kube-node-lease", "")
+                    .with_body(Body::Object(lease.into()));
+                self.api(ctx, req, ApiPurpose::LeaseCreate);
+            }
+            _ => {}
+        }
     }
 
     pub(super) fn on_node_response(
@@ -31,7 +96,7 @@ impl Kubelet {
         p: ApiPurpose,
         r: &Result<ApiResult, Status>,
     ) {
-        match (p, r) {
+        match (&p, r) {
             (ApiPurpose::NodeStatus, Err(s)) if s.is_not_found() => self.register(ctx),
             (ApiPurpose::NodeStatus, Err(_)) => self.last_node_report = None,
             (ApiPurpose::NodeGet, Ok(ApiResult::Object(node))) => {
@@ -41,12 +106,8 @@ impl Kubelet {
                 }
             }
             (ApiPurpose::NodeGet, Err(s)) if s.is_not_found() => self.register(ctx),
-            (ApiPurpose::Lease, Err(s)) if s.is_not_found() => {
-                let mut rng = crate::rng::Rng::stream(u64::from(self.node), "kubelet-lease");
-                let lease = crate::cluster::node_lease(&self.name, ctx.now, &mut rng);
-                let req = ApiRequest::new(Verb::Create, Kind::Lease, "kube-node-lease", "")
-                    .with_body(Body::Object(lease.into()));
-                self.api(ctx, req, ApiPurpose::LeaseCreate);
+            (ApiPurpose::Lease | ApiPurpose::LeaseGet | ApiPurpose::LeaseCreate, _) => {
+                self.on_lease_response(ctx, &p, r);
             }
             (ApiPurpose::Register, Ok(ApiResult::Object(_))) => {
                 self.last_node_report = None;
