@@ -31,7 +31,9 @@ impl Plugin for ImageLocality {
 }
 
 /// `normalizedImageName`: appends `:latest` when the name has no tag.
-pub fn normalized_image_name(name: &str) -> String {
+/// Borrows the name when it has a tag: the score looks it up on every node of every
+/// cycle, and most images are tagged.
+pub fn normalized_image_name(name: &str) -> std::borrow::Cow<'_, str> {
     let colon = name.rfind(':');
     let slash = name.rfind('/');
     let has_tag = match (colon, slash) {
@@ -40,9 +42,9 @@ pub fn normalized_image_name(name: &str) -> String {
         _ => false,
     };
     if has_tag {
-        name.to_string()
+        std::borrow::Cow::Borrowed(name)
     } else {
-        format!("{name}:latest")
+        std::borrow::Cow::Owned(format!("{name}:latest"))
     }
 }
 
@@ -68,8 +70,8 @@ impl ScorePlugin for ImageLocality {
         });
         for c in containers {
             let image = normalized_image_name(c.image.as_deref().unwrap_or(""));
-            if let Some(size) = node.images.get(&image) {
-                let spread = snap.num_nodes_with_image(&image) as f64 / total;
+            if let Some(size) = node.images.get(image.as_ref()) {
+                let spread = snap.num_nodes_with_image(image.as_ref()) as f64 / total;
                 sum += (*size as f64 * spread) as i64;
             }
         }
