@@ -120,7 +120,7 @@ fn container_status(w: &PodWorker, name: &str, image: &str, view: &ProbeView) ->
 /// The full status of a worker's pod (None if the pod is unknown).
 pub fn generate(w: &PodWorker, host_ip: &str, now: Time, view: &ProbeView) -> Option<PodStatus> {
     let pod = w.pod()?;
-    let spec = pod.spec.clone().unwrap_or_default();
+    let spec = crate::node::podworker::spec_of(&w.pod);
     let old = pod.status.clone().unwrap_or_default();
     let restart_policy = spec
         .restart_policy

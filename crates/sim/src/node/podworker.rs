@@ -3,10 +3,11 @@
 //! image pulls, container starts and restarts with back-off, liveness kills, or
 //! termination), run them one by one.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Container as K8sContainer, Pod};
+use k8s_openapi::api::core::v1::{Container as K8sContainer, Pod, PodSpec};
 
 use crate::node::runtime::{Container, ContainerState, CriOp, Sandbox};
 use crate::node::volumes::VolumeState;
@@ -125,6 +126,23 @@ pub struct PodWorker {
     pub pull_errors: BTreeMap<String, String>,
 }
 
+/// The spec of a shared pod object, borrowed (an empty one for a pod without a spec, or
+/// no pod): the kubelet reads it on every sync, and a Pod's spec is most of its ~10 KB.
+pub fn spec_of(pod: &Option<Arc<Object>>) -> Cow<'_, PodSpec> {
+    match pod_of(pod).and_then(|p| p.spec.as_ref()) {
+        Some(spec) => Cow::Borrowed(spec),
+        None => Cow::Owned(PodSpec::default()),
+    }
+}
+
+/// The Pod in a shared object, borrowed.
+pub fn pod_of(pod: &Option<Arc<Object>>) -> Option<&Pod> {
+    match pod.as_deref() {
+        Some(Object::Pod(p)) => Some(p),
+        _ => None,
+    }
+}
+
 impl PodWorker {
     /// A worker for a pod just seen.
     pub fn new(uid: &str, pod: Arc<Object>, now: Time) -> PodWorker {
@@ -211,9 +229,8 @@ impl PodWorker {
 
     /// Containers without a startup probe count as started as soon as they run.
     pub fn mark_started(&mut self) {
-        let Some(spec) = self.pod().and_then(|p| p.spec.clone()) else {
-            return;
-        };
+        let pod = self.pod.clone();
+        let spec = spec_of(&pod);
         for c in spec
             .containers
             .iter()
@@ -254,7 +271,8 @@ impl PodWorker {
             }
             self.terminating = true;
             let grace = self.grace();
-            let spec = self.pod().and_then(|p| p.spec.clone()).unwrap_or_default();
+            let pod = self.pod.clone();
+            let spec = spec_of(&pod);
             // Regular containers first, then sidecars in reverse order.
             let mut order: Vec<String> = spec.containers.iter().map(|c| c.name.clone()).collect();
             order.extend(
@@ -291,10 +309,11 @@ impl PodWorker {
             out.push_back(Action::RemoveSandbox);
             return out;
         }
-        let Some(pod) = self.pod().cloned() else {
+        let pod_obj = self.pod.clone();
+        let Some(pod) = pod_of(&pod_obj) else {
             return out;
         };
-        let spec = pod.spec.clone().unwrap_or_default();
+        let spec = spec_of(&pod_obj);
         let phase = pod
             .status
             .as_ref()

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Container, PersistentVolume, Pod, Volume};
+use k8s_openapi::api::core::v1::{Container, PersistentVolume, Pod, PodSpec, Volume};
 use sha2::{Digest, Sha256};
 
 use crate::node::journal::Mount;
@@ -117,7 +117,8 @@ pub fn needed(pod: &Pod) -> Vec<(String, bool)> {
             out.push((k, optional));
         }
     };
-    let spec = pod.spec.clone().unwrap_or_default();
+    let empty = PodSpec::default();
+    let spec = pod.spec.as_ref().unwrap_or(&empty);
     for v in spec.volumes.iter().flatten() {
         if let Some(cm) = &v.config_map {
             add(

@@ -101,8 +101,7 @@ impl Kubelet {
             (ApiPurpose::NodeStatus, Err(_)) => self.last_node_report = None,
             (ApiPurpose::NodeGet, Ok(ApiResult::Object(node))) => {
                 if let crate::object::Object::Node(n) = &**node {
-                    let n = n.clone();
-                    self.patch_node_status(ctx, &n);
+                    self.patch_node_status(ctx, n);
                 }
             }
             (ApiPurpose::NodeGet, Err(s)) if s.is_not_found() => self.register(ctx),

@@ -6,7 +6,7 @@ use crate::api::{ApiRequest, Verb};
 use crate::client::recorder::WARNING;
 use crate::message::Ctx;
 use crate::node::journal::{q, Level};
-use crate::node::podworker::{pod_key, Waiting, MOUNT_TIMEOUT};
+use crate::node::podworker::{pod_key, pod_of, spec_of, Waiting, MOUNT_TIMEOUT};
 use crate::node::volumes::{self, Setup, RETRY_INITIAL, RETRY_MAX};
 use crate::object::{Kind, Object};
 use crate::time::{format_duration, Time, SECOND};
@@ -32,7 +32,8 @@ impl Kubelet {
         let Some(w) = self.workers.get_mut(uid) else {
             return false;
         };
-        let Some(pod) = w.pod().cloned() else {
+        let pod_obj = w.pod.clone();
+        let Some(pod) = pod_of(&pod_obj) else {
             return false;
         };
         let ns = pod.metadata.namespace.clone().unwrap_or_default();
@@ -127,11 +128,12 @@ impl Kubelet {
         let Some(w) = self.workers.get_mut(uid) else {
             return false;
         };
-        let Some(pod) = w.pod().cloned() else {
+        let pod_obj = w.pod.clone();
+        let Some(pod) = pod_of(&pod_obj) else {
             return false;
         };
-        let spec = pod.spec.clone().unwrap_or_default();
-        let key = pod_key(&pod);
+        let spec = spec_of(&pod_obj);
+        let key = pod_key(pod);
         let pod_name = pod.metadata.name.clone().unwrap_or_default();
         let mut unmounted = Vec::new();
         let mut unprocessed = Vec::new();

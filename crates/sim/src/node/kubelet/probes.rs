@@ -8,9 +8,10 @@ use crate::client::recorder::WARNING;
 use crate::message::Ctx;
 use crate::node::journal::{q, Level};
 use crate::node::logs;
-use crate::node::podworker::pod_key;
+use crate::node::podworker::{pod_key, pod_of};
 use crate::node::prober::{self, ProbeKind, ProbeWorker};
 use crate::node::runtime::ContainerState;
+use crate::object::Object;
 use crate::time::Time;
 
 use super::{Kubelet, Timer};
@@ -36,25 +37,27 @@ impl Kubelet {
         let Some(w) = self.workers.get_mut(uid) else {
             return;
         };
-        let Some(pod) = w.pod().cloned() else {
+        // The pod is shared (an `Arc`), so its containers are read in place while the
+        // worker and the probes change.
+        let Some(pod_obj) = w.pod.clone() else {
             return;
         };
-        let spec = pod.spec.clone().unwrap_or_default();
+        let Some(spec) = (match &*pod_obj {
+            Object::Pod(p) => p.spec.as_ref(),
+            _ => None,
+        }) else {
+            return;
+        };
         let added = w.start_time.unwrap_or(0);
         let mut schedule: Vec<(String, ProbeKind, Time)> = Vec::new();
         let mut trigger: Vec<String> = Vec::new();
-        let probed: Vec<_> = spec
-            .containers
-            .iter()
-            .chain(
-                spec.init_containers
-                    .iter()
-                    .flatten()
-                    .filter(|c| c.restart_policy.as_deref() == Some("Always")),
-            )
-            .cloned()
-            .collect();
-        for c in &probed {
+        let probed = spec.containers.iter().chain(
+            spec.init_containers
+                .iter()
+                .flatten()
+                .filter(|c| c.restart_policy.as_deref() == Some("Always")),
+        );
+        for c in probed {
             let Some(latest) = w.latest(&c.name).cloned() else {
                 continue;
             };
@@ -156,7 +159,8 @@ impl Kubelet {
         if w.terminating {
             return;
         }
-        let (Some(pod), Some(spec)) = (w.pod().cloned(), w.container_spec(container).cloned())
+        let pod_obj = w.pod.clone();
+        let (Some(pod), Some(spec)) = (pod_of(&pod_obj), w.container_spec(container).cloned())
         else {
             return;
         };
@@ -276,7 +280,7 @@ impl Kubelet {
         let Some(w) = self.workers.get(uid) else {
             return v;
         };
-        let Some(spec) = w.pod().and_then(|p| p.spec.clone()) else {
+        let Some(spec) = w.pod().and_then(|p| p.spec.as_ref()) else {
             return v;
         };
         for c in spec
