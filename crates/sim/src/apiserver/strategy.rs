@@ -150,6 +150,17 @@ fn set_template_generation(d: &mut k8s_openapi::api::apps::v1::DaemonSet, g: i64
 
 /// Makes `new` a status update of `old`: everything but status comes from old.
 pub fn prepare_for_status_update(new: &mut Object, old: &Object) {
+    // A status writer's object usually differs from the stored one in its status alone
+    // (a kubelet's status patch): it already is the merged object, and the stored one
+    // (a Pod's spec is most of its size) need not be copied.
+    let status_alone = match (&*new, old) {
+        (Object::Pod(n), Object::Pod(o)) => n.metadata == o.metadata && n.spec == o.spec,
+        (Object::Node(n), Object::Node(o)) => n.metadata == o.metadata && n.spec == o.spec,
+        _ => false,
+    };
+    if status_alone {
+        return;
+    }
     let mut merged = old.clone();
     copy_status(&mut merged, new);
     // Status writers may touch annotations/labels only through the main resource.
@@ -250,5 +261,57 @@ fn same_quantity(a: &str, b: &str) -> bool {
     match (crate::quantity::parse(a), crate::quantity::parse(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(v: serde_json::Value) -> Object {
+        Object::from(serde_json::from_value::<Pod>(v).expect("a pod"))
+    }
+
+    fn stored() -> Object {
+        pod(serde_json::json!({
+            "metadata": {"name": "web", "labels": {"app": "web"}},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]},
+            "status": {"phase": "Pending"}
+        }))
+    }
+
+    #[test]
+    fn a_status_update_keeps_the_stored_metadata_and_spec() {
+        let mut new = pod(serde_json::json!({
+            "metadata": {"name": "web", "labels": {"app": "other"}},
+            "spec": {"nodeName": "node-2", "containers": [{"name": "c", "image": "redis"}]},
+            "status": {"phase": "Running"}
+        }));
+        prepare_for_status_update(&mut new, &stored());
+        let mut want = stored();
+        if let Object::Pod(p) = &mut want {
+            p.status.get_or_insert_with(Default::default).phase = Some("Running".into());
+        }
+        assert_eq!(new, want);
+    }
+
+    #[test]
+    fn a_status_update_that_changes_the_status_alone_is_taken_as_sent() {
+        let mut new = stored();
+        if let Object::Pod(p) = &mut new {
+            p.status.get_or_insert_with(Default::default).phase = Some("Running".into());
+        }
+        let sent = new.clone();
+        prepare_for_status_update(&mut new, &stored());
+        assert_eq!(new, sent);
+        let mut gone = stored();
+        if let Object::Pod(p) = &mut gone {
+            p.status = None;
+        }
+        prepare_for_status_update(&mut gone, &stored());
+        assert!(
+            matches!(&gone, Object::Pod(p) if p.status.is_none()),
+            "{gone:?}"
+        );
     }
 }
