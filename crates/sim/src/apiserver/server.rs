@@ -107,7 +107,9 @@ pub struct ApiServer {
     watchers: Watchers,
     next_etcd: u64,
     etcd_watch: Option<u64>,
-    pending: BTreeMap<u64, Pending>,
+    /// Boxed: a `Pending` holds a whole request (~1 KB), and a map node has room for
+    /// eleven, allocated at once whether used or not.
+    pending: BTreeMap<u64, Box<Pending>>,
     waiting_for_cache: Vec<(u64, Request)>,
     not_ready_queue: Vec<(Actor, ApiRequest, Time)>,
     audit: VecDeque<AuditEntry>,
@@ -236,7 +238,7 @@ impl ApiServer {
     fn etcd(&mut self, ctx: &mut Ctx, op: EtcdOp, p: Pending) -> u64 {
         let id = self.next_etcd;
         self.next_etcd += 1;
-        self.pending.insert(id, p);
+        self.pending.insert(id, Box::new(p));
         ctx.send(Actor::Etcd, Payload::Etcd(EtcdRequest { id, op }));
         id
     }
@@ -302,7 +304,7 @@ impl ApiServer {
                     && !self
                         .pending
                         .values()
-                        .any(|p| matches!(p, Pending::Load | Pending::Watch))
+                        .any(|p| matches!(**p, Pending::Load | Pending::Watch))
                 {
                     if self.ready {
                         // Like the cacher's reflector: resume the watch where the cache
@@ -540,7 +542,7 @@ impl ApiServer {
         let Some(p) = self.pending.remove(&resp.id) else {
             return;
         };
-        match p {
+        match *p {
             Pending::Load => match resp.result {
                 Ok(EtcdResult::Range { kvs, revision, .. }) => {
                     let was_ready = self.ready;
