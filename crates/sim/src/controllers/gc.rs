@@ -165,9 +165,9 @@ impl GarbageCollector {
         &self,
         r: &OwnerReference,
         dependent: &Object,
-        uids: &BTreeMap<String, &Arc<Object>>,
+        uids: &BTreeMap<&str, &Arc<Object>>,
     ) -> bool {
-        if uids.contains_key(&r.uid) {
+        if uids.contains_key(r.uid.as_str()) {
             return false;
         }
         match owner_kind(r, &self.custom_kinds()) {
@@ -193,48 +193,55 @@ impl GarbageCollector {
         let now = env.now();
         let mut touched_listed = false;
         let objects: Vec<Arc<Object>> = self.all_objects(inf).cloned().collect();
-        let uids: BTreeMap<String, &Arc<Object>> = objects
+        // Borrowed from `objects`: a scan walks every object of the cluster every 30 s.
+        let uids: BTreeMap<&str, &Arc<Object>> = objects
             .iter()
-            .filter_map(|o| o.meta().uid.clone().map(|u| (u, o)))
+            .filter_map(|o| o.meta().uid.as_deref().map(|u| (u, o)))
             .collect();
         // Dependents per owner: the blocking ones (`blockOwnerDeletion`) keep an owner in
         // foreground deletion waiting; any one being deleted the same way is a cycle.
-        let mut blocking: BTreeMap<String, usize> = BTreeMap::new();
-        let mut deleting_dependents: BTreeSet<String> = BTreeSet::new();
+        let mut blocking: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut deleting_dependents: BTreeSet<&str> = BTreeSet::new();
         for o in &objects {
             for r in o.meta().owner_references.iter().flatten() {
                 if r.block_owner_deletion == Some(true) {
-                    *blocking.entry(r.uid.clone()).or_insert(0) += 1;
+                    *blocking.entry(r.uid.as_str()).or_insert(0) += 1;
                 }
                 if waits_for_dependents(o) {
-                    deleting_dependents.insert(r.uid.clone());
+                    deleting_dependents.insert(r.uid.as_str());
                 }
             }
         }
         for o in &objects {
-            let refs = o.meta().owner_references.clone().unwrap_or_default();
-            if refs.is_empty() {
+            let Some(refs) = o
+                .meta()
+                .owner_references
+                .as_deref()
+                .filter(|r| !r.is_empty())
+            else {
                 continue;
-            }
-            let key = id(o);
+            };
             let all_gone = refs.iter().all(|r| self.owner_gone(r, o, &uids));
-            if all_gone && o.meta().deletion_timestamp.is_none() && !self.recently_asked(&key, now)
-            {
-                self.asked.insert(key, now);
-                let mut req = ApiRequest::new(Verb::Delete, o.kind(), o.namespace(), o.name());
-                req.options.propagation = Some(Propagation::Background);
-                touched_listed |= !INFORMED.contains(&o.kind());
-                env.fire(req);
-                continue;
+            if all_gone && o.meta().deletion_timestamp.is_none() {
+                let key = id(o);
+                if !self.recently_asked(&key, now) {
+                    self.asked.insert(key, now);
+                    let mut req = ApiRequest::new(Verb::Delete, o.kind(), o.namespace(), o.name());
+                    req.options.propagation = Some(Propagation::Background);
+                    touched_listed |= !INFORMED.contains(&o.kind());
+                    env.fire(req);
+                    continue;
+                }
             }
-            let uid = o.meta().uid.clone().unwrap_or_default();
-            for r in &refs {
-                let Some(owner) = uids.get(&r.uid) else {
+            let uid = o.meta().uid.as_deref().unwrap_or_default();
+            for r in refs {
+                let Some(owner) = uids.get(r.uid.as_str()) else {
                     continue;
                 };
                 if owner.meta().deletion_timestamp.is_none() {
                     continue;
                 }
+                let key = id(o);
                 let fins = owner.meta().finalizers.clone().unwrap_or_default();
                 if fins.iter().any(|f| f == FOREGROUND) {
                     if o.meta().deletion_timestamp.is_none() {
@@ -247,7 +254,7 @@ impl GarbageCollector {
                             env.fire(req);
                         }
                     } else if waits_for_dependents(o)
-                        && deleting_dependents.contains(&uid)
+                        && deleting_dependents.contains(uid)
                         && refs.iter().any(|r| r.block_owner_deletion == Some(true))
                         && !self.recently_asked(&format!("unblock {key}"), now)
                     {
@@ -290,7 +297,7 @@ impl GarbageCollector {
             }
             let fins = m.finalizers.clone().unwrap_or_default();
             let uid = m.uid.clone().unwrap_or_default();
-            let blocked = blocking.get(&uid).copied().unwrap_or(0) > 0;
+            let blocked = blocking.get(uid.as_str()).copied().unwrap_or(0) > 0;
             // Orphaning waits for every dependent's reference to be removed.
             let referenced = objects.iter().any(|d| {
                 d.meta()
