@@ -31,6 +31,11 @@ use crate::time::Time;
 /// takes no virtual time.
 pub const SYNC_MS_PER_100_NODES: Time = 1;
 
+/// `BurstReplicas`: at most this many pod creates, and this many deletes, per sync; the
+/// rest wait for the next sync, once the informer has seen these (the expectations).
+/// 5,000 new nodes get their daemon pods in twenty syncs, not in one.
+pub const BURST_REPLICAS: usize = 250;
+
 /// What a request in flight was for; each names its DaemonSet's key.
 #[derive(Debug)]
 enum Sent {
@@ -229,14 +234,14 @@ impl DaemonSetController {
             }
         }
         rolling_update(ds, nodes, by_node, now, &mut creates, &mut deletes);
-        for node in creates {
+        // syncNodes: createDiff and deleteDiff capped at burstReplicas.
+        for node in creates.into_iter().take(BURST_REPLICAS) {
             self.create(key, ds_obj, ds, hash, &node, env);
         }
         let mut seen = BTreeSet::new();
-        for o in deletes {
-            if seen.insert(o.name().to_string()) {
-                self.delete(key, o, env);
-            }
+        deletes.retain(|o| seen.insert(o.name()));
+        for o in deletes.into_iter().take(BURST_REPLICAS) {
+            self.delete(key, o, env);
         }
     }
 

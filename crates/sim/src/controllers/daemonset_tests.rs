@@ -168,3 +168,27 @@ fn a_node_status_update_wakes_no_set_and_a_new_taint_wakes_it() {
         "a new node that should run one"
     );
 }
+
+/// Upstream's `syncNodes` caps the creates (and the deletes) of one sync at
+/// `burstReplicas` (250); the next sync, once the informer has seen them, makes more.
+#[test]
+fn six_hundred_new_nodes_get_their_pods_two_hundred_and_fifty_at_a_time() {
+    let mut c = DaemonSetController::default();
+    let mut f = Fixture::new(&c);
+    for i in 0..600 {
+        f.add(&mut c, node(&format!("node-{i:03}"), None));
+    }
+    f.add(&mut c, ds("fluentd:v5.0.1", 1));
+    with_revision(&mut c, &mut f);
+    let mut batches = Vec::new();
+    let mut nodes = BTreeSet::new();
+    for _ in 0..4 {
+        f.sync(&mut c, KEY).unwrap();
+        let sent = f.take_sent();
+        let pods = created(&mut f, &mut c, &sent);
+        batches.push(pods.len());
+        nodes.extend(pods.into_iter().map(|(n, _)| n));
+    }
+    assert_eq!(batches, [250, 250, 100, 0]);
+    assert_eq!(nodes.len(), 600, "one pod on every node");
+}
