@@ -198,7 +198,7 @@ impl DaemonSetController {
         ds: &DaemonSet,
         hash: &str,
         nodes: &[(&Node, bool, bool)],
-        by_node: &BTreeMap<String, OnNode>,
+        by_node: &BTreeMap<&str, OnNode>,
         orphans: &[&Arc<Object>],
         env: &mut Env,
     ) {
@@ -206,15 +206,15 @@ impl DaemonSetController {
         let mut creates: Vec<String> = Vec::new();
         let mut deletes: Vec<&Arc<Object>> = orphans.to_vec();
         for (node, run, keep) in nodes {
-            let name = node.metadata.name.clone().unwrap_or_default();
+            let name = node.metadata.name.as_deref().unwrap_or_default();
             let empty = OnNode::default();
-            let on = by_node.get(&name).unwrap_or(&empty);
-            let pods: Vec<&Arc<Object>> = on.new.iter().chain(on.old.iter()).copied().collect();
-            if *run && pods.is_empty() {
-                creates.push(name);
+            let on = by_node.get(name).unwrap_or(&empty);
+            let pods = on.new.iter().chain(on.old.iter()).copied();
+            if *run && on.new.is_empty() && on.old.is_empty() {
+                creates.push(name.to_string());
             } else if *run {
                 // A failed daemon pod is killed (and recreated by a later sync).
-                for o in &pods {
+                for o in pods {
                     let failed = as_pod(o)
                         .and_then(|p| p.status.as_ref())
                         .and_then(|s| s.phase.as_deref())
@@ -251,7 +251,7 @@ impl DaemonSetController {
         ds: &DaemonSet,
         hash: &str,
         nodes: &[(&Node, bool, bool)],
-        by_node: &BTreeMap<String, OnNode>,
+        by_node: &BTreeMap<&str, OnNode>,
         now: Time,
         env: &mut Env,
     ) {
@@ -269,22 +269,22 @@ impl DaemonSetController {
         };
         let (mut ready, mut avail, mut updated) = (0, 0, 0);
         for (node, run, _) in nodes {
-            let name = node.metadata.name.clone().unwrap_or_default();
-            let Some(on) = by_node.get(&name) else {
+            let name = node.metadata.name.as_deref().unwrap_or_default();
+            let Some(on) = by_node.get(name) else {
                 continue;
             };
-            let mut pods: Vec<&Arc<Object>> = on.new.iter().chain(on.old.iter()).copied().collect();
-            if pods.is_empty() {
+            // The oldest of the node's pods (the first of equals, new ones first).
+            let oldest = on.new.iter().chain(on.old.iter()).min_by(|a, b| {
+                a.meta()
+                    .creation_timestamp
+                    .cmp(&b.meta().creation_timestamp)
+            });
+            let Some(oldest) = oldest else {
                 continue;
-            }
+            };
             if *run {
                 st.current_number_scheduled += 1;
-                pods.sort_by(|a, b| {
-                    a.meta()
-                        .creation_timestamp
-                        .cmp(&b.meta().creation_timestamp)
-                });
-                let Some(p) = as_pod(pods[0]) else { continue };
+                let Some(p) = as_pod(oldest) else { continue };
                 if is_pod_ready(p) {
                     ready += 1;
                     if is_pod_available(p, min_ready, now) {
@@ -478,7 +478,7 @@ impl Controller for DaemonSetController {
             .iter()
             .filter_map(|(n, _, _)| n.metadata.name.as_deref())
             .collect();
-        let mut by_node: BTreeMap<String, OnNode> = BTreeMap::new();
+        let mut by_node: BTreeMap<&str, OnNode> = BTreeMap::new();
         let mut orphans = Vec::new();
         let mut live_hashes: Vec<String> = vec![hash.clone()];
         for o in inf.of(Kind::Pod).controlled_by(&uid) {
@@ -492,7 +492,7 @@ impl Controller for DaemonSetController {
                 continue;
             }
             let Some(node) = target_node(p) else { continue };
-            if !names.contains(node.as_str()) {
+            if !names.contains(node) {
                 // The node is gone: its pods go too.
                 if !is_terminating(p) {
                     orphans.push(o);

@@ -58,7 +58,7 @@ fn created(
             panic!()
         };
         let mut p = (**p).clone();
-        let node = target_node(&p).unwrap();
+        let node = target_node(&p).unwrap().to_string();
         p.metadata.name = Some(format!("fluentd-{i}{node}"));
         p.spec.as_mut().unwrap().node_name = Some(node.clone());
         p.status = Some(

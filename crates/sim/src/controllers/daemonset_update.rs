@@ -10,7 +10,7 @@ use super::*;
 pub(super) fn rolling_update<'a>(
     ds: &DaemonSet,
     nodes: &[(&Node, bool, bool)],
-    by_node: &BTreeMap<String, OnNode<'a>>,
+    by_node: &BTreeMap<&str, OnNode<'a>>,
     now: Time,
     creates: &mut Vec<String>,
     deletes: &mut Vec<&'a Arc<Object>>,
@@ -51,7 +51,7 @@ pub(super) fn rolling_update<'a>(
 /// already unavailable goes at once.
 pub(super) fn roll_in_place<'a>(
     runnable: &[&str],
-    by_node: &BTreeMap<String, OnNode<'a>>,
+    by_node: &BTreeMap<&str, OnNode<'a>>,
     max_unavailable: i32,
     min_ready: i32,
     now: Time,
@@ -91,7 +91,7 @@ pub(super) fn roll_in_place<'a>(
 /// the old pod goes once the new one is available (or at once if it is unavailable).
 pub(super) fn roll_with_surge<'a>(
     runnable: &[&str],
-    by_node: &BTreeMap<String, OnNode<'a>>,
+    by_node: &BTreeMap<&str, OnNode<'a>>,
     surge: i32,
     min_ready: i32,
     now: Time,

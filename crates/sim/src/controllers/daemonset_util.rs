@@ -77,9 +77,9 @@ pub fn pin_to_node(affinity: Option<Affinity>, node: &str) -> Affinity {
 }
 
 /// `GetTargetNodeName`: the pod's node, or the node its affinity pins it to.
-pub fn target_node(p: &Pod) -> Option<String> {
+pub fn target_node(p: &Pod) -> Option<&str> {
     let spec = p.spec.as_ref()?;
-    if let Some(n) = spec.node_name.clone().filter(|n| !n.is_empty()) {
+    if let Some(n) = spec.node_name.as_deref().filter(|n| !n.is_empty()) {
         return Some(n);
     }
     let terms = &spec
@@ -93,7 +93,12 @@ pub fn target_node(p: &Pod) -> Option<String> {
     terms.iter().find_map(|t| {
         t.match_fields.iter().flatten().find_map(|r| {
             (r.key == "metadata.name" && r.operator == "In")
-                .then(|| r.values.as_ref().and_then(|v| v.first().cloned()))
+                .then(|| {
+                    r.values
+                        .as_ref()
+                        .and_then(|v| v.first())
+                        .map(String::as_str)
+                })
                 .flatten()
         })
     })
@@ -222,6 +227,6 @@ mod tests {
         let pod: Pod =
             serde_json::from_value(json!({"spec": {"containers": [], "affinity": pinned}}))
                 .unwrap();
-        assert_eq!(target_node(&pod).as_deref(), Some("node-2"));
+        assert_eq!(target_node(&pod), Some("node-2"));
     }
 }
