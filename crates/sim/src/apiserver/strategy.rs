@@ -314,4 +314,24 @@ mod tests {
             "{gone:?}"
         );
     }
+
+    #[test]
+    fn a_node_status_update_keeps_the_stored_taints() {
+        let node = |taint: &str, ready: &str| {
+            Object::from(
+                serde_json::from_value::<k8s_openapi::api::core::v1::Node>(serde_json::json!({
+                    "metadata": {"name": "node-1"},
+                    "spec": {"taints": [{"key": taint, "effect": "NoSchedule"}]},
+                    "status": {"conditions": [{"type": "Ready", "status": ready}]}
+                }))
+                .expect("a node"),
+            )
+        };
+        let mut new = node("sent", "True");
+        prepare_for_status_update(&mut new, &node("stored", "Unknown"));
+        assert_eq!(new, node("stored", "True"));
+        let mut new = node("stored", "True");
+        prepare_for_status_update(&mut new, &node("stored", "Unknown"));
+        assert_eq!(new, node("stored", "True"));
+    }
 }

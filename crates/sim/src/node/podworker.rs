@@ -173,10 +173,7 @@ impl PodWorker {
 
     /// The pod object.
     pub fn pod(&self) -> Option<&Pod> {
-        match self.pod.as_deref() {
-            Some(Object::Pod(p)) => Some(p),
-            _ => None,
-        }
+        pod_of(&self.pod)
     }
 
     /// The spec of a container by name (regular or init).

@@ -38,11 +38,14 @@ impl Kubelet {
         }
         match self.latest_lease.take() {
             Some(base) => self.update_lease(ctx, base),
-            None => {
-                let req = ApiRequest::new(Verb::Get, Kind::Lease, "kube-node-lease", &self.name);
-                self.api(ctx, req, ApiPurpose::LeaseGet);
-            }
+            None => self.read_lease(ctx),
         }
+    }
+
+    /// `ensureLease`'s read (a missing Lease is created when the answer comes).
+    fn read_lease(&mut self, ctx: &mut Ctx) {
+        let req = ApiRequest::new(Verb::Get, Kind::Lease, "kube-node-lease", &self.name);
+        self.api(ctx, req, ApiPurpose::LeaseGet);
     }
 
     /// `newLease(base)` and `leaseClient.Update`: the base's copy with this node as the
@@ -70,10 +73,7 @@ impl Kubelet {
             (ApiPurpose::Lease | ApiPurpose::LeaseCreate, Ok(_)) => self.latest_lease = lease,
             // A conflict: `retryUpdateLease` reads the Lease again and updates that. Other
             // failures leave it to the next renewal, which reads it first.
-            (ApiPurpose::Lease, Err(s)) if s.is_conflict() => {
-                let req = ApiRequest::new(Verb::Get, Kind::Lease, "kube-node-lease", &self.name);
-                self.api(ctx, req, ApiPurpose::LeaseGet);
-            }
+            (ApiPurpose::Lease, Err(s)) if s.is_conflict() => self.read_lease(ctx),
             (ApiPurpose::LeaseGet, Ok(_)) => {
                 if let Some(l) = lease {
                     self.update_lease(ctx, l);

@@ -11,7 +11,6 @@ use crate::node::logs;
 use crate::node::podworker::{pod_key, pod_of};
 use crate::node::prober::{self, ProbeKind, ProbeWorker};
 use crate::node::runtime::ContainerState;
-use crate::object::Object;
 use crate::time::Time;
 
 use super::{Kubelet, Timer};
@@ -39,13 +38,8 @@ impl Kubelet {
         };
         // The pod is shared (an `Arc`), so its containers are read in place while the
         // worker and the probes change.
-        let Some(pod_obj) = w.pod.clone() else {
-            return;
-        };
-        let Some(spec) = (match &*pod_obj {
-            Object::Pod(p) => p.spec.as_ref(),
-            _ => None,
-        }) else {
+        let pod_obj = w.pod.clone();
+        let Some(spec) = pod_of(&pod_obj).and_then(|p| p.spec.as_ref()) else {
             return;
         };
         let added = w.start_time.unwrap_or(0);
