@@ -65,6 +65,69 @@ fn a_configmap_owned_by_a_deleted_deployment_is_collected() {
     );
 }
 
+/// A Role (a kind the collector lists rather than watches) owned by a deleted ConfigMap
+/// is collected within a list period, and one left with no owner is not touched.
+#[test]
+fn a_role_owned_by_a_deleted_configmap_is_collected() {
+    let mut t = Term::new();
+    t.ok("kubectl create configmap owner");
+    let uid = uid_of(&mut t, "configmap owner");
+    t.file(
+        "role.yaml",
+        &format!(
+            "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: owned
+  ownerReferences:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: owner
+    uid: {uid}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: unowned
+"
+        ),
+    );
+    t.ok("kubectl apply -f role.yaml");
+    // Past the first lists: the owner is there, the Role stays.
+    t.settle(40);
+    assert_eq!(
+        t.ok("kubectl get role owned -o name"),
+        "role.rbac.authorization.k8s.io/owned\n"
+    );
+    t.ok("kubectl delete configmap owner");
+    t.settle(15);
+    assert_eq!(
+        t.err("kubectl get role owned"),
+        "Error from server (NotFound): roles.rbac.authorization.k8s.io \"owned\" not found\n"
+    );
+    assert_eq!(
+        t.ok("kubectl get role unowned -o name"),
+        "role.rbac.authorization.k8s.io/unowned\n"
+    );
+}
+
+/// An object naming an owner that never existed is collected at once (upstream's
+/// collector looks the owner up and deletes the dependent of a missing one).
+#[test]
+fn a_dependent_of_an_owner_that_never_existed_is_collected() {
+    let mut t = Term::new();
+    t.file(
+        "cm.yaml",
+        &OWNED_CM.replace("UID", "00000000-0000-0000-0000-000000000000"),
+    );
+    t.ok("kubectl apply -f cm.yaml");
+    t.settle(2);
+    assert_eq!(
+        t.err("kubectl get configmap owned"),
+        "Error from server (NotFound): configmaps \"owned\" not found\n"
+    );
+}
+
 /// Foreground deletion of an owner of a kind the informers do not hold finishes.
 #[test]
 fn foreground_deletion_of_a_configmap_owner_finishes() {

@@ -17,6 +17,7 @@ pub mod envoy_gateway;
 pub mod envoy_gateway_infra;
 pub mod gateway_status;
 pub mod gc;
+pub mod gc_graph;
 pub mod history;
 pub mod hpa;
 pub mod hpa_calc;
