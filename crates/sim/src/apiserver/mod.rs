@@ -16,6 +16,7 @@ pub mod patch;
 pub mod quantity;
 pub mod quantity_fields;
 pub mod server;
+pub mod status_patch;
 pub mod strategy;
 pub mod validation;
 pub mod watch;

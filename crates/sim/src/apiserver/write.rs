@@ -7,11 +7,11 @@ use std::sync::{Arc, LazyLock};
 use k8s_openapi::api::core::v1::PodCondition;
 
 use crate::api::{
-    ApiRequest, ApiResult, Body, Propagation, Status, StatusReason, Subresource, Verb,
+    ApiRequest, ApiResult, Body, PatchType, Propagation, Status, StatusReason, Subresource, Verb,
 };
 use crate::apiserver::server::{ApiServer, Request};
 use crate::apiserver::watch::with_rv;
-use crate::apiserver::{admission_chain, crd, eviction, namespace, patch, strategy};
+use crate::apiserver::{admission_chain, crd, eviction, namespace, patch, status_patch, strategy};
 use crate::etcd::{Expect, KeyValue, TxnOp};
 use crate::object::{Kind, Object, ObjectKey};
 use crate::time::{k8s_time, Time};
@@ -180,9 +180,14 @@ pub(crate) fn compute(
                     ))
                 }
             };
-            let patched = patch::apply(&current.to_value(), pt, doc)
-                .map_err(|e| Status::new(422, StatusReason::Invalid, e))?;
-            let new = decode_value(req.kind, &patched)?;
+            let new = match status_patch::apply(req, pt, doc, &current) {
+                Some(new) => {
+                    #[cfg(debug_assertions)]
+                    status_patch::check_against_general_path(&new, &current, pt, doc);
+                    new
+                }
+                None => patched_object(req, pt, doc, &current)?,
+            };
             // patch.go's applyPatch checks the patched name against the URL's.
             check_name(req, &new)?;
             let rv = new.resource_version();
@@ -220,6 +225,18 @@ pub(crate) fn compute(
             "the server does not allow this method on the requested resource",
         )),
     }
+}
+
+/// `current` under the patch `doc`: serialized, patched and strictly decoded again.
+pub(crate) fn patched_object(
+    req: &ApiRequest,
+    pt: PatchType,
+    doc: &serde_json::Value,
+    current: &Object,
+) -> Result<Object, Status> {
+    let patched = patch::apply(&current.to_value(), pt, doc)
+        .map_err(|e| Status::new(422, StatusReason::Invalid, e))?;
+    decode_value(req.kind, &patched)
 }
 
 /// Decodes a request body strictly into an object of the request's kind.
