@@ -25,6 +25,28 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
+/// FNV-1a over a value's JSON text, without building the text.
+pub fn fnv1a_json(v: &impl serde::Serialize) -> u64 {
+    struct Fnv(u64);
+    impl std::io::Write for Fnv {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            for b in bytes {
+                self.0 ^= u64::from(*b);
+                self.0 = self.0.wrapping_mul(0x0000_0100_0000_01B3);
+            }
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    // Writing to `Fnv` cannot fail, and serializing a `Serialize` value to JSON fails only
+    // for maps with non-string keys, which hash as far as they got.
+    let _ = serde_json::to_writer(&mut h, v);
+    h.0
+}
+
 impl Rng {
     /// A stream from a seed.
     pub fn new(seed: u64) -> Rng {
@@ -81,6 +103,16 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fnv1a_json_hashes_the_json_text() {
+        let v = serde_json::json!({"phase": "Running", "conditions": [{"type": "Ready"}]});
+        assert_eq!(fnv1a_json(&v), fnv1a(v.to_string().as_bytes()));
+        assert_ne!(
+            fnv1a_json(&v),
+            fnv1a_json(&serde_json::json!({"phase": "Pending"}))
+        );
+    }
 
     #[test]
     fn same_seed_same_stream_and_streams_differ() {

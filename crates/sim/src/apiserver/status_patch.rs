@@ -10,7 +10,7 @@
 //! one, a status that does not decode) takes the general path, which gives upstream's
 //! errors. In debug builds both paths run and must agree.
 
-use k8s_openapi::api::core::v1::PodStatus;
+use k8s_openapi::api::core::v1::{Pod, PodStatus};
 use serde_json::Value;
 
 use crate::api::{ApiRequest, PatchType, Subresource};
@@ -54,9 +54,12 @@ pub(crate) fn apply(
     if !unknown.is_empty() {
         return None;
     }
-    let mut new = pod.clone();
-    new.status = Some(status);
-    Some(Object::Pod(new))
+    // The stored status is not copied: only the metadata and the spec are kept.
+    Some(Object::Pod(Box::new(Pod {
+        metadata: pod.metadata.clone(),
+        spec: pod.spec.clone(),
+        status: Some(status),
+    })))
 }
 
 /// Debug builds: the general path must give the same Pod (every status patch of the

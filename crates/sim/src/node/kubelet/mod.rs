@@ -459,7 +459,7 @@ impl Kubelet {
             return;
         };
         let value = serde_json::to_value(&status).unwrap_or_default();
-        let sent = crate::rng::fnv1a(value.to_string().as_bytes());
+        let sent = crate::rng::fnv1a_json(&value);
         if self.last_status.get(uid) == Some(&sent) {
             return;
         }
