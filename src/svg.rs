@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use kubeloop_sim::time::Time;
-use kubeloop_sim::view::{pod_class, ComponentView, NodeView, PodClass, PodView};
+use kubeloop_sim::view::{
+    is_system_namespace, pod_class, ComponentView, NodeView, PodClass, PodView,
+};
 use kubeloop_sim::Actor;
 
 use crate::geometry::{
@@ -618,12 +620,6 @@ pub(crate) fn class_label(c: PodClass, lang: Lang) -> &'static str {
         PodClass::Terminating => Key::ClassTerminating,
     };
     t(lang, key)
-}
-
-/// The cluster's own namespaces: their pods (CoreDNS, the storage provisioner) are drawn
-/// quieter than the user's.
-pub fn is_system_namespace(ns: &str) -> bool {
-    ns.starts_with("kube-") || ns == "local-path-storage"
 }
 
 fn pod(out: &mut String, p: &PodView, r: &Rect, detail: bool, marks: Marks, lang: Lang) {

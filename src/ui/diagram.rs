@@ -239,7 +239,7 @@ pub fn Diagram() -> impl IntoView {
                     .iter()
                     .flat_map(|n| &n.pods)
                     .chain(&c.pending)
-                    .filter(|p| !svg::is_system_namespace(&p.namespace))
+                    .filter(|p| !kubeloop_sim::view::is_system_namespace(&p.namespace))
             };
             (
                 mine().count(),

@@ -217,6 +217,14 @@ pub(crate) fn pod_view(p: &Pod) -> PodView {
     }
 }
 
+/// The cluster's own namespaces: `kube-*` (the prefix the Kubernetes docs reserve for
+/// system namespaces: kube-system, kube-public, kube-node-lease) and kind's
+/// `local-path-storage`. The views leave what is in them out of the user's workload and
+/// draw their pods quieter.
+pub fn is_system_namespace(ns: &str) -> bool {
+    ns.starts_with("kube-") || ns == "local-path-storage"
+}
+
 /// The objects of a kind as etcd holds them (the page is omniscient).
 pub fn stored(world: &World, kind: Kind) -> Vec<Arc<Object>> {
     let prefix = format!("/registry/{}/", kind.info().etcd_prefix);

@@ -307,7 +307,7 @@ pub fn newest_user_pod(world: &World) -> Option<String> {
         .map(|(_, o)| format!("{}/{}", o.namespace(), o.name()))
 }
 
-/// The pods outside the system namespaces (`kube-*`, `local-path-storage`), in key order:
+/// The pods outside the system namespaces ([`super::is_system_namespace`]), in key order:
 /// a system namespace is skipped with one seek past its keys, so a frame does not walk a
 /// DaemonSet's pod on every node.
 fn user_pods<'a>(
@@ -320,7 +320,7 @@ fn user_pods<'a>(
     std::iter::from_fn(move || loop {
         let kv = keys.next()?;
         let ns = kv.key[prefix.len()..].split('/').next().unwrap_or("");
-        if !(ns.starts_with("kube-") || ns == "local-path-storage") {
+        if !super::is_system_namespace(ns) {
             return Some(kv);
         }
         // Past every key of the namespace: `/` is followed by `0` in byte order.
@@ -335,7 +335,7 @@ pub fn deployment_to_expose(world: &World, flow: Option<&PodFlow>) -> Option<Str
     flow.and_then(|f| f.deployment.clone()).or_else(|| {
         super::stored(world, Kind::Deployment)
             .iter()
-            .find(|o| !(o.namespace().starts_with("kube-")))
+            .find(|o| !super::is_system_namespace(o.namespace()))
             .map(|o| o.name().to_string())
     })
 }

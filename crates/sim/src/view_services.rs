@@ -13,14 +13,6 @@ use super::stored;
 /// The label that ties a slice to its Service.
 const SERVICE_NAME: &str = "kubernetes.io/service-name";
 
-/// Namespaces whose Services the diagram leaves out (the cluster's own).
-const SYSTEM_NAMESPACES: [&str; 4] = [
-    "kube-system",
-    "kube-public",
-    "kube-node-lease",
-    "local-path-storage",
-];
-
 /// One endpoint of a Service, as an EndpointSlice lists it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct EndpointView {
@@ -65,10 +57,6 @@ impl ServiceView {
     pub fn ready(&self) -> usize {
         self.endpoints.iter().filter(|e| e.ready).count()
     }
-}
-
-fn is_system(ns: &str) -> bool {
-    SYSTEM_NAMESPACES.contains(&ns)
 }
 
 /// Every endpoint the slices list, per `namespace/service`.
@@ -136,7 +124,7 @@ pub fn services(world: &World) -> Vec<ServiceView> {
         .filter_map(|s| {
             let ns = s.metadata.namespace.clone().unwrap_or_default();
             let name = s.metadata.name.clone().unwrap_or_default();
-            if is_system(&ns) || (ns == "default" && name == "kubernetes") {
+            if super::is_system_namespace(&ns) || (ns == "default" && name == "kubernetes") {
                 return None;
             }
             let spec = s.spec.clone().unwrap_or_default();

@@ -113,3 +113,22 @@ fn a_headless_service_without_a_selector_has_no_cluster_ip_and_no_endpoints() {
     assert_eq!(s.cluster_ip, "None");
     assert!(s.endpoints.is_empty());
 }
+
+#[test]
+fn services_in_namespaces_with_the_reserved_kube_prefix_are_the_clusters_own() {
+    // The same rule as the diagram's pods and the flow's default pod.
+    let mut w = World::new(ClusterConfig::default());
+    for ns in ["kube-demo", "demo"] {
+        run(&mut w, &format!("kubectl create namespace {ns}"));
+        run(
+            &mut w,
+            &format!("kubectl create service clusterip web -n {ns} --tcp=80"),
+        );
+    }
+    w.run_for(2 * SECOND);
+    let drawn: Vec<(String, String)> = services(&w)
+        .into_iter()
+        .map(|s| (s.namespace, s.name))
+        .collect();
+    assert_eq!(drawn, vec![("demo".to_string(), "web".to_string())]);
+}

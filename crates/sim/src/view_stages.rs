@@ -24,12 +24,8 @@ pub(super) fn is_system_path(path: &str) -> bool {
     // the whole audit log at every redraw.
     path.match_indices("/namespaces/").any(|(i, m)| {
         let rest = &path[i + m.len()..];
-        rest.split_once('/').is_some_and(|(ns, _)| {
-            matches!(
-                ns,
-                "kube-system" | "kube-public" | "kube-node-lease" | "local-path-storage"
-            )
-        })
+        rest.split_once('/')
+            .is_some_and(|(ns, _)| super::is_system_namespace(ns))
     })
 }
 
@@ -151,7 +147,9 @@ mod tests {
             !is_system_path("/api/v1/namespaces/kube-system"),
             "the namespace itself is not inside it"
         );
-        assert!(!is_system_path("/api/v1/namespaces/kube-systemx/pods/a"));
+        // The reserved `kube-` prefix, as the diagram and the flow read it.
+        assert!(is_system_path("/api/v1/namespaces/kube-demo/pods/a"));
+        assert!(!is_system_path("/api/v1/namespaces/mykube-system/pods/a"));
         assert!(!is_system_path("/api/v1/nodes/node-1"));
     }
 }
