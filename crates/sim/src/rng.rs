@@ -15,14 +15,18 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Folds `bytes` into an FNV-1a hash `h`.
+fn fnv1a_fold(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
+
 /// FNV-1a, used to derive a stream's seed from its name (stable across platforms).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01B3);
-    }
-    h
+    fnv1a_fold(FNV_OFFSET, bytes)
 }
 
 /// FNV-1a over a value's JSON text, without building the text.
@@ -30,17 +34,14 @@ pub fn fnv1a_json(v: &impl serde::Serialize) -> u64 {
     struct Fnv(u64);
     impl std::io::Write for Fnv {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            for b in bytes {
-                self.0 ^= u64::from(*b);
-                self.0 = self.0.wrapping_mul(0x0000_0100_0000_01B3);
-            }
+            self.0 = fnv1a_fold(self.0, bytes);
             Ok(bytes.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    let mut h = Fnv(FNV_OFFSET);
     // Writing to `Fnv` cannot fail, and serializing a `Serialize` value to JSON fails only
     // for maps with non-string keys, which hash as far as they got.
     let _ = serde_json::to_writer(&mut h, v);
