@@ -105,8 +105,9 @@ pub struct GarbageCollector {
     asked: BTreeMap<String, Time>,
     /// The uids of the objects of each listed kind in the graph (from the last lists).
     listed: BTreeMap<Kind, BTreeSet<String>>,
-    /// The CustomResourceDefinitions of the last lists (discovery).
-    crds: Vec<Arc<Object>>,
+    /// The custom kinds the CRDs of the last lists serve (discovery, as upstream's
+    /// collector resyncs its monitors from it).
+    custom: CustomKinds,
     /// When that set of lists was asked for.
     listed_at: Option<Time>,
     /// Lists in flight.
@@ -124,16 +125,12 @@ fn owner_kind(r: &OwnerReference, custom: &CustomKinds) -> Option<Kind> {
         .or_else(|| custom.api_version_kind(&r.api_version, &r.kind))
 }
 
-fn waits_for_dependents(o: &Object) -> bool {
-    let m = o.meta();
-    m.deletion_timestamp.is_some()
-        && m.finalizers
-            .as_ref()
-            .is_some_and(|f| f.iter().any(|x| x == FOREGROUND))
-}
-
 fn has_finalizer(o: &Object, f: &str) -> bool {
     o.meta().finalizers.iter().flatten().any(|x| x == f)
+}
+
+fn waits_for_dependents(o: &Object) -> bool {
+    o.meta().deletion_timestamp.is_some() && has_finalizer(o, FOREGROUND)
 }
 
 /// A merge patch of `metadata.ownerReferences` (null when none is left).
@@ -149,12 +146,6 @@ fn owner_references_patch(o: &Object, refs: Vec<OwnerReference>) -> ApiRequest {
 }
 
 impl GarbageCollector {
-    /// The custom kinds the CRDs of the last lists serve (discovery, as upstream's
-    /// collector resyncs its monitors from it).
-    fn custom_kinds(&self) -> CustomKinds {
-        crate::apiserver::crd::discovery(self.crds.iter().map(|o| &**o))
-    }
-
     fn recently_asked(&self, key: &str, now: Time) -> bool {
         self.asked.get(key).is_some_and(|t| now < t + RESCAN)
     }
@@ -176,7 +167,7 @@ impl GarbageCollector {
         }
         self.last_list = Some(now);
         let mut kinds = listed_kinds();
-        kinds.extend(self.custom_kinds().preferred());
+        kinds.extend(self.custom.preferred());
         for k in &kinds {
             let id = env.send(ApiRequest::new(Verb::List, *k, "", ""));
             self.sent.insert(id, *k);
@@ -214,11 +205,8 @@ impl GarbageCollector {
                 self.forget(&o);
             }
         }
-        self.crds = done
-            .objects
-            .get(&Kind::CustomResourceDefinition)
-            .cloned()
-            .unwrap_or_default();
+        let crds = done.objects.get(&Kind::CustomResourceDefinition);
+        self.custom = crate::apiserver::crd::discovery(crds.into_iter().flatten().map(|o| &**o));
         self.listed_at = Some(done.asked_at);
         for u in std::mem::take(&mut self.unresolved) {
             self.graph.mark(&u);
@@ -234,11 +222,11 @@ impl GarbageCollector {
     }
 
     /// Whether the owner `r` of `dependent` exists.
-    fn owner(&self, r: &OwnerReference, dependent: &Object, custom: &CustomKinds) -> Owner {
+    fn owner(&self, r: &OwnerReference, dependent: &Object) -> Owner {
         if self.graph.get(&r.uid).is_some() {
             return Owner::Present;
         }
-        match owner_kind(r, custom) {
+        match owner_kind(r, &self.custom) {
             Some(k) if INFORMED.contains(&k) => Owner::Gone,
             // A custom kind not in the last set of lists (its CRD was new then).
             Some(k @ Kind::Custom(_)) if !self.listed.contains_key(&k) => Owner::Unknown,
@@ -274,13 +262,12 @@ impl GarbageCollector {
     /// Looks at every object a change marked (upstream's attemptToDelete and
     /// attemptToOrphan workers, and the release of owners whose dependents are done).
     fn scan(&mut self, env: &mut Env) {
-        let custom = self.custom_kinds();
         let mut touched_listed = false;
         for uid in self.graph.take_dirty() {
             let Some(o) = self.graph.get(&uid).cloned() else {
                 continue;
             };
-            touched_listed |= self.attempt_to_delete(env, &uid, &o, &custom);
+            touched_listed |= self.attempt_to_delete(env, &uid, &o);
             touched_listed |= self.release_owner(env, &uid, &o);
         }
         // Objects of listed kinds are seen again only in the next lists: ask for them
@@ -292,13 +279,7 @@ impl GarbageCollector {
 
     /// `o` as a dependent: deleted when its owners are gone, deleted in the foreground
     /// when an owner waits for its dependents, orphaned when an owner is orphaning.
-    fn attempt_to_delete(
-        &mut self,
-        env: &mut Env,
-        uid: &str,
-        o: &Arc<Object>,
-        custom: &CustomKinds,
-    ) -> bool {
+    fn attempt_to_delete(&mut self, env: &mut Env, uid: &str, o: &Arc<Object>) -> bool {
         let now = env.now();
         let Some(refs) = o
             .meta()
@@ -308,7 +289,7 @@ impl GarbageCollector {
         else {
             return false;
         };
-        let owners: Vec<Owner> = refs.iter().map(|r| self.owner(r, o, custom)).collect();
+        let owners: Vec<Owner> = refs.iter().map(|r| self.owner(r, o)).collect();
         if owners.contains(&Owner::Unknown) {
             self.unresolved.insert(uid.to_string());
         }
